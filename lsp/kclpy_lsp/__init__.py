@@ -1,0 +1,1 @@
+"""kclpy language server (pygls); imports kclpy, never the reverse."""

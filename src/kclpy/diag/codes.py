@@ -1,0 +1,58 @@
+"""The registry of diagnostic codes, reusing the reference's ids and kind names.
+
+Kinds without a dedicated id in the reference print with its fallback id E1001,
+as the reference does (``error[E1001]: ImmutableError``).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Code(Enum):
+    """A diagnostic kind: ``value`` is ``(id, kind name)``."""
+
+    INVALID_SYNTAX = ("E1001", "InvalidSyntax")
+    TAB_ERROR = ("E1002", "TabError")
+    INDENTATION_ERROR = ("E1003", "IndentationError")
+    ILLEGAL_ARGUMENT_SYNTAX = ("E1I37", "IllegalArgumentSyntax")
+    IMMUTABLE_ERROR = ("E1001", "ImmutableError")
+    NAME_ERROR = ("E1001", "NameError")
+    INDEX_SIGNATURE_ERROR = ("E1001", "IndexSignatureError")
+    ILLEGAL_PARAMETER_ERROR = ("E1001", "IllegalParameterError")
+    RECURSIVE_LOAD = ("E1001", "RecursiveLoad")
+    TYPE_ERROR = ("E2G22", "TypeError")
+    CANNOT_FIND_MODULE = ("E2F04", "CannotFindModule")
+    COMPILE_ERROR = ("E2L23", "CompileError")
+    ILLEGAL_ATTRIBUTE_ERROR = ("E2A31", "IllegalAttributeError")
+    UNIQUE_KEY_ERROR = ("E2L28", "UniqueKeyError")
+    ILLEGAL_INHERIT_ERROR = ("E2D34", "IllegalInheritError")
+    EVALUATION_ERROR = ("E3M38", "EvaluationError")
+    COMPILER_WARNING = ("W1001", "CompilerWarning")
+    UNUSED_IMPORT_WARNING = ("W1001", "UnusedImportWarning")
+    REIMPORT_WARNING = ("W1001", "ReimportWarning")
+    IMPORT_POSITION_WARNING = ("W1001", "ImportPositionWarning")
+    DEPRECATED_WARNING = ("W1001", "DeprecatedWarning")
+    INTERNAL_ERROR = ("E9999", "InternalError")
+    IO_ERROR = ("E9001", "IOError")
+    USAGE_ERROR = ("E9002", "UsageError")
+
+    @property
+    def id(self) -> str:
+        return self.value[0]
+
+    @property
+    def kind(self) -> str:
+        return self.value[1]
+
+    @property
+    def is_warning(self) -> bool:
+        return self.value[0].startswith("W")
+
+
+_BY_KIND = {code.kind: code for code in Code}
+
+
+def code_for_kind(kind: str) -> Code:
+    """The code of a kind name such as ``"EvaluationError"`` (EvaluationError if unknown)."""
+    return _BY_KIND.get(kind, Code.EVALUATION_ERROR)

@@ -1,0 +1,82 @@
+"""The Diagnostic record: a code, a severity, a message, labelled spans and notes."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from kclpy.diag.codes import Code
+from kclpy.source import Span
+
+
+class Severity(IntEnum):
+    ERROR = 1
+    WARNING = 2
+    INFO = 3
+
+
+class Label:
+    """A span with an optional message; the primary label carries the main message."""
+
+    __slots__ = ("message", "span")
+
+    def __init__(self, span: Span | None, message: str = "") -> None:
+        self.span = span
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Label({self.span!r}, {self.message!r})"
+
+
+class Diagnostic:
+    """One problem found in a program (or a warning about it)."""
+
+    __slots__ = ("code", "labels", "message", "notes", "severity", "stack")
+
+    def __init__(
+        self,
+        code: Code,
+        message: str,
+        labels: list[Label] | None = None,
+        notes: list[str] | None = None,
+        severity: Severity | None = None,
+        stack: list[Label] | None = None,
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.labels = labels or []
+        self.notes = notes or []
+        self.severity = severity or (Severity.WARNING if code.is_warning else Severity.ERROR)
+        self.stack = stack or []
+
+    @property
+    def span(self) -> Span | None:
+        """The primary span (the first label's), if any."""
+        return self.labels[0].span if self.labels else None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == Severity.ERROR
+
+    def location(self) -> str:
+        """``path:line:col`` of the primary span, or "" when there is none."""
+        span = self.span
+        if span is None:
+            return ""
+        line, col = span.begin_pos
+        return f"{span.file.path}:{line}:{col}"
+
+    def __repr__(self) -> str:
+        return f"<{self.code.id} {self.code.kind} {self.location()} {self.message!r}>"
+
+
+def make_error(code: Code, message: str, span: Span | None, *notes: str) -> Diagnostic:
+    """An error with one primary label carrying ``message``."""
+    return Diagnostic(code, message, [Label(span, message)], list(notes))
+
+
+class DiagnosticError(Exception):
+    """Raised by a driver to stop with diagnostics (stages return them instead)."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("; ".join(d.message for d in diagnostics))
+        self.diagnostics = diagnostics

@@ -1,0 +1,125 @@
+"""Diagnostics to text: the reference's rustc-like style, plus ``short`` and ``json``.
+
+Colour is used only when asked for; :func:`use_colour` decides it from the stream
+and the ``NO_COLOR`` / ``FORCE_COLOR`` conventions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import IO
+
+from kclpy.diag.diagnostic import Diagnostic, Label, Severity
+
+_BLUE = "\x1b[1;38;5;12m"
+_RED = "\x1b[1;38;5;9m"
+_YELLOW = "\x1b[1;38;5;11m"
+_RESET = "\x1b[0m"
+
+
+def use_colour(stream: IO[str]) -> bool:
+    """Colour on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def render(diagnostic: Diagnostic, style: str = "human", colour: bool = False) -> str:
+    """One diagnostic as text in ``human`` (rustc-like), ``short`` or ``json`` style."""
+    if style == "short":
+        return render_short(diagnostic)
+    if style == "json":
+        return json.dumps(to_json(diagnostic), ensure_ascii=False)
+    return render_human(diagnostic, colour)
+
+
+def render_all(diagnostics: list[Diagnostic], style: str = "human", colour: bool = False) -> str:
+    """Several diagnostics, separated as the reference separates them."""
+    if style == "json":
+        return json.dumps([to_json(d) for d in diagnostics], ensure_ascii=False, indent=2) + "\n"
+    sep = "\n" if style == "short" else "\n\n"
+    return sep.join(render(d, style, colour) for d in diagnostics) + "\n"
+
+
+def _header(diagnostic: Diagnostic) -> str:
+    word = "warning" if diagnostic.severity == Severity.WARNING else "error"
+    return f"{word}[{diagnostic.code.id}]: {diagnostic.code.kind}"
+
+
+def render_short(diagnostic: Diagnostic) -> str:
+    location = diagnostic.location()
+    prefix = f"{location}: " if location else ""
+    return f"{prefix}{_header(diagnostic)}: {diagnostic.message}"
+
+
+def _paint(text: str, colour: str, enabled: bool) -> str:
+    return f"{colour}{text}{_RESET}" if enabled and text else text
+
+
+def _label_block(label: Label, colour: bool, mark: str) -> list[str]:
+    span = label.span
+    lines: list[str] = []
+    if span is None:
+        if label.message:
+            lines.append(label.message)
+        return lines
+    line, col = span.begin_pos
+    text = span.file.line_text(line)
+    gutter = " " * len(str(line))
+    lines.append(f"{gutter}{_paint('-->', _BLUE, colour)} {span.file.path}:{line}:{col}")
+    lines.append(_paint(f"{gutter} |", _BLUE, colour))
+    lines.append(f"{_paint(f'{line} |', _BLUE, colour)} {text.expandtabs(4)}")
+    end_line, end_col = span.end_pos
+    width = max(1, (end_col - col) if end_line == line else len(text) - col + 1)
+    caret_pad = len(text[: col - 1].expandtabs(4))
+    carets = _paint(" " * caret_pad + "^" * min(width, 80), mark, colour)
+    message = f" {_paint(label.message, mark, colour)}" if label.message else ""
+    lines.append(f"{_paint(f'{gutter} |', _BLUE, colour)} {carets}{message}")
+    lines.append(_paint(f"{gutter} |", _BLUE, colour))
+    return lines
+
+
+def render_human(diagnostic: Diagnostic, colour: bool = False) -> str:
+    mark = _YELLOW if diagnostic.severity == Severity.WARNING else _RED
+    out = [_header(diagnostic)]
+    labels = diagnostic.labels or [Label(None, diagnostic.message)]
+    for index, label in enumerate(labels):
+        if index:
+            out.append("")
+        out.extend(_label_block(label, colour, mark))
+    for frame in diagnostic.stack:
+        out.extend(_label_block(frame, colour, _BLUE))
+    for note in diagnostic.notes:
+        out.append(f"note: {note}")
+    return "\n".join(out)
+
+
+def to_json(diagnostic: Diagnostic) -> dict[str, object]:
+    def label(item: Label) -> dict[str, object]:
+        span = item.span
+        if span is None:
+            return {"message": item.message}
+        line, col = span.begin_pos
+        end_line, end_col = span.end_pos
+        return {
+            "file": span.file.path,
+            "line": line,
+            "column": col,
+            "end_line": end_line,
+            "end_column": end_col,
+            "message": item.message,
+        }
+
+    return {
+        "code": diagnostic.code.id,
+        "kind": diagnostic.code.kind,
+        "severity": diagnostic.severity.name.lower(),
+        "message": diagnostic.message,
+        "labels": [label(item) for item in diagnostic.labels],
+        "notes": list(diagnostic.notes),
+        "stack": [label(item) for item in diagnostic.stack],
+    }

@@ -1,0 +1,1 @@
+"""The virtual machine: runtime values, merging, the interpreter loop, builtins and plugins."""

@@ -14,10 +14,11 @@ __all__ = ["__version__"]
 
 
 def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
+    if name.startswith("__") or name == "api":
         raise AttributeError(name)
-    from kclpy import api
+    import importlib
 
+    api = importlib.import_module("kclpy.api")
     try:
         return getattr(api, name)
     except AttributeError:

@@ -1,0 +1,166 @@
+"""The LR driver loop that runs ply's parse tables.
+
+A tuned copy of ply's ``LRParser.parseopt_notrack`` (same shift/reduce and
+error-recovery behaviour, including the ``error`` token and the three-token
+silence after an error), with two savings on the hot path: nonterminal
+symbols are slotted objects, and *unit* rules whose action only passes the
+child's value up (marked with :func:`unit`) are reduced without calling
+Python code. It takes a ply ``LRParser`` (for its tables) and never imports
+ply itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_ERROR_COUNT = 3
+
+
+def unit(function: F) -> F:
+    """Mark a one-symbol rule whose value is its child's value."""
+    function.unit = True  # type: ignore[attr-defined]
+    return function
+
+
+class Symbol:
+    """A grammar symbol on the parse stack (tokens are pushed as they are)."""
+
+    __slots__ = ("type", "value")
+
+    def __init__(self, kind: str, value: Any = None) -> None:
+        self.type = kind
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Symbol({self.type})"
+
+
+class Production:
+    """What grammar actions receive: ``slice[0]`` is the result, ``slice[1:]`` the rule body."""
+
+    __slots__ = ("lexer", "parser", "slice")
+
+    def __init__(self, parser: Any) -> None:
+        self.slice: list[Any] = []
+        self.parser = parser
+        self.lexer = None
+
+    def __getitem__(self, index: int) -> Any:
+        return self.slice[index].value
+
+    def __setitem__(self, index: int, value: Any) -> None:
+        self.slice[index].value = value
+
+    def __len__(self) -> int:
+        return len(self.slice)
+
+
+def compile_rules(parser: Any) -> list[tuple[str, int, Any, bool]]:
+    """(name, length, action, is_unit) for each production of a ply parser."""
+    rules = []
+    for production in parser.productions:
+        action = production.callable
+        is_unit = production.len == 1 and getattr(action, "unit", False)
+        rules.append((production.name, production.len, action, is_unit))
+    return rules
+
+
+def run(
+    parser: Any,
+    rules: list[tuple[str, int, Any, bool]],
+    get_token: Callable[[], Any],
+    on_error: Callable[[Any], None],
+) -> Any:
+    """Parse the tokens from ``get_token`` with ``parser``'s tables; returns the start
+    symbol's value, or None when the input ended in an unrecoverable error (the
+    stacks stay in ``parser.symstack``/``parser.statestack`` for salvaging)."""
+    actions = parser.action
+    goto = parser.goto
+    defaulted = parser.defaulted_states
+    production = Production(parser)
+    statestack = [0]
+    symstack: list[Any] = [Symbol("$end")]
+    parser.statestack = statestack
+    parser.symstack = symstack
+    lookahead: Any = None
+    lookaheadstack: list[Any] = []
+    errorcount = 0
+    state = 0
+    while True:
+        if state in defaulted:
+            t = defaulted[state]
+        else:
+            if lookahead is None:
+                lookahead = lookaheadstack.pop() if lookaheadstack else get_token()
+                if lookahead is None:
+                    lookahead = Symbol("$end")
+            t = actions[state].get(lookahead.type)
+
+        if t is not None:
+            if t > 0:
+                statestack.append(t)
+                state = t
+                symstack.append(lookahead)
+                lookahead = None
+                if errorcount:
+                    errorcount -= 1
+                continue
+            if t < 0:
+                pname, plen, action, is_unit = rules[-t]
+                if is_unit:
+                    top = symstack[-1]
+                    if top.__class__ is Symbol:
+                        top.type = pname
+                    else:
+                        symstack[-1] = Symbol(pname, top.value)
+                    state = goto[statestack[-2]][pname]
+                    statestack[-1] = state
+                    continue
+                sym = Symbol(pname)
+                if plen:
+                    targ = symstack[-plen - 1 :]
+                    targ[0] = sym
+                    production.slice = targ
+                    del symstack[-plen:]
+                    action(production)
+                    del statestack[-plen:]
+                else:
+                    production.slice = [sym]
+                    action(production)
+                symstack.append(sym)
+                state = goto[statestack[-1]][pname]
+                statestack.append(state)
+                continue
+            return symstack[-1].value
+
+        # A syntax error: report it (unless still recovering from the last one),
+        # then let the `error` token pop states until some rule accepts it.
+        if errorcount == 0 or parser.errorok:
+            errorcount = _ERROR_COUNT
+            parser.errorok = False
+            parser.state = state
+            on_error(None if lookahead.type == "$end" else lookahead)
+        else:
+            errorcount = _ERROR_COUNT
+
+        if len(statestack) <= 1 and lookahead.type != "$end":
+            lookahead = None
+            state = 0
+            del lookaheadstack[:]
+            continue
+        if lookahead.type == "$end":
+            return None
+        if lookahead.type != "error":
+            if symstack[-1].type == "error":
+                lookahead = None
+                continue
+            error = Symbol("error", lookahead)
+            lookaheadstack.append(lookahead)
+            lookahead = error
+        else:
+            symstack.pop()
+            statestack.pop()
+            state = statestack[-1]

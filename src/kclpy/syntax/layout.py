@@ -1,0 +1,291 @@
+"""The layout filter between the lexer and the parser.
+
+Takes the raw tokens of a file and returns the parser's token list:
+
+* ``NEWLINE`` once per run of line breaks, then ``INDENT`` or ``DEDENT``\\ s from
+  an indentation stack shared by the whole file, brackets or not (as in the
+  reference, where a closing bracket on a deeper line leaves a ``DEDENT``
+  behind); the first line's indentation is ignored; a line break right before
+  ``else``/``elif`` is dropped so that the grammar needs no lookahead for them;
+* keywords split off ``NAME`` (``$name`` stays a name), ``not in``, ``is not``,
+  ``?.`` and ``?[`` merged into one token;
+* number and string tokens carry their AST node as value; interpolated strings
+  are split and their ``${...}`` parts parsed through a callback;
+* comments go to a side list; ``;``, ``!``, stray ``\\`` and unknown characters
+  become diagnostics in the reference's words.
+
+This is the tokenizer loop, hence one long function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.source import SourceFile, Span
+from kclpy.syntax import ast
+from kclpy.syntax.literals import decode_number, decode_string, split_interpolation
+from kclpy.syntax.tokens import KEYWORDS, Token
+
+MAX_DEPTH = 300
+"""Deepest bracket nesting accepted; deeper input stops with a diagnostic."""
+
+Interpolate = Callable[[int, int], tuple[ast.Expr | None, str | None]]
+"""Parses ``text[start:end]`` of a ``${...}``: (expression or None, format spec)."""
+
+_OPENERS = frozenset(("LPAREN", "LBRACKET", "LBRACE", "LPARAMS"))
+_CLOSERS = frozenset(("RPAREN", "RBRACKET", "RBRACE", "RPARAMS"))
+_DROP_NEWLINE_BEFORE = frozenset(("ELSE", "ELIF"))
+
+
+class LayoutResult:
+    """The parser's tokens, the comments and the diagnostics of one file or fragment."""
+
+    __slots__ = ("comments", "diagnostics", "tokens")
+
+    def __init__(self) -> None:
+        self.tokens: list[Any] = []
+        self.comments: list[ast.Comment] = []
+        self.diagnostics: list[Diagnostic] = []
+
+
+def _compare(tabs: int, spaces: int, level: tuple[int, int]) -> int | None:
+    """-1, 0, 1 as the reference orders indent levels; None when tabs and spaces disagree."""
+    if tabs < level[0]:
+        return -1 if spaces <= level[1] else None
+    if tabs > level[0]:
+        return 1 if spaces >= level[1] else None
+    return (spaces > level[1]) - (spaces < level[1])
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def layout(
+    file: SourceFile,
+    raw: list[Any],
+    interpolate: Interpolate,
+    expression: bool = False,
+) -> LayoutResult:
+    """Turn raw tokens into parser tokens (``expression``: no NEWLINE/INDENT/DEDENT)."""
+    result = LayoutResult()
+    out = result.tokens
+    append = out.append
+    diagnostics = result.diagnostics
+    text = file.text
+
+    def error(message: str, start: int, end: int) -> None:
+        diagnostics.append(make_error(Code.INVALID_SYNTAX, message, Span(file, start, end)))
+
+    indents: list[tuple[int, int]] = [(0, 0)]
+    depth = 0
+    newline: Any = None
+    index = 0
+    count = len(raw)
+    while index < count:
+        tok = raw[index]
+        index += 1
+        kind = tok.type
+        value = tok.value
+        if kind == "NEWLINE":
+            if newline is None:
+                newline = tok
+            continue
+        if kind == "COMMENT":
+            comment = value.rstrip("\r")
+            pos = tok.lexpos
+            result.comments.append(ast.Comment(Span(file, pos, pos + len(comment)), comment))
+            continue
+        pos = tok.lexpos
+
+        if newline is not None and not expression:
+            nl_at = newline.lexpos
+            nl_tok = Token("NEWLINE", depth, nl_at, nl_at + 1) if out else None
+            newline = None
+            line_start = text.rfind("\n", 0, pos) + 1
+            prefix = text[line_start:pos]
+            tabs = prefix.count("\t")
+            spaces = prefix.count(" ")
+            order = _compare(tabs, spaces, indents[-1])
+            layout_tokens: list[Any] = []
+            if order is None:
+                error("inconsistent use of tabs and spaces in indentation", pos, pos)
+            elif order > 0:
+                indents.append((tabs, spaces))
+                layout_tokens.append(Token("INDENT", None, pos, pos))
+            elif order < 0:
+                while order is not None and order < 0:
+                    popped = indents.pop()
+                    layout_tokens.append(Token("DEDENT", None, pos, pos))
+                    order = _compare(tabs, spaces, indents[-1])
+                if order is None:
+                    error("inconsistent use of tabs and spaces in indentation", pos, pos)
+                elif order > 0:
+                    indents.append(popped)
+                    layout_tokens.pop()
+                    if depth == 0:
+                        width = _plural(spaces - indents[-2][1], "space")
+                        error(
+                            f"invalid indentation with {width}, try to align indents "
+                            "by adding or removing spaces",
+                            pos,
+                            pos,
+                        )
+            if nl_tok is not None and not (
+                not layout_tokens and kind == "NAME" and KEYWORDS.get(value) in _DROP_NEWLINE_BEFORE
+            ):
+                append(nl_tok)
+            out.extend(layout_tokens)
+        newline = None
+
+        if kind == "NAME":
+            if value[0] == "$":
+                tok.value = value[1:]
+            else:
+                keyword = KEYWORDS.get(value)
+                if keyword is not None and keyword not in _CONSTANTS and index < count:
+                    if _used_as_name(keyword, raw[index].type, depth):
+                        keyword = None
+                if keyword is not None:
+                    tok.type = keyword
+                    if keyword == "LAMBDA" and index < count and raw[index].type == "LBRACE":
+                        _mark_braced_params(raw, index)
+                    elif keyword in ("NOT", "IS", "ELSE") and index < count:
+                        following = raw[index]
+                        pair = (keyword, following.value if following.type == "NAME" else "")
+                        merged = _MERGES.get(pair)
+                        if merged is not None:
+                            index += 1
+                            tok.type = merged[0]
+                            tok.end = following.lexpos + len(following.value)
+                            if merged[1]:
+                                error(merged[1], pos, tok.end)
+        elif kind == "NUMBER":
+            number, suffix, message, where = decode_number(value)
+            if message is not None:
+                if where:
+                    message = f"{message}, start: {pos + where}, stop: {pos + where + 1}"
+                error(message, pos + where, tok.end)
+            tok.value = ast.NumberExpr(Span(file, pos, tok.end), number, suffix)
+        elif kind == "STRING":
+            tok.value = _string_node(file, tok, interpolate, error)
+        elif kind in _OPENERS:
+            depth += 1
+            if depth > MAX_DEPTH:
+                error(f"too many nested brackets (more than {MAX_DEPTH})", pos, tok.end)
+                break
+        elif kind in _CLOSERS:
+            if depth:
+                depth -= 1
+        elif kind == "QUESTION":
+            if index < count and raw[index].type in ("DOT", "LBRACKET"):
+                following = raw[index]
+                index += 1
+                tok.end = following.lexpos + 1
+                if following.type == "DOT":
+                    tok.type = "QDOT"
+                else:
+                    tok.type = "QLBRACKET"
+                    depth += 1
+        elif kind in _DROPPED:
+            error(_DROPPED[kind], pos, tok.end)
+            continue
+        elif kind == "BANG":
+            error("invalid token '!', consider using 'not '", pos, tok.end)
+            tok.type = "NOT"
+        append(tok)
+
+    if not expression:
+        end = len(text)
+        if out and out[-1].type != "NEWLINE":
+            at = newline.lexpos if newline is not None else end
+            append(Token("NEWLINE", depth, at, at + (1 if newline is not None else 0)))
+        for _ in range(len(indents) - 1):
+            append(Token("DEDENT", None, end, end))
+    return result
+
+
+def _mark_braced_params(raw: list[Any], start: int) -> None:
+    """``lambda {x: int} -> T {...}``: the first braces hold parameters when the
+    matching ``}`` is followed by ``->`` (the reference looks ahead the same way)."""
+    depth = 0
+    for index in range(start, len(raw)):
+        kind = raw[index].type
+        if kind == "LBRACE":
+            depth += 1
+        elif kind == "RBRACE":
+            depth -= 1
+            if depth == 0:
+                if index + 1 < len(raw) and raw[index + 1].type == "RARROW":
+                    raw[start].type = "LPARAMS"
+                    raw[index].type = "RPARAMS"
+                return
+
+
+_CONSTANTS = frozenset(("TRUE", "FALSE", "NONE", "UNDEFINED"))
+_BRANCHES = frozenset(("IF", "ELIF", "ELSE"))
+# Keywords the reference reads as plain names where a statement starts.
+_NAMES_AT_TOP = frozenset(("IN", "IS", "AND", "OR", "AS", "FOR", "ELSE", "ELIF"))
+
+
+def _used_as_name(keyword: str, following: str, depth: int) -> bool:
+    """Whether a keyword is a name by the token after it, as the reference reads
+    ``{in = 1}``, ``f(if = 1)``, ``for = 1`` or a schema attribute ``else?: str``."""
+    if following == "QUESTION":
+        return True
+    if depth:
+        return following == "ASSIGN" or (following == "COLON" and keyword not in _BRANCHES)
+    if keyword not in _NAMES_AT_TOP:
+        return False
+    return following == "ASSIGN" or (following == "COLON" and keyword not in _BRANCHES)
+
+_MERGES: dict[tuple[str, str], tuple[str, str]] = {
+    ("NOT", "in"): ("NOTIN", ""),
+    ("IS", "not"): ("ISNOT", ""),
+    ("NOT", "is"): ("ISNOT", "'not is' here is invalid, consider using 'is not'"),
+    ("ELSE", "if"): ("ELIF", "'else if' here is invalid in KCL, consider using the 'elif' keyword"),
+}
+
+_DROPPED = {
+    "SEMI": "the semicolon ';' here is unnecessary, please remove it",
+    "BACKSLASH": "unexpected character after line continuation character",
+    "ERRORCHAR": "unknown start of token",
+}
+
+
+def _string_node(
+    file: SourceFile, tok: Any, interpolate: Interpolate, error: Callable[[str, int, int], None]
+) -> ast.Expr:
+    """The StringExpr or JoinedStringExpr of a string token, reporting literal errors."""
+    raw = tok.value
+    pos = tok.lexpos
+    info = decode_string(raw)
+    if not info.terminated:
+        error("unterminated string", pos + (1 if info.is_raw else 0), tok.end)
+    elif info.error is not None:
+        error(info.error, pos + info.content_start, tok.end)
+    span = Span(file, pos, tok.end)
+    if info.is_raw or "${" not in info.value:
+        return ast.StringExpr(span, info.value, raw)
+    width = 3 if info.is_long else 1
+    prefix = info.content_start - width
+    body = raw[prefix:] if info.terminated else raw[prefix:] + info.quote * width
+    pieces, closed = split_interpolation(info.value, body, width)
+    if not closed:
+        error("invalid joined string", pos, tok.end)
+    parts: list[str | ast.FormattedValue] = []
+    for piece in pieces:
+        if piece[0] == "text":
+            parts.append(str(piece[1]))
+            continue
+        start = pos + prefix + int(piece[1])
+        end = pos + prefix + piece[2]
+        expr, spec = interpolate(start + 2, end - 1)
+        if expr is None:
+            expr = ast.NameExpr(Span(file, start + 2, start + 2), "")
+        parts.append(ast.FormattedValue(Span(file, start, end), expr, spec))
+    if all(isinstance(part, str) for part in parts):  # only escaped ``\${``
+        return ast.StringExpr(span, "".join(str(part) for part in parts), raw)
+    return ast.JoinedStringExpr(span, parts, raw)

@@ -1,0 +1,257 @@
+"""The KCL lexer: ply.lex rules that cut source text into raw tokens.
+
+Takes a string (or a slice of one) and returns a list of ply ``LexToken``
+objects whose ``type`` is a raw kind, ``value`` the matched text and
+``lexpos`` the code-point offset in the whole text. Everything is a plain
+string rule, so ply matches one master regular expression with no Python call
+per token; ply orders string rules by decreasing regex length, which is why
+every operator is written fully escaped (longer operators get longer regexes)
+and the catch-all ``ERRORCHAR`` is the only one-character regex. Keywords,
+literal values, indentation and error messages are the layout filter's job
+(:mod:`kclpy.syntax.layout`).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from typing import Any
+
+import ply.lex
+
+from kclpy.syntax.tokens import Token
+
+tokens = (
+    "STRING",
+    "NUMBER",
+    "NAME",
+    "COMMENT",
+    "NEWLINE",
+    "LPAREN",
+    "RPAREN",
+    "LBRACKET",
+    "RBRACKET",
+    "LBRACE",
+    "RBRACE",
+    "COMMA",
+    "COLON",
+    "DOT",
+    "ELLIPSIS",
+    "AT",
+    "QUESTION",
+    "RARROW",
+    "PLUS",
+    "MINUS",
+    "STAR",
+    "SLASH",
+    "DSLASH",
+    "PERCENT",
+    "DSTAR",
+    "LSHIFT",
+    "RSHIFT",
+    "AMP",
+    "PIPE",
+    "CARET",
+    "TILDE",
+    "LT",
+    "GT",
+    "LE",
+    "GE",
+    "EQ",
+    "NE",
+    "ASSIGN",
+    "PLUSEQ",
+    "MINUSEQ",
+    "STAREQ",
+    "SLASHEQ",
+    "DSLASHEQ",
+    "PERCENTEQ",
+    "DSTAREQ",
+    "LSHIFTEQ",
+    "RSHIFTEQ",
+    "AMPEQ",
+    "PIPEEQ",
+    "CARETEQ",
+    "SEMI",
+    "BANG",
+    "DOLLAR",
+    "BACKSLASH",
+    "ERRORCHAR",
+)
+
+# Strings: triple-quoted (or unterminated: to the end of the file), then
+# single-line (or unterminated: to the end of the line), as the reference scans
+# them. The layout filter tells terminated and unterminated apart.
+_TRIPLE_DQ = r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'
+_TRIPLE_SQ = r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"
+_SINGLE_DQ = r'"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"'
+_SINGLE_SQ = r"'[^'\\\n]*(?:\\[^\n][^'\\\n]*)*'"
+_UNTERMINATED_TRIPLE = r'"""[\s\S]*|' r"'''[\s\S]*"
+_UNTERMINATED_SINGLE = r'"[^\n]*|' r"'[^\n]*"
+TERMINATED_STRING = f"[rR]?(?:{_TRIPLE_DQ}|{_TRIPLE_SQ}|{_SINGLE_DQ}|{_SINGLE_SQ})"
+
+t_STRING = (
+    f"[rR]?(?:{_TRIPLE_DQ}|{_TRIPLE_SQ}|{_UNTERMINATED_TRIPLE}"
+    f"|{_SINGLE_DQ}|{_SINGLE_SQ}|{_UNTERMINATED_SINGLE})"
+)
+
+# Numbers as the reference scans them: a prefix or decimal digits, an optional
+# fraction (a dot not followed by a dot or a letter) or exponent, and any
+# identifier-like suffix (validated later: ``Ki``, ``M``... or an error).
+t_NUMBER = (
+    r"(?:0[box][0-9A-Fa-f_]*|[0-9][0-9_]*)"
+    r"(?:\.(?![.]|[^\W\d])(?:[0-9][0-9_]*(?:[eE][+-]?[0-9_]*)?)?|[eE][+-]?[0-9_]*)?"
+    r"(?:[^\W\d]\w*)?"
+)
+
+t_NAME = r"\$?[^\W\d]\w*"
+t_COMMENT = r"\#[^\n]*"
+t_NEWLINE = r"\n"
+t_ignore_LINE_CONTINUATION = r"\\(?:\n|\Z)"
+
+t_DSTAREQ = r"\*\*\="
+t_DSLASHEQ = r"\/\/\="
+t_LSHIFTEQ = r"\<\<\="
+t_RSHIFTEQ = r"\>\>\="
+t_ELLIPSIS = r"\.\.\."
+t_DSTAR = r"\*\*"
+t_DSLASH = r"\/\/"
+t_LSHIFT = r"\<\<"
+t_RSHIFT = r"\>\>"
+t_PLUSEQ = r"\+\="
+t_MINUSEQ = r"\-\="
+t_STAREQ = r"\*\="
+t_SLASHEQ = r"\/\="
+t_PERCENTEQ = r"\%\="
+t_AMPEQ = r"\&\="
+t_PIPEEQ = r"\|\="
+t_CARETEQ = r"\^\="
+t_EQ = r"\=\="
+t_NE = r"\!\="
+t_LE = r"\<\="
+t_GE = r"\>\="
+t_RARROW = r"\-\>"
+t_LPAREN = r"\("
+t_RPAREN = r"\)"
+t_LBRACKET = r"\["
+t_RBRACKET = r"\]"
+t_LBRACE = r"\{"
+t_RBRACE = r"\}"
+t_COMMA = r"\,"
+t_COLON = r"\:"
+t_DOT = r"\."
+t_AT = r"\@"
+t_QUESTION = r"\?"
+t_PLUS = r"\+"
+t_MINUS = r"\-"
+t_STAR = r"\*"
+t_SLASH = r"\/"
+t_PERCENT = r"\%"
+t_AMP = r"\&"
+t_PIPE = r"\|"
+t_CARET = r"\^"
+t_TILDE = r"\~"
+t_LT = r"\<"
+t_GT = r"\>"
+t_ASSIGN = r"\="
+t_SEMI = r"\;"
+t_BANG = r"\!"
+t_DOLLAR = r"\$"
+t_BACKSLASH = r"\\"
+t_ERRORCHAR = r"."
+
+# Whitespace the reference skips: space, tab, CR, VT, FF, NEL, LRM/RLM, LS/PS.
+t_ignore = " \t\r\x0b\x0c\x85\u200e\u200f\u2028\u2029"
+
+
+def t_error(token: Any) -> None:  # pragma: no cover - ERRORCHAR matches everything
+    token.lexer.skip(1)
+
+
+class _NullLog:
+    """A ply logger that says nothing (no output to stderr, ever)."""
+
+    def debug(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    info = warning = error = critical = debug
+
+
+_master: Any = None
+_lock = threading.Lock()
+_local = threading.local()
+
+
+def _master_lexer() -> Any:
+    global _master
+    with _lock:
+        if _master is None:
+            _master = ply.lex.lex(
+                module=sys.modules[__name__],
+                reflags=re.UNICODE,
+                optimize=False,
+                errorlog=_NullLog(),
+                debug=False,
+            )
+    return _master
+
+
+def _thread_lexer() -> Any:
+    lexer = getattr(_local, "lexer", None)
+    if lexer is None:
+        lexer = _master_lexer().clone()
+        _local.lexer = lexer
+    return lexer
+
+
+_SPACES = re.compile("[" + t_ignore + "]+")
+
+
+def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]:
+    """The raw tokens of ``text[start:end]``, with offsets into the whole ``text``.
+
+    Runs ply's master regular expression in a tight loop (what ply's own
+    ``token()`` does, minus its per-token bookkeeping), skipping blanks in runs.
+    """
+    lexer = _master_lexer()
+    (regex, index), *rest = lexer.lexre
+    if rest:  # pragma: no cover - ply split the master regex; use its own loop
+        return _ply_tokens(text, start, end)
+    kinds = [entry[1] if entry else None for entry in index]
+    stop = len(text) if end is None else end
+    match = regex.match
+    spaces = _SPACES.match
+    ignore = lexer.lexignore
+    result: list[Token] = []
+    append = result.append
+    pos = start
+    while pos < stop:
+        if text[pos] in ignore:
+            pos = spaces(text, pos, stop).end()  # type: ignore[union-attr]
+            continue
+        found = match(text, pos, stop)
+        if found is None:  # pragma: no cover - ERRORCHAR matches any character
+            append(Token("ERRORCHAR", text[pos], pos, pos + 1))
+            pos += 1
+            continue
+        after = found.end()
+        kind = kinds[found.lastindex or 0]
+        if kind is not None:
+            append(Token(kind, found.group(), pos, after))
+        pos = after
+    return result
+
+
+def _ply_tokens(text: str, start: int, end: int | None) -> list[Token]:
+    lexer = _thread_lexer()
+    lexer.input(text)
+    lexer.lexpos = start
+    if end is not None:
+        lexer.lexlen = end
+    result = []
+    tok = lexer.token()
+    while tok is not None:
+        result.append(Token(tok.type, tok.value, tok.lexpos, tok.lexpos + len(tok.value)))
+        tok = lexer.token()
+    return result

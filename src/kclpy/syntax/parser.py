@@ -1,0 +1,486 @@
+"""The KCL parser: ply.yacc over the layout filter's tokens, producing ``ast.Module``.
+
+Takes source text (or a fragment: an interpolated ``${...}``, a ``-O`` value)
+and returns the tree plus diagnostics; it never raises on bad input.
+
+* The LALR tables are generated ahead of time into ``parsetab.py`` (run
+  ``python -m kclpy.syntax.parser --regen``); loading them writes nothing and
+  prints nothing. A test checks they match the grammar and pins the number of
+  conflicts (all shift/reduce, resolved as shift = "keep the expression going").
+* One table serves files and lone expressions: a synthetic ``EXPR_START`` token
+  selects the expression entry.
+* Syntax errors are reported in the reference's words; the parser then
+  resynchronises at the next statement on the same or a lower indentation (via
+  the ``error NEWLINE`` alternatives of statement lists). When the input ends
+  inside an unfinished construct, the statements completed so far are salvaged
+  so callers (the language server) still get a partial tree.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import ply.yacc
+
+from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.source import SourceFile, Span
+from kclpy.syntax import ast, build, driver, grammar_collections, grammar_expr, grammar_stmt
+from kclpy.syntax.layout import layout
+from kclpy.syntax.lexer import raw_tokens
+from kclpy.syntax.tokens import DISPLAY, KEYWORDS, TERMINALS, Token
+
+PRECEDENCE = (
+    ("left", "AS"),
+    ("left", "OR"),
+    ("left", "AND"),
+    ("left", "EQ", "NE"),
+    ("left", "IN", "NOTIN"),
+    ("left", "IS", "ISNOT"),
+    ("left", "LT", "LE", "GT", "GE"),
+    ("left", "PIPE"),
+    ("left", "CARET"),
+    ("left", "AMP"),
+    ("left", "LSHIFT", "RSHIFT"),
+    ("left", "PLUS", "MINUS"),
+    ("left", "STAR", "SLASH", "DSLASH", "PERCENT"),
+    ("left", "DSTAR"),
+)
+
+SHIFT_REDUCE_CONFLICTS = 80
+"""Pinned by tests/syntax/test_tables.py. All are resolved as shift, on purpose:
+
+* an expression that could end before ``- + * ** if ( [ {`` (the next item or
+  statement needs no separator) goes on instead: ``a -1``, ``f (x)``, ``S {}``,
+  ``x if c else y``, also after ``assert``, in check lines and in unification
+  (``x: S {}`` is a schema value, not ``x: S`` then a dict);
+* a statement keyword that is also a name (``type``, ``schema``, ``rule``,
+  ``mixin``, ``protocol``, ``check``) starts its statement: ``type T = int``,
+  ``check:`` in a schema, ``mixin [...]``;
+* ``else``/``elif`` bind to the nearest ``if`` item;
+* a function type's return type takes the rest of a union:
+  ``(int) -> int | str``; ``(A)`` followed by ``->`` is a function type;
+* ``schema A:`` followed by a line break (and an indented block) has a body.
+"""
+REDUCE_REDUCE_CONFLICTS = 0
+
+TABLE_MODULE = "kclpy.syntax.parsetab"
+MAX_INTERPOLATION_DEPTH = 8
+_OPERAND_START = frozenset(("NAME", "NUMBER", "STRING", "LPAREN", "LBRACKET", "LBRACE"))
+
+
+class _NullLog:
+    def debug(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    info = warning = error = critical = debug
+
+
+def _p_error(tok: Any) -> None:
+    _CURRENT[-1].on_error(tok)
+
+
+def grammar_dict() -> dict[str, Any]:
+    """The ply grammar: every ``p_`` rule of the grammar modules plus tokens and precedence."""
+    pdict: dict[str, Any] = {}
+    for module in (grammar_stmt, grammar_expr, grammar_collections):
+        for name, value in vars(module).items():
+            if name.startswith("p_") and callable(value):
+                pdict[name] = value
+    pdict.update(tokens=TERMINALS, precedence=PRECEDENCE, start="start", p_error=_p_error)
+    return pdict
+
+
+_lock = threading.RLock()
+_parser: Any = None
+_CURRENT: list[_Parse] = []
+
+
+def get_parser() -> Any:
+    """The shared ply parser (tables loaded once; regenerated in memory if stale)."""
+    global _parser
+    with _lock:
+        if _parser is None:
+            _parser = ply.yacc.yacc(
+                module=_Module(grammar_dict()),
+                tabmodule=TABLE_MODULE,
+                write_tables=False,
+                debug=False,
+                optimize=False,
+                errorlog=_NullLog(),
+            )
+    return _parser
+
+
+class _Module:
+    """Presents a dict to ply as the module holding the grammar."""
+
+    def __init__(self, pdict: dict[str, Any]) -> None:
+        self.__dict__.update(pdict)
+        self.__file__ = grammar_stmt.__file__
+
+
+class _Cursor:
+    __slots__ = ("index", "pending", "size", "tokens")
+
+    def __init__(self, tokens: list[Any]) -> None:
+        self.tokens = tokens
+        self.index = 0
+        self.size = len(tokens)
+        self.pending: Any = None
+
+    def next(self) -> Any:
+        pending = self.pending
+        if pending is not None:
+            self.pending = None
+            return pending
+        index = self.index
+        if index < self.size:
+            self.index = index + 1
+            return self.tokens[index]
+        return None
+
+
+class _Parse:
+    """The state of one parse: input cursor, file and diagnostics, for ``p_error``."""
+
+    def __init__(
+        self, parser: Any, file: SourceFile, tokens: list[Any], diagnostics: list[Diagnostic]
+    ) -> None:
+        self.parser = parser
+        self.file = file
+        self.cursor = _Cursor(tokens)
+        self.diagnostics = diagnostics
+        self.fragment: tuple[int, int] | None = None
+        self.failed = False
+        self.end = len(file.text)
+
+    def on_error(self, tok: Any) -> None:
+        self.failed = True
+        expected = self.parser.action[self.parser.state]
+        if self.fragment is not None and "$end" in expected:
+            start, end = self.fragment
+            text = self.file.text[start:end]
+            self._report(f"invalid string interpolation expression: '{text}'", start, start)
+            return
+        self._report(_message(tok, expected), *_token_range(self.end, tok))
+        if tok is not None:
+            _resync(self.cursor, tok)
+
+    def _report(self, message: str, start: int, end: int) -> None:
+        span = Span(self.file, start, end)
+        self.diagnostics.append(make_error(Code.INVALID_SYNTAX, message, span))
+
+
+def _token_range(end: int, tok: Any) -> tuple[int, int]:
+    if tok is None:
+        return end, end
+    return tok.lexpos, max(tok.lexpos, getattr(tok, "end", tok.lexpos))
+
+
+def describe(tok: Any) -> str:
+    """The reference's name for the token found where another was expected."""
+    if tok is None:
+        return "eof"
+    kind = tok.type
+    if kind == "NAME" or kind in _KEYWORD_KINDS:
+        return "identifier"
+    if kind == "NUMBER":
+        node = tok.value
+        return f"{node.value}{node.suffix or ''}" if isinstance(node, ast.NumberExpr) else "int"
+    if kind == "STRING":
+        node = tok.value
+        return str(node.value) if isinstance(node, ast.StringExpr) else "string"
+    if kind == "DOLLAR":
+        return "$"
+    return str(DISPLAY.get(kind, kind))
+
+
+_KEYWORD_KINDS = frozenset(KEYWORDS.values())
+
+
+_TRAILERS = frozenset(("DOT", "QDOT", "LPAREN", "LBRACKET", "QLBRACKET", "LBRACE"))
+_BINARY = frozenset(kind for level in PRECEDENCE for kind in level[1:])
+_NAMES = frozenset(("NAME", *_KEYWORD_KINDS))
+_STATEMENT_START = frozenset(("IMPORT", "ASSERT"))
+
+
+def _message(tok: Any, expected: dict[str, int]) -> str:
+    """Say what was expected in the reference's style, keeping the list short."""
+    got = describe(tok)
+    kinds = [kind for kind in TERMINALS if kind in expected]
+    if kinds and set(kinds) <= _NAMES:
+        return f'expected one of ["identifier"] got {got}'
+    if got in ("indent", "dedent") or _STATEMENT_START & set(kinds):
+        return f"unexpected token '{got}'"
+    if set(kinds) >= _OPERAND_START:
+        if (_BINARY - {"PLUS", "MINUS"}) & set(kinds):
+            return f"unexpected token '{got}'"
+        return f'expected one of ["identifier", "literal", "(", "[", "{{"] got {got}'
+    in_noise = {"IN"} if "ELSE" in kinds else set()
+    for noise in (_TRAILERS | (_BINARY - {"IN"}) | in_noise, {"COMMA"}):
+        kept = [kind for kind in kinds if kind not in noise]
+        if kept:
+            kinds = kept
+    names: list[str] = []
+    for kind in kinds:
+        name = DISPLAY.get(kind, kind)
+        if name not in names:
+            names.append(name)
+    if 0 < len(names) <= 4:
+        listed = ", ".join(f'"{name}"' for name in names)
+        return f"expected one of [{listed}] got {got}"
+    return f"unexpected token '{got}'"
+
+
+def _resync(cursor: _Cursor, bad: Any) -> None:
+    """Skip to the end of the bad statement: the next NEWLINE outside brackets that
+    starts a line on the same or a lower indentation (a deeper block after the bad
+    line is skipped whole). A NEWLINE is inserted where the skip stops elsewhere, so
+    that ``error NEWLINE`` can close the bad statement."""
+    tokens = cursor.tokens
+    index = cursor.index
+    size = cursor.size
+    if (
+        bad.type == "NEWLINE"
+        and bad.value == 0
+        and (index >= size or tokens[index].type != "INDENT")
+    ):
+        return
+    balance = 0
+    while index < size:
+        kind = tokens[index].type
+        if kind == "INDENT":
+            balance += 1
+        elif kind == "DEDENT":
+            balance -= 1
+            if balance < 0:
+                break
+            if balance == 0:
+                index += 1
+                break
+        elif kind == "NEWLINE" and tokens[index].value == 0 and balance == 0:
+            if index + 1 < size and tokens[index + 1].type == "INDENT":
+                index += 1
+                continue
+            break
+        index += 1
+    cursor.index = index
+    if index >= size or tokens[index].type != "NEWLINE":
+        at = tokens[index].lexpos if index < size else (tokens[-1].end if tokens else 0)
+        cursor.pending = Token("NEWLINE", 0, at, at)
+
+
+def _run(parse: _Parse) -> Any:
+    """Run ply over the tokens with ``parse`` as the error handler's state."""
+    saved = (build.FILE, build.DIAGNOSTICS)
+    build.FILE = parse.file
+    build.DIAGNOSTICS = parse.diagnostics
+    _CURRENT.append(parse)
+    try:
+        return driver.run(parse.parser, _rules(parse.parser), parse.cursor.next, parse.on_error)
+    finally:
+        _CURRENT.pop()
+        build.FILE, build.DIAGNOSTICS = saved
+
+
+_RULES: dict[int, list[tuple[str, int, Any, bool]]] = {}
+
+
+def _rules(parser: Any) -> list[tuple[str, int, Any, bool]]:
+    rules = _RULES.get(id(parser))
+    if rules is None:
+        rules = _RULES[id(parser)] = driver.compile_rules(parser)
+    return rules
+
+
+def _salvage(parser: Any, file: SourceFile) -> ast.Module:
+    """The statements completed before the input ended inside an unfinished construct."""
+    body: list[ast.Stmt] = []
+    for symbol in getattr(parser, "symstack", [])[1:]:
+        value = getattr(symbol, "value", None)
+        if symbol.type == "top_items" and isinstance(value, list):
+            body.extend(value)
+        elif isinstance(value, ast.Stmt):
+            body.append(value)
+    return ast.Module(Span(file, 0, len(file.text)), file, body, [])
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cycle collector: a parse allocates many objects and no cycles,
+    and collections triggered by a growing tree would cost as much as parsing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def parse_module(file: SourceFile, diagnostics: list[Diagnostic]) -> ast.Module:
+    """Parse a whole file; diagnostics are appended to ``diagnostics``."""
+    with _lock, _no_gc():
+        parser = get_parser()
+        laid = layout(file, raw_tokens(file.text), _interpolator(file, diagnostics, 0))
+        diagnostics.extend(laid.diagnostics)
+        parse = _Parse(parser, file, laid.tokens, diagnostics)
+        result = _run(parse)
+        module = result if isinstance(result, ast.Module) else _salvage(parser, file)
+        module.comments = laid.comments
+        return module
+
+
+def parse_fragment(
+    file: SourceFile,
+    start: int,
+    end: int,
+    diagnostics: list[Diagnostic],
+    interpolation: bool = False,
+    depth: int = 0,
+) -> ast.Expr | None:
+    """Parse ``file.text[start:end]`` as one expression (None after a syntax error)."""
+    with _lock, _no_gc():
+        parser = get_parser()
+        laid = layout(
+            file, raw_tokens(file.text, start, end), _interpolator(file, diagnostics, depth), True
+        )
+        diagnostics.extend(laid.diagnostics)
+        if not laid.tokens:
+            text = file.text[start:end]
+            message = f"invalid string interpolation expression: '{text}'"
+            if not interpolation:
+                message = 'expected one of ["identifier", "literal", "(", "[", "{"] got eof'
+            diagnostics.append(make_error(Code.INVALID_SYNTAX, message, Span(file, start, end)))
+            return None
+        laid.tokens.insert(0, Token("EXPR_START", None, start, start))
+        parse = _Parse(parser, file, laid.tokens, diagnostics)
+        parse.end = end
+        if interpolation:
+            parse.fragment = (start, end)
+        result = _run(parse)
+        if parse.failed or not isinstance(result, ast.Expr):
+            return None
+        return result
+
+
+def _interpolator(file: SourceFile, diagnostics: list[Diagnostic], depth: int) -> Any:
+    def interpolate(start: int, end: int) -> tuple[ast.Expr | None, str | None]:
+        if depth >= MAX_INTERPOLATION_DEPTH:
+            message = "string interpolation nested too deeply"
+            diagnostics.append(make_error(Code.INVALID_SYNTAX, message, Span(file, start, end)))
+            return None, None
+        end, spec = _format_spec(file, start, end, diagnostics)
+        expr = parse_fragment(file, start, end, diagnostics, True, depth + 1)
+        return expr, spec
+
+    return interpolate
+
+
+def _format_spec(
+    file: SourceFile, start: int, end: int, diagnostics: list[Diagnostic]
+) -> tuple[int, str | None]:
+    """Split ``expr: #json`` at its top-level colon: (end of the expression, spec)."""
+    if ":" not in file.text[start:end]:
+        return end, None
+    depth = 0
+    raw = raw_tokens(file.text, start, end)
+    for index, tok in enumerate(raw):
+        kind = tok.type
+        if kind in ("LPAREN", "LBRACKET", "LBRACE"):
+            depth += 1
+        elif kind in ("RPAREN", "RBRACKET", "RBRACE"):
+            depth -= 1
+        elif kind == "COLON" and depth == 0:
+            rest = raw[index + 1 :]
+            if len(rest) == 1 and rest[0].type == "COMMENT":
+                return tok.lexpos, rest[0].value.strip()
+            at = rest[0].lexpos if rest else tok.lexpos + 1
+            message = "invalid joined string spec without #"
+            diagnostics.append(make_error(Code.INVALID_SYNTAX, message, Span(file, at, at)))
+            return tok.lexpos, None
+    return end, None
+
+
+# --------------------------------------------------------------------------- table generation
+
+
+def generate_tables(outputdir: str | None = None, log: Any = None) -> Any:
+    """Build the LALR tables from the grammar (ignoring any existing ones); with
+    ``outputdir``, write them there as ``parsetab.py``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        name = "kclpy_parsetab_build"
+        parser = ply.yacc.yacc(
+            module=_Module(grammar_dict()),
+            tabmodule=name,
+            outputdir=scratch,
+            write_tables=outputdir is not None,
+            debug=True,
+            debuglog=_NullLog(),
+            optimize=False,
+            errorlog=log or _NullLog(),
+        )
+        if outputdir is not None:
+            with open(os.path.join(scratch, name + ".py"), encoding="utf-8") as handle:
+                text = handle.read().replace(f"# {name}.py", _TABLE_HEADER, 1)
+            with open(os.path.join(outputdir, "parsetab.py"), "w", encoding="utf-8") as handle:
+                handle.write(text)
+    return parser
+
+
+_TABLE_HEADER = (
+    "# parsetab.py: generated by `python -m kclpy.syntax.parser --regen`\n# mypy: ignore-errors"
+)
+
+
+class ConflictLog:
+    """A ply logger that collects the conflict counts reported while building tables."""
+
+    def __init__(self) -> None:
+        self.shift_reduce = 0
+        self.reduce_reduce = 0
+        self.messages: list[str] = []
+
+    def debug(self, msg: str, *args: object, **kwargs: object) -> None:
+        pass
+
+    info = debug
+
+    def warning(self, msg: str, *args: object, **kwargs: object) -> None:
+        text = msg % args if args else msg
+        self.messages.append(text)
+        count = text.split()[0]
+        if count.isdigit() and " shift/reduce conflict" in text:
+            self.shift_reduce = int(count)
+        if count.isdigit() and " reduce/reduce conflict" in text:
+            self.reduce_reduce = int(count)
+
+    error = critical = warning
+
+
+def _regenerate() -> None:
+    """Write ``parsetab.py`` (in a child with a fixed hash seed, so output is stable)."""
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        code = subprocess.call([sys.executable, "-m", "kclpy.syntax.parser", "--regen"], env=env)
+        raise SystemExit(code)
+    here = os.path.dirname(os.path.abspath(__file__))
+    log = ConflictLog()
+    generate_tables(here, log)
+    print(f"wrote {os.path.join(here, 'parsetab.py')}")
+    print(f"shift/reduce conflicts: {log.shift_reduce}, reduce/reduce: {log.reduce_reduce}")
+
+
+if __name__ == "__main__":
+    if "--regen" in sys.argv[1:]:
+        _regenerate()
+    else:
+        print("usage: python -m kclpy.syntax.parser --regen")

@@ -1,0 +1,108 @@
+"""The generated parse tables: fresh, conflict count pinned, grammar file in sync,
+and loading them neither writes files nor prints anything."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import ply.yacc
+
+from kclpy.syntax import parser, parsetab
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GRAMMAR_FILE = ROOT / "grammar" / "kcl.grammar"
+REGEN = "python -m kclpy.syntax.parser --regen"
+
+
+def _reflect() -> ply.yacc.ParserReflect:
+    info = ply.yacc.ParserReflect(parser.grammar_dict())
+    info.get_all()
+    assert not info.error
+    return info
+
+
+def test_tables_are_fresh() -> None:
+    assert parsetab._lr_signature == _reflect().signature(), f"stale tables: run {REGEN}"
+
+
+def test_conflicts_are_pinned() -> None:
+    log = parser.ConflictLog()
+    parser.generate_tables(None, log)
+    assert log.reduce_reduce == parser.REDUCE_REDUCE_CONFLICTS == 0
+    assert log.shift_reduce == parser.SHIFT_REDUCE_CONFLICTS, log.messages
+
+
+def _productions_from_parser() -> list[tuple[str, tuple[str, ...]]]:
+    result = []
+    productions = []
+    for line, _module, name, doc in _reflect().pfuncs:
+        productions.extend(ply.yacc.parse_grammar(doc, name, line))
+    for _file, _line, name, symbols in productions:
+        if "%prec" in symbols:
+            symbols = symbols[: symbols.index("%prec")]
+        result.append((name, tuple(symbols)))
+    return sorted(result)
+
+
+def _productions_from_file() -> list[tuple[str, tuple[str, ...]]]:
+    result = []
+    name = ""
+    for raw in GRAMMAR_FILE.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        head = re.match(r"^(\w+)\s*:(.*)$", line)
+        if head:
+            name, rhs = head.group(1), head.group(2)
+        else:
+            alternative = re.match(r"^\s+\|(.*)$", line)
+            assert alternative and name, f"bad grammar line: {raw!r}"
+            rhs = alternative.group(1)
+        symbols = tuple(s for s in rhs.split() if s != "<empty>")
+        result.append((name, symbols))
+    return sorted(result)
+
+
+def test_grammar_file_matches_the_parser() -> None:
+    in_parser = _productions_from_parser()
+    in_file = _productions_from_file()
+    missing = sorted(set(in_parser) - set(in_file))
+    extra = sorted(set(in_file) - set(in_parser))
+    assert not missing and not extra, f"grammar/kcl.grammar: missing {missing}, extra {extra}"
+    assert in_parser == in_file
+
+
+def test_only_lexer_and_parser_import_ply() -> None:
+    package = ROOT / "src" / "kclpy"
+    offenders = []
+    for path in package.rglob("*.py"):
+        if path.name == "parsetab.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"^\s*(import ply|from ply)", text, re.MULTILINE):
+            offenders.append(str(path.relative_to(package)))
+    assert sorted(offenders) == ["syntax/lexer.py", "syntax/parser.py"]
+
+
+def test_loading_writes_nothing_and_prints_nothing(tmp_path: pathlib.Path) -> None:
+    package = ROOT / "src" / "kclpy" / "syntax"
+    before = sorted(os.listdir(package))
+    stamp = (package / "parsetab.py").stat().st_mtime_ns
+    code = (
+        "from kclpy.syntax import parse_source\n"
+        "m, d = parse_source('a = [1, 2\\nb = (\\n')\n"
+        "assert d\n"
+    )
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "" and result.stderr == ""
+    assert os.listdir(tmp_path) == []
+    assert sorted(os.listdir(package)) == before
+    assert (package / "parsetab.py").stat().st_mtime_ns == stamp

@@ -8,30 +8,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
+
+from kclpy.loader import SYSTEM_MODULES
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-SYSTEM_MODULES: Final = frozenset(
-    {
-        "base64",
-        "base32",
-        "json",
-        "yaml",
-        "toml",
-        "math",
-        "regex",
-        "datetime",
-        "net",
-        "units",
-        "crypto",
-        "file",
-        "template",
-        "runtime",
-        "collection",
-        "manifests",
-    }
-)
 
 _loaded: dict[str, dict[str, Any]] = {}
 

@@ -1,0 +1,279 @@
+"""The ``file`` system module: reading and changing files from a KCL program.
+
+Relative paths are resolved against the directory of the .k file that makes the
+call. As in the reference, every path must stay inside the module root
+(``modpath()``: the kcl.mod directory, or the entry file's directory): a path with a
+``..`` component, or an absolute path outside the root, fails with ``path '../x'
+escapes module root '/root'``. Errors name the resolved path and the system's reason
+as the reference does (``failed to access the file '/root/x': No such file or
+directory (os error 2)``).
+
+* ``read(filepath)``, ``exists(filepath)``, ``size(filepath)`` (bytes),
+  ``abs(filepath)`` (canonical path; the file must exist);
+* ``glob(pattern)``: matching paths, absolute, sorted; ``*`` and ``?`` stay within a
+  path component and match dot files, ``[...]``/``[!...]`` classes, ``**`` as a whole
+  component matches any depth (at the end of a pattern it matches directories only);
+* ``modpath()``, ``workdir()`` (the ``work_dir`` setting, ``""`` when unset),
+  ``current()`` (this .k file);
+* ``write(filepath, content)``, ``append(filepath, content)`` (creates the file),
+  ``mkdir(directory, exists=False)`` (with parents; an existing directory is fine,
+  an existing file is an error unless ``exists``), ``delete(filepath)`` (files only),
+  ``cp(src, dest)`` (files or whole directories), ``mv(src, dest)``: all return None;
+* ``read_env(key)``: the environment variable, or Undefined.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Final
+
+from kclpy.vm.builtins.registry import needs_context
+from kclpy.vm.values import UNDEFINED, KclRuntimeError
+
+if TYPE_CHECKING:
+    from kclpy.vm.builtins.context import RuntimeContext
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        from kclpy.vm.builtins.convert import type_name
+
+        raise KclRuntimeError(f"expected a path string, got {type_name(value)}")
+    return value
+
+
+def _reason(error: OSError) -> str:
+    if error.errno is None:
+        return str(error)
+    return f"{os.strerror(error.errno)} (os error {error.errno})"
+
+
+def _resolve(ctx: RuntimeContext, path: Any) -> str:
+    """``path`` checked against the module root and joined to the current file's folder."""
+    text = _text(path)
+    root = ctx.root
+    if root:
+        parts = text.replace("\\", "/").split("/")
+        escapes = ".." in parts
+        if not escapes and os.path.isabs(text):
+            inside = os.path.normpath(text)
+            escapes = os.path.commonpath([inside, os.path.normpath(root)]) != os.path.normpath(root)
+        if escapes:
+            raise KclRuntimeError(f"path '{text}' escapes module root '{root}'")
+    if os.path.isabs(text):
+        return text
+    base = os.path.dirname(ctx.current_file) if ctx.current_file else (root or os.getcwd())
+    return os.path.join(base, text)
+
+
+@needs_context
+def read(ctx: RuntimeContext, filepath: Any) -> str:
+    """The text of a file."""
+    path = _resolve(ctx, filepath)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as error:
+        raise KclRuntimeError(f"failed to access the file '{path}': {_reason(error)}") from None
+    except UnicodeDecodeError:
+        raise KclRuntimeError(
+            f"failed to access the file '{path}': stream did not contain valid UTF-8"
+        ) from None
+
+
+def _check_glob(pattern: str) -> None:
+    """Raise the reference's error for a pattern its glob library rejects."""
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "[":
+            close = pattern.find(
+                "]", index + 2 if pattern[index + 1 : index + 2] != "!" else index + 3
+            )
+            if close < 0:
+                _glob_error(index, "invalid range pattern")
+            index = close + 1
+            continue
+        if char == "*":
+            end = index
+            while end < len(pattern) and pattern[end] == "*":
+                end += 1
+            count = end - index
+            if count > 2:
+                _glob_error(index + 2, "wildcards are either regular `*` or recursive `**`")
+            if count == 2:
+                if index > 0 and pattern[index - 1] != "/":
+                    _glob_error(index - 1, "recursive wildcards must form a single path component")
+                if end < len(pattern) and pattern[end] != "/":
+                    _glob_error(end, "recursive wildcards must form a single path component")
+            index = end
+            continue
+        index += 1
+
+
+def _glob_error(position: int, message: str) -> None:
+    raise KclRuntimeError(
+        f"Failed to read glob pattern: Pattern syntax error near position {position}: {message}"
+    )
+
+
+@needs_context
+def glob(ctx: RuntimeContext, pattern: Any) -> list[str]:
+    """Paths matching ``pattern``, absolute and sorted."""
+    import glob as glob_lib
+
+    full = _resolve(ctx, pattern)
+    _check_glob(full)
+    dirs_only = full.endswith("/**")
+    found = glob_lib.glob(full, recursive=True, include_hidden=True)
+    results: set[str] = set()
+    base = full[: -len("**")] if dirs_only else ""
+    for path in found:
+        if dirs_only and (not os.path.isdir(path) or path.rstrip("/") == base.rstrip("/")):
+            continue
+        trimmed = path.rstrip("/") if len(path) > 1 else path
+        results.add(trimmed or "/")
+    return sorted(results, key=lambda item: item.split("/"))
+
+
+@needs_context
+def exists(ctx: RuntimeContext, filepath: Any) -> bool:
+    return os.path.exists(_resolve(ctx, filepath))
+
+
+@needs_context
+def size(ctx: RuntimeContext, filepath: Any) -> int:
+    path = _resolve(ctx, filepath)
+    try:
+        return os.stat(path).st_size
+    except OSError as error:
+        raise KclRuntimeError(f"failed to get size of '{path}': {_reason(error)}") from None
+
+
+@needs_context
+def modpath(ctx: RuntimeContext) -> str:
+    return ctx.root
+
+
+@needs_context
+def workdir(ctx: RuntimeContext) -> str:
+    return ctx.workdir
+
+
+@needs_context
+def current(ctx: RuntimeContext) -> str:
+    return ctx.current_file
+
+
+@needs_context
+def abs(ctx: RuntimeContext, filepath: Any) -> str:
+    path = _resolve(ctx, filepath)
+    if not os.path.exists(path):
+        raise KclRuntimeError(f"Could not get the absolute path of {path}")
+    return os.path.realpath(path)
+
+
+@needs_context
+def write(ctx: RuntimeContext, filepath: Any, content: Any) -> None:
+    path = _resolve(ctx, filepath)
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(_content(content))
+    except OSError as error:
+        raise KclRuntimeError(f"Failed to create file '{path}': {_reason(error)}") from None
+
+
+@needs_context
+def append(ctx: RuntimeContext, filepath: Any, content: Any) -> None:
+    path = _resolve(ctx, filepath)
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(_content(content))
+    except OSError as error:
+        raise KclRuntimeError(f"Failed to open or create file '{path}': {_reason(error)}") from None
+
+
+def _content(content: Any) -> str:
+    from kclpy.vm.builtins.convert import to_str
+
+    return content if type(content) is str else to_str(content)
+
+
+@needs_context
+def mkdir(ctx: RuntimeContext, directory: Any, exists: Any = False) -> None:
+    from kclpy.vm.builtins.convert import truthy
+
+    path = _resolve(ctx, directory)
+    if truthy(exists) and os.path.exists(path):
+        return
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as error:
+        raise KclRuntimeError(f"Failed to create directory '{path}': {_reason(error)}") from None
+
+
+@needs_context
+def delete(ctx: RuntimeContext, filepath: Any) -> None:
+    path = _resolve(ctx, filepath)
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            raise IsADirectoryError(21, os.strerror(21))
+        os.remove(path)
+    except OSError as error:
+        raise KclRuntimeError(f"failed to delete '{path}': {_reason(error)}") from None
+
+
+@needs_context
+def cp(ctx: RuntimeContext, src: Any, dest: Any) -> None:
+    import shutil
+
+    source = _resolve(ctx, src)
+    target = _resolve(ctx, dest)
+    try:
+        if os.path.isdir(source):
+            shutil.copytree(source, target, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(source, target)
+    except OSError as error:
+        raise KclRuntimeError(
+            f"Failed to copy from '{source}' to '{target}': {_reason(error)}"
+        ) from None
+
+
+@needs_context
+def mv(ctx: RuntimeContext, src: Any, dest: Any) -> None:
+    source = _resolve(ctx, src)
+    target = _resolve(ctx, dest)
+    try:
+        os.rename(source, target)
+    except OSError as error:
+        raise KclRuntimeError(
+            f"Failed to move '{source}' to '{target}': {_reason(error)}"
+        ) from None
+
+
+def read_env(key: Any) -> Any:
+    """The environment variable ``key``, or Undefined when it is not set."""
+    if type(key) is not str or not key:
+        return UNDEFINED
+    value = os.environ.get(key)
+    return UNDEFINED if value is None else value
+
+
+MEMBERS: Final[dict[str, Any]] = {
+    "read": read,
+    "glob": glob,
+    "exists": exists,
+    "size": size,
+    "modpath": modpath,
+    "workdir": workdir,
+    "current": current,
+    "abs": abs,
+    "write": write,
+    "append": append,
+    "mkdir": mkdir,
+    "delete": delete,
+    "cp": cp,
+    "mv": mv,
+    "read_env": read_env,
+}

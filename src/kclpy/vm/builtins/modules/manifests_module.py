@@ -1,0 +1,66 @@
+"""The ``manifests`` system module: ``yaml_stream(values, opts={})``.
+
+``yaml_stream`` replaces the program's whole output by a YAML stream of ``values``
+(one document per item; the last call wins, and normal variables are then not
+printed). Options: ``sort_keys`` (False), ``ignore_private``, ``ignore_none`` (False)
+and ``sep`` (``"---"``; documents are joined by ``"\\n" + sep + "\\n"``). Unknown option
+keys are ignored. ``ignore_private`` defaults to True, as documented, when an ``opts``
+dict is passed (even ``{}``), but to False when ``opts`` is left out: the reference
+prints private keys only then. The writing itself belongs to the emitter, which receives the
+values and the normalised options through the RuntimeContext.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from kclpy.vm.builtins.registry import needs_context
+from kclpy.vm.values import KclRuntimeError
+
+if TYPE_CHECKING:
+    from kclpy.vm.builtins.context import RuntimeContext
+
+DEFAULT_OPTIONS: Final[dict[str, Any]] = {
+    "sort_keys": False,
+    "ignore_private": False,
+    "ignore_none": False,
+    "sep": "---",
+}
+
+
+def stream_options(opts: Any) -> dict[str, Any]:
+    """``opts`` completed with the defaults (unknown keys dropped; None: no ``opts``)."""
+    from kclpy.vm.builtins.convert import truthy
+
+    options = dict(DEFAULT_OPTIONS)
+    if isinstance(opts, dict):
+        options["ignore_private"] = True
+        for key in ("sort_keys", "ignore_private", "ignore_none"):
+            if key in opts and opts[key] is not None:
+                options[key] = truthy(opts[key])
+        sep = opts.get("sep")
+        if isinstance(sep, str):
+            options["sep"] = sep
+    return options
+
+
+_NO_OPTIONS: Final = object()
+
+
+@needs_context
+def yaml_stream(ctx: RuntimeContext, values: Any, opts: Any = _NO_OPTIONS) -> None:
+    """Make ``values`` the program output, as a YAML stream."""
+    if not isinstance(values, list):
+        raise KclRuntimeError("invalid list value")
+    if opts is _NO_OPTIONS:
+        opts = None
+    elif not isinstance(opts, dict):
+        from kclpy.vm.builtins.convert import type_name
+
+        raise KclRuntimeError(
+            f"Invalid options arguments in yaml_stream(): expect config, got {type_name(opts)}"
+        )
+    ctx.set_output_stream(list(values), stream_options(opts))
+
+
+MEMBERS: Final[dict[str, Any]] = {"yaml_stream": yaml_stream}

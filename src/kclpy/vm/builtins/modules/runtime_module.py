@@ -1,0 +1,29 @@
+"""The ``runtime`` system module: ``catch(func)``.
+
+``catch`` calls a zero-argument function. It returns Undefined when the call succeeds
+and the error message (a string) when it fails: an ``assert`` message, ``"boom"``
+from ``assert False, "boom"``, ``"list index out of range: 5"``...
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from kclpy.vm.builtins.registry import needs_context
+from kclpy.vm.values import UNDEFINED, KclRuntimeError
+
+if TYPE_CHECKING:
+    from kclpy.vm.builtins.context import RuntimeContext
+
+
+@needs_context
+def catch(ctx: RuntimeContext, func: Any) -> Any:
+    """Run ``func()``; Undefined on success, else the message of the error it raised."""
+    try:
+        ctx.call(func, [], {})
+    except KclRuntimeError as error:
+        return error.message
+    return UNDEFINED
+
+
+MEMBERS: Final[dict[str, Any]] = {"catch": catch}

@@ -1,0 +1,476 @@
+"""The methods of KCL strings (``"abc".upper()``), with the reference's quirks.
+
+Every function takes the receiver string first, then the method's arguments, and
+returns a runtime value or raises :class:`~kclpy.vm.values.KclRuntimeError`.
+:data:`STRING_METHODS` maps each KCL method name to its function.
+
+Behaviour is Python's unless noted:
+
+* ``find rfind index rindex count startswith endswith`` work on **UTF-8 bytes**:
+  offsets and ``start``/``end`` are byte positions (``"héllo".find("l") == 3``);
+* ``strip()`` without arguments strips Unicode White_Space, which (unlike Python)
+  excludes ``\\x1c``-``\\x1f``; ``split()`` without a separator splits at ASCII
+  whitespace only; ``split("")`` splits around every character;
+* ``splitlines`` breaks only at ``\\n``, ``\\r\\n`` and ``\\r``;
+* ``capitalize`` upper-cases the first character (``"ßa"`` -> ``"SSa"``); ``title``
+  leaves upper-case letters as they are; ``isdigit`` accepts ASCII and superscript
+  digits only; ``isalpha`` also accepts letter numbers (``"Ⅷ"``);
+* ``join`` stringifies non-string items with ``str()``;
+* a non-string where a string is expected is ``Invalid str object in str_<method>``;
+  a non-int ``start``/``end``/``count``/``maxsplit`` means "not given";
+* ``format`` implements ``{}``, ``{0}``, ``{name}``, ``{0[i]}``, ``{0.key}`` and format
+  specs; conversions (``!r``) are ignored, values other than int/float/str are
+  printed with ``str()`` whatever the spec, and a float or int spec without a
+  type ignores its precision.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+import string
+import unicodedata
+from collections.abc import Callable
+from typing import Any, Final
+
+from kclpy.vm.builtins.convert import to_str, truthy, type_name
+from kclpy.vm.values import KclRuntimeError
+
+# Python's whitespace minus \x1c-\x1f: the Unicode White_Space property.
+WHITESPACE: Final = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+SPLIT_WHITESPACE: Final = " \t\n\r\x0b\x0c"  # what split() without a separator splits at
+_SEPARATORS: Final = re.compile("[\x1c-\x1f]")
+_NOT_ASCII_SPACE: Final = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f"
+                                     "\u205f\u3000]")
+_WHITESPACE_RUN: Final = re.compile("[" + re.escape(SPLIT_WHITESPACE) + "]+")
+_OTHER_LINE_BREAKS: Final = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_LINE_BREAK: Final = re.compile(r"(\r\n|\r|\n)")
+_DIGIT_CHARACTERS: Final = frozenset("0123456789\u00b2\u00b3\u00b9\u2070\u2074\u2075\u2076"
+                                     "\u2077\u2078\u2079")
+_DIGRAPHS: Final = re.compile("[\u01c4\u01c7\u01ca\u01f1]")
+
+
+def _need_str(value: Any, method: str) -> str:
+    if type(value) is str:
+        return value
+    raise KclRuntimeError(f"Invalid str object in str_{method}")
+
+
+def _position(value: Any) -> int | None:
+    """A start/end argument: ints count, anything else means "not given"."""
+    return value if type(value) is int else None
+
+
+# ------------------------------------------------------------ byte-offset search
+
+
+def find(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+    """Lowest byte offset of ``sub`` in ``text[start:end]``, or -1."""
+    sub = _need_str(sub, "find")
+    if text.isascii():
+        return text.find(sub, _position(start), _position(end))
+    return text.encode().find(sub.encode(), _position(start), _position(end))
+
+
+def rfind(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+    """Highest byte offset of ``sub`` in ``text[start:end]``, or -1."""
+    sub = _need_str(sub, "rfind")
+    if text.isascii():
+        return text.rfind(sub, _position(start), _position(end))
+    return text.encode().rfind(sub.encode(), _position(start), _position(end))
+
+
+def index(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+    """Like :func:`find`, but "substring not found" is an error."""
+    sub = _need_str(sub, "index")
+    found = find(text, sub, start, end)
+    if found < 0:
+        raise KclRuntimeError("substring not found")
+    return found
+
+
+def rindex(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+    """Like :func:`rfind`, but "substring not found" is an error."""
+    sub = _need_str(sub, "rindex")
+    found = rfind(text, sub, start, end)
+    if found < 0:
+        raise KclRuntimeError("substring not found")
+    return found
+
+
+def count(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+    """Non-overlapping occurrences of ``sub`` in ``text[start:end]`` (byte positions)."""
+    sub = _need_str(sub, "count")
+    if text.isascii():
+        return text.count(sub, _position(start), _position(end))
+    return text.encode().count(sub.encode(), _position(start), _position(end))
+
+
+def startswith(text: str, val: Any, start: Any = None, end: Any = None) -> bool:
+    """Whether ``text[start:end]`` (byte positions) begins with ``val``."""
+    val = _need_str(val, "startswith")
+    if text.isascii():
+        return text.startswith(val, _position(start), _position(end))
+    return text.encode().startswith(val.encode(), _position(start), _position(end))
+
+
+def endswith(text: str, val: Any, start: Any = None, end: Any = None) -> bool:
+    """Whether ``text[start:end]`` (byte positions) ends with ``val``."""
+    val = _need_str(val, "endswith")
+    if text.isascii():
+        return text.endswith(val, _position(start), _position(end))
+    return text.encode().endswith(val.encode(), _position(start), _position(end))
+
+
+# --------------------------------------------------------------------- case
+
+
+def capitalize(text: str) -> str:
+    """First character upper case, the rest lower case."""
+    if text.isascii():
+        return text.capitalize()
+    return text[:1].upper() + text[1:].lower()
+
+
+def title(text: str) -> str:
+    """Words start upper case; already upper-case letters stay as they are."""
+    if _DIGRAPHS.search(text) is None:
+        return text.title()
+    parts = []
+    previous_cased = False
+    for character in text:
+        if previous_cased:
+            parts.append(character.lower())
+        elif character.isupper():
+            parts.append(character)
+        else:
+            parts.append(character.title())
+        previous_cased = character.isupper() or character.islower() or character.istitle()
+    return "".join(parts)
+
+
+def lower(text: str) -> str:
+    return text.lower()
+
+
+def upper(text: str) -> str:
+    return text.upper()
+
+
+def isdigit(text: str) -> bool:
+    """Non-empty and only ASCII or superscript digits."""
+    if text.isascii():
+        return text.isdigit()
+    return all(character in _DIGIT_CHARACTERS for character in text)
+
+
+def isalnum(text: str) -> bool:
+    return text.isalnum()
+
+
+def isalpha(text: str) -> bool:
+    """Letters, and letter-like numbers (Nl) as the Alphabetic property has them."""
+    if text.isascii() or text.isalpha():
+        return text.isalpha()
+    return bool(text) and all(
+        character.isalpha() or unicodedata.category(character) == "Nl" for character in text
+    )
+
+
+def isspace(text: str) -> bool:
+    return text.isspace()
+
+
+def islower(text: str) -> bool:
+    return text.islower()
+
+
+def isupper(text: str) -> bool:
+    return text.isupper()
+
+
+def istitle(text: str) -> bool:
+    return text.istitle()
+
+
+# ------------------------------------------------------------- strip and affixes
+
+
+def _strip_characters(chars: Any, method: str) -> str | None:
+    if chars is None:
+        return None
+    return _need_str(chars, method)
+
+
+def strip(text: str, chars: Any = None) -> str:
+    """Remove leading and trailing ``chars`` (default: Unicode whitespace)."""
+    characters = _strip_characters(chars, "strip")
+    if characters is None and _SEPARATORS.search(text) is not None:
+        characters = WHITESPACE
+    return text.strip(characters)
+
+
+def lstrip(text: str, chars: Any = None) -> str:
+    """Remove leading ``chars`` (default: Unicode whitespace)."""
+    characters = _strip_characters(chars, "lstrip")
+    if characters is None and _SEPARATORS.search(text) is not None:
+        characters = WHITESPACE
+    return text.lstrip(characters)
+
+
+def rstrip(text: str, chars: Any = None) -> str:
+    """Remove trailing ``chars`` (default: Unicode whitespace)."""
+    characters = _strip_characters(chars, "rstrip")
+    if characters is None and _SEPARATORS.search(text) is not None:
+        characters = WHITESPACE
+    return text.rstrip(characters)
+
+
+def removeprefix(text: str, prefix: Any) -> str:
+    return text.removeprefix(_need_str(prefix, "removeprefix"))
+
+
+def removesuffix(text: str, suffix: Any) -> str:
+    return text.removesuffix(_need_str(suffix, "removesuffix"))
+
+
+def replace(text: str, old: Any, new: Any, count: Any = -1) -> str:
+    """Replace ``old`` by ``new``, at most ``count`` times (negative: all)."""
+    old = _need_str(old, "replace")
+    new = _need_str(new, "replace")
+    return text.replace(old, new, count if type(count) is int else -1)
+
+
+# -------------------------------------------------------------------- splitting
+
+
+def _maxsplit(value: Any) -> int:
+    return value if type(value) is int else -1
+
+
+def split(text: str, sep: Any = None, maxsplit: Any = -1) -> list[str]:
+    """Split at ``sep`` (default: runs of whitespace), at most ``maxsplit`` times."""
+    limit = _maxsplit(maxsplit)
+    if sep is None:
+        if _NOT_ASCII_SPACE.search(text) is None:
+            return text.split(None, limit)
+        return _split_whitespace(text, limit)
+    sep = _need_str(sep, "split")
+    if not sep:
+        return _split_empty(text, limit)
+    return text.split(sep, limit)
+
+
+def rsplit(text: str, sep: Any = None, maxsplit: Any = -1) -> list[str]:
+    """Split from the right at ``sep`` (default: runs of whitespace)."""
+    limit = _maxsplit(maxsplit)
+    if sep is None:
+        if _NOT_ASCII_SPACE.search(text) is None:
+            return text.rsplit(None, limit)
+        return [part[::-1] for part in reversed(_split_whitespace(text[::-1], limit))]
+    sep = _need_str(sep, "rsplit")
+    if not sep:
+        return [part[::-1] for part in reversed(_split_empty(text[::-1], limit))]
+    return text.rsplit(sep, limit)
+
+
+def _split_whitespace(text: str, limit: int) -> list[str]:
+    parts: list[str] = []
+    leading = _WHITESPACE_RUN.match(text)
+    position = leading.end() if leading else 0
+    while position < len(text):
+        if 0 <= limit == len(parts):
+            parts.append(text[position:])
+            break
+        run = _WHITESPACE_RUN.search(text, position)
+        if run is None:
+            parts.append(text[position:])
+            break
+        parts.append(text[position : run.start()])
+        position = run.end()
+    return parts
+
+
+def _split_empty(text: str, limit: int) -> list[str]:
+    """The reference's split at "": a piece before every character and one at the end."""
+    if limit < 0 or limit > len(text):
+        return ["", *text, ""]
+    if limit == 0:
+        return [text]
+    return ["", *text[: limit - 1], text[limit - 1 :]]
+
+
+def splitlines(text: str, keepends: Any = False) -> list[str]:
+    """Lines split at ``\\n``, ``\\r\\n`` and ``\\r`` only."""
+    keep = truthy(keepends)
+    if _OTHER_LINE_BREAKS.search(text) is None:
+        return text.splitlines(keep)
+    pieces = _LINE_BREAK.split(text)
+    lines = [
+        pieces[index] + pieces[index + 1] if keep else pieces[index]
+        for index in range(0, len(pieces) - 1, 2)
+    ]
+    if pieces[-1]:
+        lines.append(pieces[-1])
+    return lines
+
+
+def chars(text: str) -> list[str]:
+    """The characters of ``text`` (KCL only)."""
+    return list(text)
+
+
+def join(text: str, iterable: Any) -> str:
+    """Items of a list (or characters of a string, keys of a dict) joined by ``text``;
+    non-strings are turned into text with ``str()``."""
+    kind = type(iterable)
+    if kind is list:
+        items = iterable
+    elif kind is str or isinstance(iterable, dict):
+        items = list(iterable)
+    else:
+        raise KclRuntimeError(f"'{type_name(iterable)}' object is not iterable")
+    return text.join([item if type(item) is str else to_str(item) for item in items])
+
+
+# ----------------------------------------------------------------------- format
+
+_FORMATTER: Final = string.Formatter()
+_SPEC: Final = re.compile(
+    r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<alt>#)?(?P<zero>0)?"
+    r"(?P<width>[0-9]+)?(?P<group>[,_])?(?:\.(?P<precision>[0-9]+))?(?P<type>[bcdeEfFgGnosxX%])?",
+    re.DOTALL,
+)
+_FIELD_PART: Final = re.compile(r"\.([^.\[]+)|\[([^\]]+)\]")
+
+
+def format(text: str, *args: Any, **kwargs: Any) -> str:
+    """``text.format(*args, **kwargs)`` (see the module docstring for the rules)."""
+    try:
+        parsed = list(_FORMATTER.parse(text))
+    except ValueError:
+        raise KclRuntimeError("format error") from None
+    parts: list[str] = []
+    automatic = 0
+    for literal, field, spec, _conversion in parsed:
+        if literal:
+            parts.append(literal)
+        if field is None:
+            continue
+        value, automatic = _field_value(field, args, kwargs, automatic)
+        parts.append(format_value(value, spec or ""))
+    return "".join(parts)
+
+
+def _field_value(
+    field: str, args: tuple[Any, ...], kwargs: dict[str, Any], automatic: int
+) -> tuple[Any, int]:
+    cut = len(field)
+    for marker in ".[":
+        found = field.find(marker)
+        if 0 <= found < cut:
+            cut = found
+    first = field[:cut]
+    if first == "" or first.isdigit():
+        position = automatic if first == "" else int(first)
+        if first == "":
+            automatic += 1
+        if position >= len(args):
+            raise KclRuntimeError("argument tuple index out of range")
+        value = args[position]
+    elif first in kwargs:
+        value = kwargs[first]
+    else:
+        raise KclRuntimeError(f"keyword argument '{first}' not found")
+    for match in _FIELD_PART.finditer(field, cut):
+        value = _select(value, match.group(1), match.group(2))
+    return value, automatic
+
+
+def _select(value: Any, attribute: str | None, key: str | None) -> Any:
+    if attribute is not None or (key is not None and not key.isdigit()):
+        name = attribute if attribute is not None else key
+        if not isinstance(value, dict) or name not in value:
+            raise KclRuntimeError(f"format field '{name}' not found")
+        return value[name]
+    assert key is not None
+    if type(value) is not list:
+        raise KclRuntimeError("Invalid list object in list_get")
+    position = int(key)
+    if position >= len(value):
+        raise KclRuntimeError(f"list index out of range: {position}")
+    return value[position]
+
+
+def format_value(value: Any, spec: str) -> str:
+    """One replacement field: int/float/str by the format spec, others by ``str()``."""
+    kind = type(value)
+    if kind is not str and kind is not int and kind is not float:
+        return to_str(value)
+    if not spec:
+        return value if kind is str else _python_format(value, "")
+    if "{" in spec:
+        raise KclRuntimeError("Invalid format specifier")
+    match = _SPEC.fullmatch(spec)
+    if match is None:
+        raise KclRuntimeError("Invalid format specifier")
+    code = match.group("type")
+    if kind is str:
+        if code is not None and code != "s":
+            raise KclRuntimeError("Unknown format code for object of type 'str'")
+        if match.group("zero") and not match.group("align"):
+            raise KclRuntimeError("'=' alignment not allowed in string format specifier")
+    elif code is None and match.group("precision") is not None:
+        spec = spec[: match.start("precision") - 1] + spec[match.end("precision") :]
+    elif code == "c" and kind is int:
+        raise KclRuntimeError("Unknown format code 'c' for object of type 'int'")
+    elif code == "n":
+        spec = spec[:-1] + ("d" if kind is int else "g")
+    return _python_format(value, spec)
+
+
+def _python_format(value: Any, spec: str) -> str:
+    try:
+        return builtins.format(value, spec)
+    except ValueError as error:
+        message = str(error)
+        if message.startswith("Invalid format specifier"):
+            message = "Invalid format specifier"
+        raise KclRuntimeError(message) from None
+
+
+STRING_METHODS: Final[dict[str, Callable[..., Any]]] = {
+    "capitalize": capitalize,
+    "chars": chars,
+    "count": count,
+    "endswith": endswith,
+    "find": find,
+    "format": format,
+    "index": index,
+    "isalnum": isalnum,
+    "isalpha": isalpha,
+    "isdigit": isdigit,
+    "islower": islower,
+    "isspace": isspace,
+    "istitle": istitle,
+    "isupper": isupper,
+    "join": join,
+    "lower": lower,
+    "lstrip": lstrip,
+    "removeprefix": removeprefix,
+    "removesuffix": removesuffix,
+    "replace": replace,
+    "rfind": rfind,
+    "rindex": rindex,
+    "rsplit": rsplit,
+    "rstrip": rstrip,
+    "split": split,
+    "splitlines": splitlines,
+    "startswith": startswith,
+    "strip": strip,
+    "title": title,
+    "upper": upper,
+}

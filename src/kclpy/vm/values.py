@@ -122,13 +122,23 @@ class SchemaLike(Protocol):
 
 
 class SchemaInstance(dict[str, Any]):
-    """An instance of a schema: its attributes in output order."""
+    """An instance of a schema: its attributes in output order.
 
-    __slots__ = ("schema",)
+    ``ops`` keeps the operators of the config entries it was built from (where not
+    a union), so that unifying it with another value applies them (``env += [...]``);
+    ``config`` is that config, from which a union builds the instance again.
+    """
+
+    __slots__ = ("config", "ops", "required_checked", "schema")
 
     def __init__(self, schema: SchemaLike, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.schema = schema
+        self.ops: dict[str, int] = {}
+        # the config it was built from: a union with it builds the schema again
+        self.config: dict[str, Any] | None = None
+        # required attributes are checked once the value is final (see vm.schemas)
+        self.required_checked = False
 
     @property
     def type_name(self) -> str:

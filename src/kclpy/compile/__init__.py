@@ -1,0 +1,4 @@
+"""The compiler: AST -> config graph (setters per name) -> bytecode ``Program``.
+
+Constants are plain Python values; the compiler never imports the VM.
+"""

@@ -1,0 +1,231 @@
+"""Compiled code objects: what the compiler hands to the VM (and the cache stores).
+
+Everything here is plain data (ints, strings, tuples, lists and these slots
+classes), so a compiled package can be pickled into the module cache.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+# Bumped whenever the encoding of compiled code changes (invalidates the cache).
+BYTECODE_VERSION: Final = 1
+
+# Fallback kinds of LOAD_NAME (when the schema being built has no such attribute).
+FALLBACK_GLOBAL: Final = 0
+FALLBACK_IMPORT: Final = 1
+FALLBACK_BUILTIN: Final = 2
+FALLBACK_UNDEFINED: Final = 3
+
+
+class Code:
+    """One unit of bytecode: a setter, a body, a check block or a lambda body.
+
+    ``ops`` is flat ``[op, arg, ...]``; ``positions[pc // 2]`` is the ``(start, end)``
+    code-point span of the instruction at ``pc`` in ``path``.
+    """
+
+    __slots__ = ("consts", "name", "names", "ops", "path", "positions")
+
+    def __init__(self, name: str, path: str) -> None:
+        self.name = name
+        self.path = path
+        self.ops: list[int] = []
+        self.consts: list[Any] = []
+        self.names: list[str] = []
+        self.positions: list[tuple[int, int]] = []
+
+    def __repr__(self) -> str:
+        return f"<code {self.name} {self.path} ({len(self.ops) // 2} ops)>"
+
+
+class TypeRef:
+    """A type as the runtime checks it: a kind and its parts.
+
+    Kinds: ``any``, ``int``, ``float``, ``bool``, ``str``, ``none``, ``list`` (args:
+    element), ``dict`` (key, value), ``union`` (members), ``literal`` (value, suffix),
+    ``schema`` (reference: a ``NameRef``), ``function``, ``number_multiplier``.
+    """
+
+    __slots__ = ("args", "kind", "text")
+
+    def __init__(self, kind: str, args: tuple[Any, ...] = (), text: str = "") -> None:
+        self.kind = kind
+        self.args = args
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text or self.kind
+
+
+class NameRef:
+    """A compile-time reference to a named definition: a global slot or an import member."""
+
+    __slots__ = ("member", "name", "pkgpath", "slot")
+
+    def __init__(self, name: str, slot: int = -1, pkgpath: str = "", member: str = "") -> None:
+        self.name = name  # the text as written, e.g. "P" or "k8s.Deployment"
+        self.slot = slot  # global slot in the defining package (-1: not local)
+        self.pkgpath = pkgpath  # imported package path when the name is `alias.member`
+        self.member = member
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class ParamSpec:
+    """A parameter of a lambda, schema or rule."""
+
+    __slots__ = ("has_default", "name", "type")
+
+    def __init__(self, name: str, type: TypeRef | None, has_default: bool) -> None:
+        self.name = name
+        self.type = type
+        self.has_default = has_default
+
+
+class FunctionProto:
+    """A lambda: its parameters and body; defaults are evaluated where it is created."""
+
+    __slots__ = ("code", "name", "nlocals", "params", "return_type")
+
+    def __init__(
+        self,
+        name: str,
+        code: Code,
+        params: list[ParamSpec],
+        return_type: TypeRef | None,
+        nlocals: int,
+    ) -> None:
+        self.name = name
+        self.code = code
+        self.params = params
+        self.return_type = return_type
+        self.nlocals = nlocals
+
+
+class AttrSpec:
+    """A declared schema attribute."""
+
+    __slots__ = ("decorators", "name", "optional", "position", "type")
+
+    def __init__(
+        self,
+        name: str,
+        type: TypeRef | None,
+        optional: bool,
+        position: tuple[int, int],
+        decorators: list[tuple[str, dict[str, Any]]],
+    ) -> None:
+        self.name = name
+        self.type = type
+        self.optional = optional
+        self.position = position
+        self.decorators = decorators
+
+
+class IndexSignatureSpec:
+    """``[key_name: K]: V = default`` of a schema; ``key_slot`` binds the key name."""
+
+    __slots__ = ("any_other", "default", "key_name", "key_slot", "key_type", "value_type")
+
+    def __init__(
+        self,
+        key_name: str | None,
+        key_type: TypeRef | None,
+        value_type: TypeRef | None,
+        any_other: bool,
+        default: Code | None,
+        key_slot: int,
+    ) -> None:
+        self.key_name = key_name
+        self.key_type = key_type
+        self.value_type = value_type
+        self.any_other = any_other
+        self.default = default
+        self.key_slot = key_slot
+
+
+class SchemaProto:
+    """A compiled ``schema``, ``mixin``, ``protocol`` or ``rule``."""
+
+    __slots__ = (
+        "attr_order",
+        "attrs",
+        "body",
+        "checks",
+        "decorators",
+        "index_signature",
+        "kind",
+        "mixins",
+        "name",
+        "nlocals",
+        "param_defaults",
+        "params",
+        "parent",
+        "path",
+        "pkgpath",
+        "plain_attrs",
+        "position",
+        "setters",
+    )
+
+    def __init__(self, name: str, kind: str, pkgpath: str, path: str) -> None:
+        self.name = name
+        self.kind = kind  # schema | mixin | protocol | rule
+        self.pkgpath = pkgpath
+        self.path = path
+        self.position: tuple[int, int] = (0, 0)
+        self.params: list[ParamSpec] = []
+        # sets the parameters that were not given to their default values
+        self.param_defaults: Code | None = None
+        self.parent: NameRef | None = None
+        self.mixins: list[NameRef] = []
+        self.attrs: list[AttrSpec] = []
+        # names assigned in the body without a declaration (output, not configurable)
+        self.plain_attrs: list[str] = []
+        # declared and assigned names in order of first appearance in the body
+        self.attr_order: list[str] = []
+        self.setters: dict[str, Code] = {}
+        self.body: Code | None = None
+        self.checks: Code | None = None
+        self.index_signature: IndexSignatureSpec | None = None
+        self.decorators: list[tuple[str, dict[str, Any]]] = []
+        self.nlocals = 0
+
+
+class PackageCode:
+    """One compiled package: every file of it shares one namespace of global slots."""
+
+    __slots__ = (
+        "body",
+        "files",
+        "nlocals",
+        "output",
+        "output_positions",
+        "pkgpath",
+        "setters",
+        "slot_names",
+        "slot_types",
+    )
+
+    def __init__(self, pkgpath: str) -> None:
+        self.pkgpath = pkgpath
+        self.files: list[str] = []
+        self.slot_names: list[str] = []
+        self.slot_types: list[TypeRef | None] = []
+        # per slot, the codes that set it, run in order the first time it is read
+        self.setters: list[list[Code]] = []
+        # per file, the top-level walk: forces each variable, runs the other statements
+        self.body: list[Code] = []
+        # slots in output order (first definition; a unification at its last statement)
+        self.output: list[int] = []
+        # per output slot, (file index, offset) of the statement that places it
+        self.output_positions: dict[int, tuple[int, int]] = {}
+        self.nlocals = 0
+
+    def slot_of(self, name: str) -> int:
+        try:
+            return self.slot_names.index(name)
+        except ValueError:
+            return -1

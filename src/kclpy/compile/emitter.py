@@ -1,0 +1,59 @@
+"""Appending instructions to a ``Code``: constants, names, jumps and positions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kclpy.compile.code import Code
+from kclpy.compile.opcodes import Op
+
+
+class Emitter:
+    """Builds one ``Code``; ``span`` is the position given to the next instructions."""
+
+    __slots__ = ("_const_index", "_name_index", "code", "position")
+
+    def __init__(self, code: Code) -> None:
+        self.code = code
+        self.position: tuple[int, int] = (0, 0)
+        self._const_index: dict[tuple[type, Any], int] = {}
+        self._name_index: dict[str, int] = {}
+
+    def emit(self, op: Op, arg: int = 0) -> int:
+        """Append an instruction; returns its offset."""
+        code = self.code
+        pc = len(code.ops)
+        code.ops.append(int(op))
+        code.ops.append(arg)
+        code.positions.append(self.position)
+        return pc
+
+    def here(self) -> int:
+        return len(self.code.ops)
+
+    def patch(self, pc: int, target: int | None = None) -> None:
+        """Point the jump at ``pc`` to ``target`` (default: here)."""
+        self.code.ops[pc + 1] = self.here() if target is None else target
+
+    def const(self, value: Any) -> int:
+        """The index of a constant; hashable scalars and tuples are shared."""
+        try:
+            key = (type(value), value)
+            index = self._const_index.get(key)
+        except TypeError:
+            key = None
+            index = None
+        if index is None:
+            index = len(self.code.consts)
+            self.code.consts.append(value)
+            if key is not None:
+                self._const_index[key] = index
+        return index
+
+    def name(self, text: str) -> int:
+        index = self._name_index.get(text)
+        if index is None:
+            index = len(self.code.names)
+            self.code.names.append(text)
+            self._name_index[text] = index
+        return index

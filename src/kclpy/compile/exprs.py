@@ -1,0 +1,752 @@
+"""Expression code generation, shared by every kind of code unit.
+
+A :class:`Unit` is a runtime scope: the package top level, a schema (its
+parameters and the locals of its setters), or a lambda call. Names resolve, in
+order, to: a local of this unit or an enclosing one (comprehension variables,
+parameters), a key defined earlier in an enclosing config literal, an attribute of
+the schema being built (dynamic), a package variable, an import, a builtin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kclpy.compile.code import (
+    FALLBACK_BUILTIN,
+    FALLBACK_GLOBAL,
+    FALLBACK_IMPORT,
+    FALLBACK_UNDEFINED,
+    Code,
+    FunctionProto,
+    NameRef,
+    ParamSpec,
+    TypeRef,
+)
+from kclpy.compile.emitter import Emitter
+from kclpy.compile.opcodes import OPERATOR_INDEX, Op
+from kclpy.compile.types import build_type
+from kclpy.diag import Code as DiagCode
+from kclpy.diag import Diagnostic, make_error
+from kclpy.source import SourceFile, Span
+from kclpy.syntax import ast
+
+BUILTIN_NAMES = frozenset(
+    [
+        "print",
+        "len",
+        "range",
+        "int",
+        "float",
+        "str",
+        "bool",
+        "list",
+        "dict",
+        "abs",
+        "all_true",
+        "any_true",
+        "min",
+        "max",
+        "sum",
+        "sorted",
+        "round",
+        "pow",
+        "hex",
+        "oct",
+        "bin",
+        "zip",
+        "isunique",
+        "isnullish",
+        "multiplyof",
+        "option",
+        "typeof",
+        "ord",
+        "reduce",
+    ]
+)
+
+
+class Unit:
+    """A runtime scope being compiled: its locals, nested block scopes, and kind."""
+
+    __slots__ = ("blocks", "kind", "nlocals", "parent")
+
+    def __init__(self, kind: str, parent: Unit | None) -> None:
+        self.kind = kind  # "package" | "schema" | "lambda"
+        self.parent = parent
+        self.nlocals = 0
+        self.blocks: list[dict[str, int]] = [{}]
+
+    def declare(self, name: str) -> int:
+        index = self.nlocals
+        self.nlocals += 1
+        self.blocks[-1][name] = index
+        return index
+
+    def lookup(self, name: str) -> int | None:
+        for block in reversed(self.blocks):
+            index = block.get(name)
+            if index is not None:
+                return index
+        return None
+
+    def in_schema(self) -> bool:
+        unit: Unit | None = self
+        while unit is not None:
+            if unit.kind == "schema":
+                return True
+            unit = unit.parent
+        return False
+
+
+class PackageNames:
+    """What the package level offers to name resolution."""
+
+    __slots__ = ("aliases", "file", "imports", "slots")
+
+    def __init__(
+        self,
+        slots: dict[str, int],
+        imports: dict[str, str],
+        aliases: dict[str, ast.TypeNode],
+        file: SourceFile,
+    ) -> None:
+        self.slots = slots
+        self.imports = imports  # local name -> pkgpath, for the file being compiled
+        self.aliases = aliases
+        self.file = file
+
+
+class ExprCompiler:
+    """Compiles expressions into one ``Code`` for one unit."""
+
+    def __init__(
+        self,
+        code: Code,
+        unit: Unit,
+        names: PackageNames,
+        diagnostics: list[Diagnostic],
+    ) -> None:
+        self.out = Emitter(code)
+        self.unit = unit
+        self.names = names
+        self.diagnostics = diagnostics
+        # bare keys defined so far in each config literal being compiled (innermost last)
+        self.config_keys: list[set[str]] = []
+        self._dispatch: dict[type, Callable[[Any], None]] = {
+            ast.NameExpr: self.name_expr,
+            ast.ConstExpr: self.const_expr,
+            ast.NumberExpr: self.number_expr,
+            ast.StringExpr: self.string_expr,
+            ast.JoinedStringExpr: self.joined_string,
+            ast.ParenExpr: lambda node: self.expr(node.value),
+            ast.SelectorExpr: self.selector,
+            ast.SubscriptExpr: self.subscript,
+            ast.CallExpr: self.call,
+            ast.UnaryExpr: self.unary,
+            ast.BinaryExpr: self.binary,
+            ast.CompareExpr: self.compare,
+            ast.IfExpr: self.if_expr,
+            ast.AsExpr: self.as_expr,
+            ast.ListExpr: self.list_expr,
+            ast.ConfigExpr: self.config_expr,
+            ast.SchemaExpr: self.schema_expr,
+            ast.ListCompExpr: self.list_comp,
+            ast.DictCompExpr: self.dict_comp,
+            ast.QuantExpr: self.quant_expr,
+            ast.LambdaExpr: self.lambda_expr,
+            ast.StarredExpr: self.unsupported,
+            ast.DoubleStarredExpr: self.unsupported,
+            ast.ListIfItem: self.unsupported,
+        }
+
+    # ------------------------------------------------------------------ helpers
+
+    def error(self, code: DiagCode, message: str, span: Span) -> None:
+        self.diagnostics.append(make_error(code, message, span))
+
+    def at(self, node: ast.Node) -> None:
+        self.out.position = (node.span.start, node.span.end)
+
+    def resolve_type_name(self, name: str) -> NameRef | TypeRef:
+        alias = self.names.aliases.get(name)
+        if alias is not None:
+            resolved = build_type(alias, self.resolve_type_name)
+            return resolved if resolved is not None else TypeRef("any")
+        return self.name_ref(name)
+
+    def name_ref(self, name: str) -> NameRef:
+        """A reference to a schema (or other definition) by its written name."""
+        if "." in name:
+            alias, member = name.split(".", 1)
+            pkgpath = self.names.imports.get(alias)
+            if pkgpath is not None:
+                return NameRef(name, -1, pkgpath, member)
+        return NameRef(name, self.names.slots.get(name, -1))
+
+    def type_ref(self, node: ast.TypeNode | None) -> TypeRef | None:
+        return build_type(node, self.resolve_type_name)
+
+    def unsupported(self, node: ast.Node) -> None:
+        self.at(node)
+        self.error(DiagCode.INVALID_SYNTAX, f"{type(node).__name__} is not allowed here", node.span)
+        self.out.emit(Op.LOAD_UNDEFINED)
+
+    # ------------------------------------------------------------------ dispatch
+
+    def expr(self, node: ast.Expr) -> None:
+        self._dispatch[type(node)](node)
+
+    def name_expr(self, node: ast.NameExpr) -> None:
+        self.at(node)
+        self.load_name(node.name, node.span)
+
+    def load_name(self, name: str, span: Span) -> None:
+        out = self.out
+        unit: Unit | None = self.unit
+        depth = 0
+        while unit is not None:
+            index = unit.lookup(name)
+            if index is not None:
+                if depth == 0:
+                    out.emit(Op.LOAD_LOCAL, index)
+                else:
+                    out.emit(Op.LOAD_DEREF, depth << 16 | index)
+                return
+            unit = unit.parent
+            depth += 1
+        jump = -1
+        sibling = any(name in keys for keys in self.config_keys)
+        if sibling:
+            jump = out.emit(Op.LOAD_CONFIG_KEY, 0)
+        if self.unit.in_schema():
+            kind, index = self.fallback(name, span, report=False)
+            out.emit(Op.LOAD_NAME, out.const((name, kind, index)))
+        else:
+            kind, index = self.fallback(name, span, report=not sibling)
+            if kind == FALLBACK_GLOBAL:
+                out.emit(Op.LOAD_GLOBAL, index)
+            elif kind == FALLBACK_IMPORT:
+                out.emit(Op.LOAD_IMPORT, index)
+            elif kind == FALLBACK_BUILTIN:
+                out.emit(Op.LOAD_BUILTIN, index)
+            else:
+                out.emit(Op.LOAD_UNDEFINED)
+        if jump >= 0:
+            out.code.ops[jump + 1] = out.const((name, out.here()))
+
+    def fallback(self, name: str, span: Span, report: bool) -> tuple[int, int]:
+        slot = self.names.slots.get(name)
+        if slot is not None:
+            return FALLBACK_GLOBAL, slot
+        pkgpath = self.names.imports.get(name)
+        if pkgpath is not None:
+            return FALLBACK_IMPORT, self.out.const(pkgpath)
+        if name in BUILTIN_NAMES:
+            return FALLBACK_BUILTIN, self.out.name(name)
+        if report:
+            self.error(DiagCode.COMPILE_ERROR, f"name '{name}' is not defined", span)
+        return FALLBACK_UNDEFINED, self.out.name(name)
+
+    def const_expr(self, node: ast.ConstExpr) -> None:
+        self.at(node)
+        value = node.value
+        if value is True:
+            self.out.emit(Op.LOAD_TRUE)
+        elif value is False:
+            self.out.emit(Op.LOAD_FALSE)
+        elif value is None:
+            self.out.emit(Op.LOAD_NONE)
+        else:
+            self.out.emit(Op.LOAD_UNDEFINED)
+
+    def number_expr(self, node: ast.NumberExpr) -> None:
+        self.at(node)
+        if node.suffix:
+            self.out.emit(Op.LOAD_UNIT, self.out.const((node.value, node.suffix)))
+        else:
+            self.out.emit(Op.LOAD_CONST, self.out.const(node.value))
+
+    def string_expr(self, node: ast.StringExpr) -> None:
+        self.at(node)
+        self.out.emit(Op.LOAD_CONST, self.out.const(node.value))
+
+    def joined_string(self, node: ast.JoinedStringExpr) -> None:
+        out = self.out
+        for part in node.parts:
+            if isinstance(part, str):
+                self.at(node)
+                out.emit(Op.LOAD_CONST, out.const(part))
+            else:
+                self.expr(part.value)
+                self.at(part)
+                out.emit(Op.FORMAT_VALUE, out.const(part.format_spec))
+        self.at(node)
+        out.emit(Op.BUILD_STRING, len(node.parts))
+
+    def selector(self, node: ast.SelectorExpr) -> None:
+        self.expr(node.value)
+        self.at(node)
+        op = Op.GET_ATTR_OPT if node.optional else Op.GET_ATTR
+        self.out.emit(op, self.out.name(node.attr))
+
+    def optional_expr(self, node: ast.Expr | None) -> None:
+        if node is None:
+            self.out.emit(Op.LOAD_NONE)
+        else:
+            self.expr(node)
+
+    def subscript(self, node: ast.SubscriptExpr) -> None:
+        self.expr(node.value)
+        if node.is_slice:
+            self.optional_expr(node.lower)
+            self.optional_expr(node.upper)
+            self.optional_expr(node.step)
+            self.at(node)
+            self.out.emit(Op.SLICE)
+            return
+        self.optional_expr(node.index)
+        self.at(node)
+        self.out.emit(Op.GET_ITEM_OPT if node.optional else Op.GET_ITEM)
+
+    def arguments(self, args: list[ast.Expr], keywords: list[ast.Keyword]) -> int:
+        """Push call arguments; returns the CALL/SCHEMA_NEW operand."""
+        for arg in args:
+            self.expr(arg)
+        for keyword in keywords:
+            self.expr(keyword.value)
+        count = len(args) + len(keywords)
+        if not keywords:
+            return count
+        names = tuple(keyword.name for keyword in keywords)
+        return count | (self.out.const(names) + 1) << 16
+
+    def call(self, node: ast.CallExpr) -> None:
+        self.expr(node.func)
+        if any(isinstance(arg, ast.StarredExpr | ast.DoubleStarredExpr) for arg in node.args):
+            self.call_ex(node)
+            return
+        operand = self.arguments(node.args, node.keywords)
+        self.at(node)
+        self.out.emit(Op.CALL, operand)
+
+    def call_ex(self, node: ast.CallExpr) -> None:
+        out = self.out
+        out.emit(Op.BUILD_LIST, 0)
+        for arg in node.args:
+            if isinstance(arg, ast.StarredExpr):
+                self.expr(arg.value)
+                out.emit(Op.LIST_EXTEND)
+            elif not isinstance(arg, ast.DoubleStarredExpr):
+                self.expr(arg)
+                out.emit(Op.LIST_APPEND)
+        out.emit(Op.BUILD_CONFIG)
+        for arg in node.args:
+            if isinstance(arg, ast.DoubleStarredExpr):
+                self.expr(arg.value)
+                out.emit(Op.CONFIG_UNPACK)
+        for keyword in node.keywords:
+            self.expr(keyword.value)
+            out.emit(Op.CONFIG_ENTRY, out.const(((keyword.name,), "=")))
+        out.emit(Op.CONFIG_END)
+        self.at(node)
+        out.emit(Op.CALL_EX)
+
+    def unary(self, node: ast.UnaryExpr) -> None:
+        self.expr(node.operand)
+        self.at(node)
+        op = node.op if node.op in ("not", "~") else "u" + node.op
+        self.out.emit(Op.UNARY, OPERATOR_INDEX[op])
+
+    def binary(self, node: ast.BinaryExpr) -> None:
+        out = self.out
+        self.expr(node.left)
+        if node.op in ("and", "or"):
+            self.at(node)
+            jump = out.emit(Op.JUMP_IF_FALSE_OR_POP if node.op == "and" else Op.JUMP_IF_TRUE_OR_POP)
+            self.expr(node.right)
+            out.patch(jump)
+            return
+        self.expr(node.right)
+        self.at(node)
+        out.emit(Op.BINARY, OPERATOR_INDEX[node.op])
+
+    def compare(self, node: ast.CompareExpr) -> None:
+        out = self.out
+        self.expr(node.left)
+        last = len(node.ops) - 1
+        cleanups: list[int] = []
+        for index, (op, right) in enumerate(zip(node.ops, node.comparators, strict=True)):
+            self.expr(right)
+            self.at(node)
+            if index < last:
+                out.emit(Op.DUP)
+                out.emit(Op.ROT3)
+                out.emit(Op.COMPARE, OPERATOR_INDEX[op])
+                cleanups.append(out.emit(Op.JUMP_IF_FALSE_OR_POP))
+            else:
+                out.emit(Op.COMPARE, OPERATOR_INDEX[op])
+        if cleanups:
+            end = out.emit(Op.JUMP)
+            for pc in cleanups:
+                out.patch(pc)
+            out.emit(Op.SWAP)
+            out.emit(Op.POP)
+            out.patch(end)
+
+    def if_expr(self, node: ast.IfExpr) -> None:
+        out = self.out
+        self.expr(node.cond)
+        self.at(node)
+        skip = out.emit(Op.JUMP_IF_FALSE)
+        self.expr(node.body)
+        end = out.emit(Op.JUMP)
+        out.patch(skip)
+        self.expr(node.orelse)
+        out.patch(end)
+
+    def as_expr(self, node: ast.AsExpr) -> None:
+        self.expr(node.value)
+        self.at(node)
+        self.out.emit(Op.AS_TYPE, self.out.const(self.type_ref(node.type)))
+
+    # ------------------------------------------------------------------ lists
+
+    def list_expr(self, node: ast.ListExpr) -> None:
+        out = self.out
+        if all(type(item) not in _LIST_SPECIAL for item in node.items):
+            for item in node.items:
+                self.expr(item)
+            self.at(node)
+            out.emit(Op.BUILD_LIST, len(node.items))
+            return
+        self.at(node)
+        out.emit(Op.BUILD_LIST, 0)
+        self.list_items(node.items)
+
+    def list_items(self, items: list[ast.Expr]) -> None:
+        out = self.out
+        for item in items:
+            if isinstance(item, ast.StarredExpr):
+                self.expr(item.value)
+                self.at(item)
+                out.emit(Op.LIST_EXTEND)
+            elif isinstance(item, ast.ListIfItem):
+                self.list_if(item)
+            else:
+                self.expr(item)
+                self.at(item)
+                out.emit(Op.LIST_APPEND)
+
+    def list_if(self, item: ast.ListIfItem) -> None:
+        out = self.out
+        self.expr(item.cond)
+        self.at(item)
+        skip = out.emit(Op.JUMP_IF_FALSE)
+        self.list_items(item.items)
+        if item.orelse is None:
+            out.patch(skip)
+            return
+        end = out.emit(Op.JUMP)
+        out.patch(skip)
+        if isinstance(item.orelse, ast.ListIfItem):
+            self.list_if(item.orelse)
+        else:
+            self.list_items(item.orelse)
+        out.patch(end)
+
+    # ------------------------------------------------------------------ configs
+
+    def config_expr(self, node: ast.ConfigExpr) -> None:
+        self.at(node)
+        self.out.emit(Op.BUILD_CONFIG)
+        self.config_keys.append(set())
+        try:
+            self.config_entries(node.entries)
+        finally:
+            self.config_keys.pop()
+        self.at(node)
+        self.out.emit(Op.CONFIG_END)
+
+    def config_entries(self, entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> None:
+        for entry in entries:
+            if isinstance(entry, ast.ConfigIfEntry):
+                self.config_if(entry)
+            else:
+                self.config_entry(entry)
+
+    def config_if(self, entry: ast.ConfigIfEntry) -> None:
+        out = self.out
+        self.expr(entry.cond)
+        self.at(entry)
+        skip = out.emit(Op.JUMP_IF_FALSE)
+        self.config_entries(entry.entries)
+        if entry.orelse is None:
+            out.patch(skip)
+            return
+        end = out.emit(Op.JUMP)
+        out.patch(skip)
+        if isinstance(entry.orelse, ast.ConfigIfEntry):
+            self.config_if(entry.orelse)
+        else:
+            self.config_entries(entry.orelse)
+        out.patch(end)
+
+    def config_entry(self, entry: ast.ConfigEntry) -> None:
+        out = self.out
+        key = entry.key
+        if key is None:
+            self.expr(entry.value)
+            self.at(entry)
+            out.emit(Op.CONFIG_UNPACK)
+            return
+        path = key_path(key)
+        if path is not None:
+            self.expr(entry.value)
+            self.at(entry)
+            out.emit(Op.CONFIG_ENTRY, out.const((path, entry.op)))
+            if self.config_keys:
+                self.config_keys[-1].add(path[0])
+            return
+        if (
+            isinstance(key, ast.SubscriptExpr)
+            and key.index is not None
+            and is_int_literal(key.index)
+        ):
+            inner = key_path(key.value)
+            if inner is not None:
+                self.expr(key.index)
+                self.expr(entry.value)
+                self.at(entry)
+                out.emit(Op.CONFIG_ENTRY_INDEX, out.const((inner, entry.op)))
+                return
+        self.expr(key.value if isinstance(key, ast.ParenExpr) else key)
+        self.expr(entry.value)
+        self.at(entry)
+        out.emit(Op.CONFIG_ENTRY_DYN, OPERATOR_INDEX[entry.op])
+
+    def schema_expr(self, node: ast.SchemaExpr) -> None:
+        self.expr(node.name)
+        operand = self.arguments(node.args, node.keywords)
+        self.config_expr(node.config)
+        self.at(node)
+        self.out.emit(Op.SCHEMA_NEW, operand)
+
+    # ------------------------------------------------------------------ comprehensions
+
+    def loop_targets(self, targets: list[ast.NameExpr]) -> list[int]:
+        if len(targets) > 2:
+            self.error(
+                DiagCode.COMPILE_ERROR,
+                f"the number of loop variables is {len(targets)}, which can only be 1 or 2",
+                targets[0].span,
+            )
+        return [self.unit.declare(target.name) for target in targets[:2]]
+
+    def begin_loop(self, iterable: ast.Expr, targets: list[ast.NameExpr]) -> tuple[int, int]:
+        """Emit GET_ITER/FOR_ITER and stores; returns (loop start, FOR_ITER offset)."""
+        out = self.out
+        self.expr(iterable)
+        self.unit.blocks.append({})
+        slots = self.loop_targets(targets)
+        self.at(iterable)
+        out.emit(Op.GET_ITER, len(slots))
+        start = out.here()
+        for_iter = out.emit(Op.FOR_ITER)
+        for slot in reversed(slots):
+            out.emit(Op.STORE_LOCAL, slot)
+        return start, for_iter
+
+    def end_loop(self, start: int, for_iter: int) -> None:
+        out = self.out
+        out.emit(Op.JUMP, start)
+        out.patch(for_iter)
+        self.unit.blocks.pop()
+
+    def comprehension(self, generators: list[ast.CompClause], body: Callable[[], None]) -> None:
+        if not generators:
+            body()
+            return
+        first, rest = generators[0], generators[1:]
+        start, for_iter = self.begin_loop(first.iter, first.targets)
+        for condition in first.ifs:
+            self.expr(condition)
+            self.out.emit(Op.JUMP_IF_FALSE, start)
+        self.comprehension(rest, body)
+        self.end_loop(start, for_iter)
+
+    def list_comp(self, node: ast.ListCompExpr) -> None:
+        out = self.out
+        accumulator = self.unit.declare(f"<list@{node.id}>")
+        self.at(node)
+        out.emit(Op.BUILD_LIST, 0)
+        out.emit(Op.STORE_LOCAL, accumulator)
+
+        def body() -> None:
+            out.emit(Op.LOAD_LOCAL, accumulator)
+            item = node.elt
+            if isinstance(item, ast.StarredExpr):
+                self.expr(item.value)
+                out.emit(Op.LIST_EXTEND)
+            else:
+                self.expr(item)
+                out.emit(Op.LIST_APPEND)
+            out.emit(Op.POP)
+
+        self.comprehension(node.generators, body)
+        out.emit(Op.LOAD_LOCAL, accumulator)
+
+    def dict_comp(self, node: ast.DictCompExpr) -> None:
+        out = self.out
+        accumulator = self.unit.declare(f"<dict@{node.id}>")
+        self.at(node)
+        out.emit(Op.BUILD_CONFIG)
+        out.emit(Op.CONFIG_END)
+        out.emit(Op.STORE_LOCAL, accumulator)
+
+        def body() -> None:
+            out.emit(Op.LOAD_LOCAL, accumulator)
+            entry = node.entry
+            if entry.key is None:
+                self.expr(entry.value)
+                out.emit(Op.CONFIG_UNPACK)
+            else:
+                key = entry.key.value if isinstance(entry.key, ast.ParenExpr) else entry.key
+                self.expr(key)
+                self.expr(entry.value)
+                self.at(entry)
+                out.emit(Op.CONFIG_ENTRY_DYN, OPERATOR_INDEX[entry.op])
+            out.emit(Op.POP)
+
+        self.comprehension(node.generators, body)
+        out.emit(Op.LOAD_LOCAL, accumulator)
+
+    def quant_expr(self, node: ast.QuantExpr) -> None:
+        out = self.out
+        op = node.op
+        result = self.unit.declare(f"<quant@{node.id}>")
+        target = self.unit.declare(f"<target@{node.id}>")
+        self.expr(node.target)
+        self.at(node)
+        out.emit(Op.DUP)
+        out.emit(Op.STORE_LOCAL, target)
+        if op == "all":
+            out.emit(Op.LOAD_TRUE)
+        elif op == "any":
+            out.emit(Op.LOAD_FALSE)
+        elif op == "map":
+            out.emit(Op.BUILD_LIST, 0)
+        else:
+            out.emit(Op.FILTER_NEW)
+        out.emit(Op.STORE_LOCAL, result)
+        self.unit.blocks.append({})
+        slots = self.loop_targets(node.variables)
+        out.emit(Op.LOAD_LOCAL, target)
+        out.emit(Op.GET_ITER, len(slots))
+        start = out.here()
+        for_iter = out.emit(Op.FOR_ITER)
+        for slot in reversed(slots):
+            out.emit(Op.STORE_LOCAL, slot)
+        if node.cond is not None:
+            self.expr(node.cond)
+            out.emit(Op.JUMP_IF_FALSE, start)
+        self.expr(node.test)
+        self.at(node)
+        breaks: list[int] = []
+        if op in ("all", "any"):
+            out.emit(Op.JUMP_IF_TRUE if op == "all" else Op.JUMP_IF_FALSE, start)
+            out.emit(Op.LOAD_FALSE if op == "all" else Op.LOAD_TRUE)
+            out.emit(Op.STORE_LOCAL, result)
+            out.emit(Op.POP)  # the iterator
+            breaks.append(out.emit(Op.JUMP))
+        elif op == "map":
+            out.emit(Op.LOAD_LOCAL, result)
+            out.emit(Op.SWAP)
+            out.emit(Op.LIST_APPEND)
+            out.emit(Op.POP)
+            out.emit(Op.JUMP, start)
+        else:
+            out.emit(Op.JUMP_IF_FALSE, start)
+            out.emit(Op.LOAD_LOCAL, result)
+            out.emit(Op.LOAD_LOCAL, target)
+            out.emit(Op.LOAD_LOCAL, slots[0])
+            out.emit(Op.LOAD_LOCAL, slots[-1])
+            out.emit(Op.FILTER_ADD)
+            out.emit(Op.POP)
+            out.emit(Op.JUMP, start)
+        out.patch(for_iter)
+        for pc in breaks:
+            out.patch(pc)
+        self.unit.blocks.pop()
+        out.emit(Op.LOAD_LOCAL, result)
+
+    # ------------------------------------------------------------------ lambdas
+
+    def lambda_expr(self, node: ast.LambdaExpr) -> None:
+        from kclpy.compile.stmts import compile_lambda
+
+        out = self.out
+        defaults = 0
+        for param in node.params:
+            if param.default is not None:
+                self.expr(param.default)
+                defaults += 1
+        proto = compile_lambda(node, self)
+        self.at(node)
+        out.emit(Op.MAKE_FUNCTION, out.const(proto) | defaults << 16)
+
+    def params(self, params: list[ast.Param], unit: Unit) -> list[ParamSpec]:
+        specs: list[ParamSpec] = []
+        seen_default = False
+        for param in params:
+            if param.default is not None:
+                seen_default = True
+            elif seen_default:
+                self.error(
+                    DiagCode.ILLEGAL_PARAMETER_ERROR,
+                    "non-default argument follows default argument",
+                    param.span,
+                )
+            unit.declare(param.name)
+            specs.append(
+                ParamSpec(param.name, self.type_ref(param.type), param.default is not None)
+            )
+        return specs
+
+    def new_function(
+        self,
+        name: str,
+        code: Code,
+        unit: Unit,
+        params: list[ParamSpec],
+        return_type: TypeRef | None,
+    ) -> FunctionProto:
+        return FunctionProto(name, code, params, return_type, unit.nlocals)
+
+
+_LIST_SPECIAL = (ast.StarredExpr, ast.ListIfItem)
+
+
+def is_int_literal(node: ast.Expr | None) -> bool:
+    """``3`` or ``-3``: the index of a list-index config entry ``l[3] = v``."""
+    if isinstance(node, ast.UnaryExpr) and node.op == "-":
+        node = node.operand
+    return isinstance(node, ast.NumberExpr) and type(node.value) is int
+
+
+def key_path(key: ast.Expr) -> tuple[str, ...] | None:
+    """The literal key path of a config key (``a.b.c`` or ``"a.b"``), or None if computed."""
+    if isinstance(key, ast.NameExpr):
+        return (key.name,)
+    if isinstance(key, ast.StringExpr):
+        return (key.value,)
+    if isinstance(key, ast.SelectorExpr) and not key.optional:
+        parts: list[str] = []
+        node: ast.Expr = key
+        while isinstance(node, ast.SelectorExpr) and not node.optional:
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.NameExpr):
+            parts.append(node.name)
+            return tuple(reversed(parts))
+    return None

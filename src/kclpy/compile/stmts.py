@@ -1,0 +1,746 @@
+"""Statement code generation: package top levels, schemas and rules, lambda bodies.
+
+The top level of a package and the body of a schema are *unfolded*: every name
+gets the list of its setters (assignments, augmented assignments, unifications,
+each with the ``if`` conditions that guard it), compiled into codes the VM runs
+lazily the first time the name is read, so that a read sees the final value.
+The remaining statements (expressions, asserts, prints) form a separate body
+that runs in source order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kclpy.compile.code import (
+    AttrSpec,
+    Code,
+    FunctionProto,
+    IndexSignatureSpec,
+    NameRef,
+    PackageCode,
+    SchemaProto,
+    TypeRef,
+)
+from kclpy.compile.exprs import ExprCompiler, PackageNames, Unit
+from kclpy.compile.opcodes import OPERATOR_INDEX, Op
+from kclpy.diag import Code as DiagCode
+from kclpy.diag import Diagnostic, make_error
+from kclpy.syntax import ast
+
+Guard = tuple[ast.Expr, bool]
+
+
+class Setter:
+    """One statement that sets a name, with the conditions that must hold for it to run."""
+
+    __slots__ = ("guards", "module", "stmt")
+
+    def __init__(self, stmt: ast.Stmt, guards: list[Guard], module: ast.Module) -> None:
+        self.stmt = stmt
+        self.guards = guards
+        self.module = module
+
+
+def emit_guards(compiler: ExprCompiler, guards: list[Guard]) -> list[int]:
+    """Evaluate each guard and jump away when it does not hold; returns the jumps."""
+    jumps: list[int] = []
+    for condition, expected in guards:
+        compiler.expr(condition)
+        jumps.append(compiler.out.emit(Op.JUMP_IF_FALSE if expected else Op.JUMP_IF_TRUE))
+    return jumps
+
+
+def walk_setters(
+    stmts: list[ast.Stmt],
+    guards: list[Guard],
+    on_setter: Callable[[str, ast.Stmt, list[Guard]], None],
+) -> None:
+    """Call ``on_setter(name, stmt, guards)`` for each assignment, through if/elif/else."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.IfStmt):
+            walk_setters(stmt.body, [*guards, (stmt.cond, True)], on_setter)
+            walk_setters(stmt.orelse, [*guards, (stmt.cond, False)], on_setter)
+        else:
+            for name in assigned_names(stmt):
+                on_setter(name, stmt, guards)
+
+
+def assigned_names(stmt: ast.Stmt) -> list[str]:
+    if isinstance(stmt, ast.AssignStmt):
+        return [root for target in stmt.targets if (root := target_root(target)) is not None]
+    if isinstance(stmt, ast.AugAssignStmt):
+        root = target_root(stmt.target)
+        return [root] if root is not None else []
+    if isinstance(stmt, ast.UnificationStmt):
+        return [stmt.target.name]
+    if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+        return [stmt.name]
+    if isinstance(stmt, ast.SchemaAttr):
+        return [stmt.name]
+    return []
+
+
+def target_root(target: ast.Expr) -> str | None:
+    node = target
+    while isinstance(node, ast.SelectorExpr | ast.SubscriptExpr):
+        node = node.value
+    return node.name if isinstance(node, ast.NameExpr) else None
+
+
+def target_steps(target: ast.Expr) -> list[str | ast.Expr]:
+    """The steps below the root of a target: names for ``.b``, expressions for ``[i]``."""
+    steps: list[str | ast.Expr] = []
+    node = target
+    while isinstance(node, ast.SelectorExpr | ast.SubscriptExpr):
+        if isinstance(node, ast.SelectorExpr):
+            steps.append(node.attr)
+        else:
+            steps.append(node.index if node.index is not None else node)
+        node = node.value
+    steps.reverse()
+    return steps
+
+
+def emit_assign(
+    compiler: ExprCompiler,
+    target: ast.Expr,
+    load_root: Callable[[], None],
+    emit_value: Callable[[], None],
+    aug_op: str | None = None,
+    type_node: ast.TypeNode | None = None,
+) -> None:
+    """Push the new value of the target's root variable for ``target [op]= value``.
+
+    For ``a.b[i] = v`` the root's current value is copied along the path with ``v``
+    set at its end (SET_PATH); the caller stores the result into the root.
+    """
+    out = compiler.out
+    steps = target_steps(target)
+    if steps:
+        load_root()
+        for step in steps:
+            if not isinstance(step, str):
+                compiler.expr(step)
+    if aug_op is not None:
+        if steps:
+            compiler.expr(target)
+        else:
+            load_root()
+        emit_value()
+        compiler.at(target)
+        out.emit(Op.BINARY, OPERATOR_INDEX[aug_op])
+    else:
+        emit_value()
+    compiler.at(target)
+    if type_node is not None:
+        type_ref = compiler.type_ref(type_node)
+        if type_ref is not None:
+            out.emit(Op.TYPE_CHECK, out.const(type_ref))
+    if steps:
+        spec = tuple(step if isinstance(step, str) else None for step in steps)
+        dynamic = sum(1 for step in spec if step is None)
+        out.emit(Op.SET_PATH, out.const(spec) | dynamic << 16)
+
+
+class PackageCompiler:
+    """Compiles the files of one package into a ``PackageCode``."""
+
+    def __init__(
+        self,
+        pkgpath: str,
+        modules: list[ast.Module],
+        imports_of: Callable[[ast.Module], dict[str, str]],
+    ) -> None:
+        self.pkgpath = pkgpath
+        self.modules = modules
+        self.imports_of = imports_of
+        self.diagnostics: list[Diagnostic] = []
+        self.package = PackageCode(pkgpath)
+        self.slots: dict[str, int] = {}
+        self.setters: dict[str, list[Setter]] = {}
+        self.aliases: dict[str, ast.TypeNode] = {}
+        self.unit = Unit("package", None)
+        self._names: dict[int, PackageNames] = {}
+
+    def names_for(self, module: ast.Module) -> PackageNames:
+        names = self._names.get(module.id)
+        if names is None:
+            names = PackageNames(self.slots, self.imports_of(module), self.aliases, module.file)
+            self._names[module.id] = names
+        return names
+
+    def compiler(self, code: Code, module: ast.Module, unit: Unit | None = None) -> ExprCompiler:
+        return ExprCompiler(code, unit or self.unit, self.names_for(module), self.diagnostics)
+
+    def compile(self) -> PackageCode:
+        order: dict[str, tuple[int, int]] = {}
+        for file_index, module in enumerate(self.modules):
+            self.package.files.append(module.file.path)
+            for stmt in module.body:
+                if isinstance(stmt, ast.TypeAliasStmt):
+                    self.aliases[stmt.name.name] = stmt.type
+
+            def on_setter(
+                name: str,
+                stmt: ast.Stmt,
+                guards: list[Guard],
+                module: ast.Module = module,
+                file_index: int = file_index,
+            ) -> None:
+                if name not in self.slots:
+                    self.slots[name] = len(self.slots)
+                    self.setters[name] = []
+                    order[name] = (file_index, stmt.span.start)
+                if isinstance(stmt, ast.UnificationStmt):
+                    order[name] = (file_index, stmt.span.start)
+                self.setters[name].append(Setter(stmt, guards, module))
+
+            walk_setters(module.body, [], on_setter)
+        package = self.package
+        package.slot_names = list(self.slots)
+        package.slot_types = [None] * len(self.slots)
+        package.setters = [[] for _ in self.slots]
+        for name, slot in self.slots.items():
+            self.check_immutable(name, self.setters[name])
+            package.setters[slot] = self.compile_setters(name, slot, self.setters[name])
+        package.output = sorted(self.slots.values(), key=lambda s: order[package.slot_names[s]])
+        package.output_positions = {slot: order[name] for name, slot in self.slots.items()}
+        package.body = [self.compile_body(module) for module in self.modules]
+        package.nlocals = self.unit.nlocals
+        return package
+
+    # ------------------------------------------------------------------ setters
+
+    def check_immutable(self, name: str, setters: list[Setter]) -> None:
+        if name.startswith("_") or len(setters) < 2:
+            return
+        kinds = {type(setter.stmt) for setter in setters}
+        if kinds == {ast.UnificationStmt}:
+            return
+        for setter in setters[1:]:
+            stmt = setter.stmt
+            if isinstance(stmt, ast.AugAssignStmt):
+                message = f"Immutable variable '{name}' is modified during compiling"
+            else:
+                message = f"Can not change the value of '{name}', because it was declared immutable"
+            span = stmt.span
+            if isinstance(stmt, ast.AssignStmt | ast.AugAssignStmt):
+                targets = stmt.targets if isinstance(stmt, ast.AssignStmt) else [stmt.target]
+                span = next((t.span for t in targets if target_root(t) == name), span)
+            self.diagnostics.append(
+                make_error(
+                    DiagCode.IMMUTABLE_ERROR,
+                    message,
+                    span,
+                    f"change the variable name to '_{name}' to make it mutable",
+                )
+            )
+            return
+
+    def compile_setters(self, name: str, slot: int, setters: list[Setter]) -> list[Code]:
+        if setters and all(isinstance(s.stmt, ast.UnificationStmt) for s in setters):
+            return self.compile_unification(name, slot, setters)
+        codes: list[Code] = []
+        for setter in setters:
+            code = Code(f"{self.pkgpath}.{name}", setter.module.file.path)
+            compiler = self.compiler(code, setter.module)
+            jumps = emit_guards(compiler, setter.guards)
+            self.compile_setter_stmt(compiler, name, slot, setter.stmt)
+            for pc in jumps:
+                compiler.out.patch(pc)
+            compiler.out.emit(Op.LOAD_NONE)
+            compiler.out.emit(Op.RETURN)
+            codes.append(code)
+        return codes
+
+    def compile_setter_stmt(
+        self, compiler: ExprCompiler, name: str, slot: int, stmt: ast.Stmt
+    ) -> None:
+        out = compiler.out
+
+        def load_root() -> None:
+            out.emit(Op.LOAD_GLOBAL, slot)
+
+        if isinstance(stmt, ast.AssignStmt):
+            target = next(t for t in stmt.targets if target_root(t) == name)
+            if stmt.type is not None:
+                self.package.slot_types[slot] = compiler.type_ref(stmt.type)
+            emit_assign(
+                compiler, target, load_root, lambda: compiler.expr(stmt.value), None, stmt.type
+            )
+            out.emit(Op.STORE_GLOBAL, slot)
+        elif isinstance(stmt, ast.AugAssignStmt):
+            emit_assign(
+                compiler, stmt.target, load_root, lambda: compiler.expr(stmt.value), stmt.op
+            )
+            out.emit(Op.STORE_GLOBAL, slot)
+        elif isinstance(stmt, ast.UnificationStmt):
+            load_root()
+            compiler.expr(stmt.value)
+            compiler.at(stmt)
+            out.emit(Op.UNION)
+            out.emit(Op.STORE_GLOBAL, slot)
+        elif isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+            proto = SchemaCompiler(self, stmt, compiler.names).compile()
+            compiler.at(stmt)
+            out.emit(Op.MAKE_SCHEMA, out.const(proto))
+            out.emit(Op.STORE_GLOBAL, slot)
+
+    def compile_unification(self, name: str, slot: int, setters: list[Setter]) -> list[Code]:
+        """``s: S {...}`` parts: union their configs, then instantiate once."""
+        codes: list[Code] = []
+        for setter in setters:
+            stmt = setter.stmt
+            assert isinstance(stmt, ast.UnificationStmt)
+            code = Code(f"{self.pkgpath}.{name}", setter.module.file.path)
+            compiler = self.compiler(code, setter.module)
+            jumps = emit_guards(compiler, setter.guards)
+            out = compiler.out
+            out.emit(Op.LOAD_GLOBAL, slot)
+            compiler.config_expr(stmt.value.config)
+            compiler.at(stmt)
+            out.emit(Op.UNION)
+            out.emit(Op.STORE_GLOBAL, slot)
+            for pc in jumps:
+                out.patch(pc)
+            out.emit(Op.LOAD_NONE)
+            out.emit(Op.RETURN)
+            codes.append(code)
+        first = setters[0]
+        stmt = first.stmt
+        assert isinstance(stmt, ast.UnificationStmt)
+        code = Code(f"{self.pkgpath}.{name}", first.module.file.path)
+        compiler = self.compiler(code, first.module)
+        out = compiler.out
+        compiler.expr(stmt.value.name)
+        operand = compiler.arguments(stmt.value.args, stmt.value.keywords)
+        out.emit(Op.LOAD_GLOBAL, slot)
+        compiler.at(setters[-1].stmt)
+        out.emit(Op.SCHEMA_NEW, operand)
+        out.emit(Op.STORE_GLOBAL, slot)
+        out.emit(Op.LOAD_NONE)
+        out.emit(Op.RETURN)
+        codes.append(code)
+        return codes
+
+    # ------------------------------------------------------------------ body
+
+    def compile_body(self, module: ast.Module) -> Code:
+        code = Code(f"{self.pkgpath}:<body>", module.file.path)
+        compiler = self.compiler(code, module)
+        self.body_stmts(compiler, module.body)
+        compiler.out.emit(Op.LOAD_NONE)
+        compiler.out.emit(Op.RETURN)
+        return code
+
+    def body_stmts(self, compiler: ExprCompiler, stmts: list[ast.Stmt]) -> None:
+        out = compiler.out
+        for stmt in stmts:
+            compiler.at(stmt)
+            if isinstance(stmt, ast.IfStmt):
+                compiler.expr(stmt.cond)
+                skip = out.emit(Op.JUMP_IF_FALSE)
+                self.body_stmts(compiler, stmt.body)
+                if stmt.orelse:
+                    end = out.emit(Op.JUMP)
+                    out.patch(skip)
+                    self.body_stmts(compiler, stmt.orelse)
+                    out.patch(end)
+                else:
+                    out.patch(skip)
+            elif isinstance(stmt, ast.ExprStmt):
+                compiler.expr(stmt.expr)
+                compiler.at(stmt)
+                out.emit(Op.EXPR_OUTPUT)
+            elif isinstance(stmt, ast.AssertStmt):
+                compile_assert(compiler, stmt)
+            else:
+                for name in assigned_names(stmt):
+                    out.emit(Op.LOAD_GLOBAL, self.slots[name])
+                    out.emit(Op.POP)
+
+
+def compile_assert(compiler: ExprCompiler, stmt: ast.AssertStmt) -> None:
+    out = compiler.out
+    skip = -1
+    if stmt.cond is not None:
+        compiler.expr(stmt.cond)
+        skip = out.emit(Op.JUMP_IF_FALSE)
+    compiler.expr(stmt.test)
+    compiler.optional_expr(stmt.msg)
+    compiler.at(stmt)
+    out.emit(Op.ASSERT)
+    if skip >= 0:
+        out.patch(skip)
+
+
+def decorator_specs(
+    compiler: ExprCompiler, decorators: list[ast.Decorator]
+) -> list[tuple[str, dict[str, Any]]]:
+    specs: list[tuple[str, dict[str, Any]]] = []
+    for decorator in decorators:
+        arguments: dict[str, Any] = {}
+        for keyword in decorator.keywords:
+            arguments[keyword.name] = literal_value(keyword.value)
+        for index, arg in enumerate(decorator.args):
+            arguments[str(index)] = literal_value(arg)
+        specs.append((decorator.name, arguments))
+        if decorator.name not in ("deprecated", "info"):
+            compiler.error(
+                DiagCode.COMPILE_ERROR, f"UnKnown decorator {decorator.name}", decorator.span
+            )
+    return specs
+
+
+def literal_value(node: ast.Expr) -> Any:
+    if isinstance(node, ast.StringExpr):
+        return node.value
+    if isinstance(node, ast.NumberExpr | ast.ConstExpr):
+        return node.value
+    return None
+
+
+class SchemaCompiler:
+    """Compiles a schema, mixin, protocol or rule into a ``SchemaProto``."""
+
+    def __init__(
+        self, package: PackageCompiler, stmt: ast.SchemaStmt | ast.RuleStmt, names: PackageNames
+    ) -> None:
+        self.package = package
+        self.stmt = stmt
+        self.names = names
+        self.unit = Unit("schema", None)
+        kind = stmt.kind if isinstance(stmt, ast.SchemaStmt) else "rule"
+        self.proto = SchemaProto(stmt.name, kind, package.pkgpath, names.file.path)
+        self.proto.position = (stmt.span.start, stmt.span.end)
+
+    def new_code(self, label: str) -> tuple[Code, ExprCompiler]:
+        code = Code(f"{self.stmt.name}.{label}", self.names.file.path)
+        compiler = ExprCompiler(code, self.unit, self.names, self.package.diagnostics)
+        return code, compiler
+
+    def ref(self, node: ast.Expr) -> NameRef:
+        text = dotted_name(node)
+        _, compiler = self.new_code("<ref>")
+        return compiler.name_ref(text)
+
+    def compile(self) -> SchemaProto:
+        stmt = self.stmt
+        proto = self.proto
+        code, compiler = self.new_code("<params>")
+        proto.params = compiler.params(stmt.params, self.unit)
+        if any(param.default is not None for param in stmt.params):
+            proto.param_defaults = compile_param_defaults(compiler, stmt.params, code)
+        proto.decorators = decorator_specs(compiler, stmt.decorators)
+        if isinstance(stmt, ast.RuleStmt):
+            proto.mixins = [self.ref(parent) for parent in stmt.parents]
+            proto.checks = self.compile_checks(stmt.checks)
+            proto.nlocals = self.unit.nlocals
+            return proto
+        if stmt.parent is not None:
+            proto.parent = self.ref(stmt.parent)
+        proto.mixins = [self.ref(mixin) for mixin in stmt.mixins]
+        self.collect_attrs(stmt.body, compiler)
+        self.compile_setters(stmt.body)
+        proto.body = self.compile_body(stmt.body)
+        if stmt.checks:
+            proto.checks = self.compile_checks(stmt.checks)
+        if stmt.index_signature is not None:
+            proto.index_signature = self.compile_index_signature(stmt.index_signature)
+        proto.nlocals = self.unit.nlocals
+        return proto
+
+    def collect_attrs(self, body: list[ast.Stmt], compiler: ExprCompiler) -> None:
+        declared: set[str] = set()
+        plain: list[str] = []
+        order = self.proto.attr_order
+
+        def visit(stmts: list[ast.Stmt]) -> None:
+            for stmt in stmts:
+                for name in assigned_names(stmt):
+                    if name not in order:
+                        order.append(name)
+                if isinstance(stmt, ast.IfStmt):
+                    visit(stmt.body)
+                    visit(stmt.orelse)
+                elif isinstance(stmt, ast.SchemaAttr):
+                    if stmt.name not in declared:
+                        declared.add(stmt.name)
+                        self.proto.attrs.append(
+                            AttrSpec(
+                                stmt.name,
+                                compiler.type_ref(stmt.type),
+                                stmt.optional,
+                                (stmt.name_span.start, stmt.name_span.end),
+                                decorator_specs(compiler, stmt.decorators),
+                            )
+                        )
+                elif isinstance(stmt, ast.UnificationStmt):
+                    name = stmt.target.name
+                    if name not in declared:
+                        declared.add(name)
+                        type_ref = TypeRef(
+                            "schema", (compiler.name_ref(dotted_name(stmt.value.name)),)
+                        )
+                        span = stmt.target.span
+                        self.proto.attrs.append(
+                            AttrSpec(name, type_ref, False, (span.start, span.end), [])
+                        )
+                else:
+                    for name in assigned_names(stmt):
+                        if name not in plain:
+                            plain.append(name)
+
+        visit(body)
+        self.proto.plain_attrs = [name for name in plain if name not in declared]
+
+    def compile_setters(self, body: list[ast.Stmt]) -> None:
+        grouped: dict[str, list[tuple[ast.Stmt, list[Guard]]]] = {}
+
+        def on_setter(name: str, stmt: ast.Stmt, guards: list[Guard]) -> None:
+            if isinstance(stmt, ast.SchemaAttr) and stmt.value is None:
+                return
+            grouped.setdefault(name, []).append((stmt, guards))
+
+        walk_setters(body, [], on_setter)
+        for name, setters in grouped.items():
+            code, compiler = self.new_code(name)
+            out = compiler.out
+            name_index = out.name(name)
+            for stmt, guards in setters:
+                jumps = emit_guards(compiler, guards)
+                compiler.at(stmt)
+                if isinstance(stmt, ast.SchemaAttr):
+                    assert stmt.value is not None
+                    compiler.expr(stmt.value)
+                    if stmt.op not in ("=", ""):
+                        compiler.load_name(name, stmt.span)
+                        out.emit(Op.SWAP)
+                        out.emit(Op.BINARY, OPERATOR_INDEX[stmt.op.rstrip("=")])
+                elif isinstance(stmt, ast.AugAssignStmt | ast.AssignStmt):
+                    self.compile_body_assign(compiler, name, stmt)
+                elif isinstance(stmt, ast.UnificationStmt):
+                    compiler.load_name(name, stmt.span)
+                    compiler.expr(stmt.value)
+                    compiler.at(stmt)
+                    out.emit(Op.UNION)
+                else:
+                    continue
+                out.emit(Op.STORE_ATTR_SELF, name_index)
+                for pc in jumps:
+                    out.patch(pc)
+            out.emit(Op.LOAD_NONE)
+            out.emit(Op.RETURN)
+            self.proto.setters[name] = code
+
+    def compile_body_assign(
+        self, compiler: ExprCompiler, name: str, stmt: ast.AssignStmt | ast.AugAssignStmt
+    ) -> None:
+        def load_root() -> None:
+            compiler.load_name(name, stmt.span)
+
+        value = stmt.value
+        if isinstance(stmt, ast.AugAssignStmt):
+            emit_assign(compiler, stmt.target, load_root, lambda: compiler.expr(value), stmt.op)
+            return
+        target = next(t for t in stmt.targets if target_root(t) == name)
+        emit_assign(compiler, target, load_root, lambda: compiler.expr(value), None, stmt.type)
+
+    def compile_body(self, body: list[ast.Stmt]) -> Code | None:
+        if not any(has_side_effects(stmt) for stmt in body):
+            return None
+        code, compiler = self.new_code("<body>")
+        self.body_stmts(compiler, body)
+        compiler.out.emit(Op.LOAD_NONE)
+        compiler.out.emit(Op.RETURN)
+        return code
+
+    def body_stmts(self, compiler: ExprCompiler, stmts: list[ast.Stmt]) -> None:
+        out = compiler.out
+        for stmt in stmts:
+            if not has_side_effects(stmt):
+                continue
+            compiler.at(stmt)
+            if isinstance(stmt, ast.IfStmt):
+                compiler.expr(stmt.cond)
+                skip = out.emit(Op.JUMP_IF_FALSE)
+                self.body_stmts(compiler, stmt.body)
+                if stmt.orelse:
+                    end = out.emit(Op.JUMP)
+                    out.patch(skip)
+                    self.body_stmts(compiler, stmt.orelse)
+                    out.patch(end)
+                else:
+                    out.patch(skip)
+            elif isinstance(stmt, ast.ExprStmt):
+                compiler.expr(stmt.expr)
+                out.emit(Op.POP)
+            elif isinstance(stmt, ast.AssertStmt):
+                compile_assert(compiler, stmt)
+
+    def compile_checks(self, checks: list[ast.CheckExpr]) -> Code:
+        code, compiler = self.new_code("<check>")
+        out = compiler.out
+        for check in checks:
+            skip = -1
+            if check.cond is not None:
+                compiler.expr(check.cond)
+                skip = out.emit(Op.JUMP_IF_FALSE)
+            compiler.expr(check.test)
+            compiler.optional_expr(check.msg)
+            compiler.at(check)
+            out.emit(Op.CHECK)
+            if skip >= 0:
+                out.patch(skip)
+        out.emit(Op.LOAD_NONE)
+        out.emit(Op.RETURN)
+        return code
+
+    def compile_index_signature(self, signature: ast.IndexSignature) -> IndexSignatureSpec:
+        code, compiler = self.new_code("<index>")
+        key_type = compiler.type_ref(signature.key_type)
+        value_type = compiler.type_ref(signature.value_type)
+        default: Code | None = None
+        key_slot = -1
+        if signature.key_name:
+            key_slot = self.unit.declare(signature.key_name)
+        if signature.value is not None:
+            compiler.expr(signature.value)
+            compiler.out.emit(Op.RETURN)
+            default = code
+        return IndexSignatureSpec(
+            signature.key_name, key_type, value_type, signature.any_other, default, key_slot
+        )
+
+
+def compile_param_defaults(compiler: ExprCompiler, params: list[ast.Param], code: Code) -> Code:
+    """Code that gives each parameter left Undefined its default value."""
+    out = compiler.out
+    for index, param in enumerate(params):
+        if param.default is None:
+            continue
+        compiler.at(param)
+        out.emit(Op.LOAD_LOCAL, index)
+        out.emit(Op.LOAD_UNDEFINED)
+        out.emit(Op.COMPARE, OPERATOR_INDEX["is"])
+        skip = out.emit(Op.JUMP_IF_FALSE)
+        compiler.expr(param.default)
+        out.emit(Op.STORE_LOCAL, index)
+        out.patch(skip)
+    out.emit(Op.LOAD_NONE)
+    out.emit(Op.RETURN)
+    return code
+
+
+def has_side_effects(stmt: ast.Stmt) -> bool:
+    if isinstance(stmt, ast.ExprStmt | ast.AssertStmt):
+        return True
+    if isinstance(stmt, ast.IfStmt):
+        return any(has_side_effects(s) for s in stmt.body) or any(
+            has_side_effects(s) for s in stmt.orelse
+        )
+    return False
+
+
+def dotted_name(node: ast.Expr) -> str:
+    if isinstance(node, ast.NameExpr):
+        return node.name
+    if isinstance(node, ast.SelectorExpr):
+        return f"{dotted_name(node.value)}.{node.attr}"
+    return "?"
+
+
+def compile_lambda(node: ast.LambdaExpr, outer: ExprCompiler) -> FunctionProto:
+    """A lambda body: sequential statements; the last statement's value is the result."""
+    unit = Unit("lambda", outer.unit)
+    code = Code("<lambda>", outer.out.code.path)
+    compiler = ExprCompiler(code, unit, outer.names, outer.diagnostics)
+    params = compiler.params(node.params, unit)
+    result = unit.declare("<result>")
+    out = compiler.out
+    compiler.at(node)
+    out.emit(Op.LOAD_UNDEFINED)
+    out.emit(Op.STORE_LOCAL, result)
+    lambda_stmts(compiler, node.body, result)
+    out.emit(Op.LOAD_LOCAL, result)
+    out.emit(Op.RETURN)
+    return FunctionProto("lambda", code, params, compiler.type_ref(node.return_type), unit.nlocals)
+
+
+def lambda_stmts(compiler: ExprCompiler, stmts: list[ast.Stmt], result: int) -> None:
+    out = compiler.out
+    unit = compiler.unit
+    for stmt in stmts:
+        compiler.at(stmt)
+        if isinstance(stmt, ast.ExprStmt):
+            compiler.expr(stmt.expr)
+            out.emit(Op.STORE_LOCAL, result)
+        elif isinstance(stmt, ast.AssignStmt):
+            compiler.expr(stmt.value)
+            out.emit(Op.STORE_LOCAL, result)
+            for target in stmt.targets:
+                store_local_target(compiler, target, result, None, stmt.type)
+        elif isinstance(stmt, ast.AugAssignStmt):
+            compiler.expr(stmt.value)
+            out.emit(Op.STORE_LOCAL, result)
+            store_local_target(compiler, stmt.target, result, stmt.op, None)
+            index = compiler.unit.lookup(target_root(stmt.target) or "")
+            if index is not None:
+                out.emit(Op.LOAD_LOCAL, index)
+                out.emit(Op.STORE_LOCAL, result)
+        elif isinstance(stmt, ast.IfStmt):
+            compiler.expr(stmt.cond)
+            skip = out.emit(Op.JUMP_IF_FALSE)
+            lambda_stmts(compiler, stmt.body, result)
+            if stmt.orelse:
+                end = out.emit(Op.JUMP)
+                out.patch(skip)
+                lambda_stmts(compiler, stmt.orelse, result)
+                out.patch(end)
+            else:
+                out.patch(skip)
+        elif isinstance(stmt, ast.AssertStmt):
+            compile_assert(compiler, stmt)
+        else:
+            compiler.error(
+                DiagCode.COMPILE_ERROR,
+                f"{type(stmt).__name__} is not allowed in a lambda body",
+                stmt.span,
+            )
+    del unit
+
+
+def store_local_target(
+    compiler: ExprCompiler,
+    target: ast.Expr,
+    value_local: int,
+    aug_op: str | None,
+    type_node: ast.TypeNode | None,
+) -> None:
+    """Assign the value in ``value_local`` to a lambda-local target (``a``, ``a.b[0]``)."""
+    out = compiler.out
+    root = target_root(target)
+    if root is None:
+        compiler.error(DiagCode.COMPILE_ERROR, "invalid assignment target", target.span)
+        return
+    unit = compiler.unit
+    index = unit.blocks[0].get(root)
+    declared = index is not None
+    if index is None:
+        index = unit.nlocals
+        unit.nlocals += 1
+
+    def load_root() -> None:
+        if declared:
+            out.emit(Op.LOAD_LOCAL, index)
+        else:
+            compiler.load_name(root, target.span)
+
+    def load_value() -> None:
+        out.emit(Op.LOAD_LOCAL, value_local)
+
+    emit_assign(compiler, target, load_root, load_value, aug_op, type_node)
+    unit.blocks[0][root] = index
+    out.emit(Op.STORE_LOCAL, index)

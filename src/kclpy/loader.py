@@ -1,0 +1,239 @@
+"""Loading a program: entry files, packages, ``kcl.mod``, and import resolution.
+
+Takes the entry files (or package folders) of a run and returns a ``Program``: the
+parsed files of every package reachable through imports, keyed by package path
+(``__main__`` for the entry files), each file's import table, and diagnostics
+(syntax errors, missing modules, import cycles).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable
+
+from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.syntax import ast, parse_file, parse_source
+
+MAIN = "__main__"
+SYSTEM_MODULES = frozenset(
+    [
+        "base64",
+        "base32",
+        "json",
+        "yaml",
+        "toml",
+        "math",
+        "regex",
+        "datetime",
+        "net",
+        "units",
+        "crypto",
+        "file",
+        "template",
+        "runtime",
+        "collection",
+        "manifests",
+    ]
+)
+
+
+class Program:
+    """The packages of one run, ready for the checker and the compiler."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.packages: dict[str, list[ast.Module]] = {}
+        self.imports: dict[int, dict[str, str]] = {}  # module id -> {local name: pkgpath}
+        self.diagnostics: list[Diagnostic] = []
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+    def imports_of(self, module: ast.Module) -> dict[str, str]:
+        return self.imports.get(module.id, {})
+
+
+def find_root(start: str) -> str | None:
+    """The nearest directory at or above ``start`` holding a ``kcl.mod``."""
+    current = os.path.abspath(start)
+    while True:
+        if os.path.isfile(os.path.join(current, "kcl.mod")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def mod_dependencies(root: str) -> dict[str, str]:
+    """Local ``path`` dependencies declared in ``root/kcl.mod``: name -> absolute path."""
+    try:
+        with open(os.path.join(root, "kcl.mod"), "rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    deps: dict[str, str] = {}
+    for name, spec in (data.get("dependencies") or {}).items():
+        if isinstance(spec, dict) and isinstance(spec.get("path"), str):
+            deps[name] = os.path.normpath(os.path.join(root, spec["path"]))
+    return deps
+
+
+def package_files(directory: str) -> list[str]:
+    """The ``.k`` files of a package folder, sorted, without ``_test.k`` files."""
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    return [
+        os.path.join(directory, name)
+        for name in names
+        if name.endswith(".k")
+        and not name.endswith("_test.k")
+        and os.path.isfile(os.path.join(directory, name))
+    ]
+
+
+class Loader:
+    """Resolves and parses every package a program needs."""
+
+    def __init__(
+        self,
+        work_dir: str = "",
+        externals: dict[str, str] | None = None,
+        sources: dict[str, str] | None = None,
+    ) -> None:
+        self.work_dir = os.path.abspath(work_dir or os.getcwd())
+        self.externals = {name: os.path.abspath(path) for name, path in (externals or {}).items()}
+        self.sources = sources or {}  # path -> text, for code given as strings
+        self.program = Program(self.work_dir)
+        self._loading: list[str] = []
+        self._package_dirs: dict[str, str] = {}
+
+    def load(self, inputs: Iterable[str]) -> Program:
+        files: list[str] = []
+        for item in inputs:
+            path = item if os.path.isabs(item) else os.path.join(self.work_dir, item)
+            if item in self.sources:
+                files.append(item)
+            elif os.path.isdir(path):
+                files.extend(package_files(path))
+            else:
+                files.append(path)
+        first_dir = (
+            os.path.dirname(files[0]) if files and files[0] not in self.sources else (self.work_dir)
+        )
+        root = find_root(first_dir) or first_dir
+        self.program.root = root
+        for name, path in mod_dependencies(root).items():
+            self.externals.setdefault(name, path)
+        self._package_dirs[MAIN] = first_dir
+        self.load_package(MAIN, files, None)
+        return self.program
+
+    def parse(self, path: str) -> tuple[ast.Module, list[Diagnostic]]:
+        text = self.sources.get(path)
+        if text is not None:
+            return parse_source(text, path)
+        if not os.path.isfile(path):
+            module, _ = parse_source("", path)
+            return module, [make_error(Code.IO_ERROR, f"Cannot find the kcl file: {path}", None)]
+        return parse_file(path)
+
+    def load_package(self, pkgpath: str, files: list[str], site: ast.ImportStmt | None) -> None:
+        modules: list[ast.Module] = []
+        self.program.packages[pkgpath] = modules
+        self._loading.append(pkgpath)
+        for path in files:
+            module, diagnostics = self.parse(path)
+            self.program.diagnostics.extend(diagnostics)
+            modules.append(module)
+        for module in modules:
+            self.resolve_imports(pkgpath, module)
+        self._loading.pop()
+
+    def resolve_imports(self, pkgpath: str, module: ast.Module) -> None:
+        table: dict[str, str] = {}
+        self.program.imports[module.id] = table
+        for stmt in iter_imports(module.body):
+            target = self.resolve(pkgpath, module, stmt)
+            if target is not None:
+                table[stmt.name] = target
+
+    def resolve(self, pkgpath: str, module: ast.Module, stmt: ast.ImportStmt) -> str | None:
+        path = stmt.path
+        if path in SYSTEM_MODULES or path.startswith("kcl_plugin."):
+            return path
+        found = self.locate(pkgpath, module, path)
+        if found is None:
+            self.program.diagnostics.append(
+                make_error(
+                    Code.CANNOT_FIND_MODULE,
+                    f"pkgpath {path.lstrip('.')} not found in the program",
+                    stmt.span,
+                    f"try 'kcl mod add {path.lstrip('.').split('.')[0]}' to download the missing "
+                    "package",
+                )
+            )
+            return None
+        target, files = found
+        if target in self._loading:
+            self.program.diagnostics.append(
+                make_error(
+                    Code.RECURSIVE_LOAD,
+                    "Could not compiles due to cyclic import statements",
+                    stmt.span,
+                    f"There is a circular reference between modules {', '.join(self._loading)}",
+                )
+            )
+            return target
+        if target not in self.program.packages:
+            self.load_package(target, files, stmt)
+        return target
+
+    def locate(self, pkgpath: str, module: ast.Module, path: str) -> tuple[str, list[str]] | None:
+        """The package path and files an import refers to, or None when missing."""
+        if path.startswith("."):
+            dots = len(path) - len(path.lstrip("."))
+            base = os.path.dirname(os.path.abspath(module.file.path))
+            for _ in range(dots - 1):
+                base = os.path.dirname(base)
+            parts = [p for p in path[dots:].split(".") if p]
+            return self.candidate(os.path.join(base, *parts))
+        head, _, rest = path.partition(".")
+        external = self.externals.get(head)
+        if external is not None:
+            found = self.candidate(os.path.join(external, *rest.split(".")) if rest else external)
+            if found is not None:
+                return found
+        return self.candidate(os.path.join(self.program.root, *path.split(".")))
+
+    def candidate(self, base: str) -> tuple[str, list[str]] | None:
+        if os.path.isdir(base):
+            files = package_files(base)
+            if files:
+                return self.pkgpath_of(base), files
+        if os.path.isfile(base + ".k"):
+            return self.pkgpath_of(base), [base + ".k"]
+        return None
+
+    def pkgpath_of(self, base: str) -> str:
+        relative = os.path.relpath(base, self.program.root)
+        if relative.startswith(".."):
+            for name, path in self.externals.items():
+                inner = os.path.relpath(base, path)
+                if not inner.startswith(".."):
+                    return name if inner == "." else f"{name}.{inner.replace(os.sep, '.')}"
+            return os.path.abspath(base)
+        return relative.replace(os.sep, ".")
+
+
+def iter_imports(stmts: list[ast.Stmt]) -> Iterable[ast.ImportStmt]:
+    for stmt in stmts:
+        if isinstance(stmt, ast.ImportStmt):
+            yield stmt
+        elif isinstance(stmt, ast.IfStmt):
+            yield from iter_imports(stmt.body)
+            yield from iter_imports(stmt.orelse)

@@ -1,0 +1,63 @@
+"""KCL settings files (``kcl.yaml``, ``-Y``): ``kcl_cli_configs`` and ``kcl_options``.
+
+Returns one dict with the keys the CLI understands: files, options (``k=v`` texts,
+values JSON-encoded), disable_none, sort_keys, show_hidden, strict_range_check,
+output, path_selector, overrides, external (``name=path``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+
+class SettingsError(Exception):
+    """A settings file that cannot be read or has the wrong shape."""
+
+
+def load_settings(paths: list[str]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for path in paths:
+        data = _read(path)
+        base = os.path.dirname(os.path.abspath(path))
+        configs = data.get("kcl_cli_configs") or {}
+        if not isinstance(configs, dict):
+            raise SettingsError(f"{path}: kcl_cli_configs must be a mapping")
+        for key, value in configs.items():
+            if key == "files" or key == "file":
+                merged["files"] = [
+                    item if os.path.isabs(item) else os.path.join(base, item)
+                    for item in (value or [])
+                ]
+            elif key == "package_maps":
+                merged.setdefault("external", []).extend(
+                    f"{name}={target}" for name, target in (value or {}).items()
+                )
+            elif key in ("overrides", "path_selector"):
+                merged.setdefault(key, []).extend(value or [])
+            else:
+                merged[key] = value
+        for item in data.get("kcl_options") or []:
+            if not isinstance(item, dict) or "key" not in item:
+                raise SettingsError(f"{path}: each kcl_options entry needs a key")
+            encoded = json.dumps(item.get("value"), ensure_ascii=False)
+            merged.setdefault("options", []).append(f"{item['key']}={encoded}")
+    return merged
+
+
+def _read(path: str) -> dict[str, Any]:
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except OSError as error:
+        raise SettingsError(f"cannot read settings file {path}: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        raise SettingsError(f"invalid settings file {path}: {error}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: a settings file must be a mapping")
+    return data

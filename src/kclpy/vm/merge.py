@@ -1,0 +1,179 @@
+"""Config merging: the union ``:``, override ``=`` and insert ``+=`` operators.
+
+Pure functions over runtime values. Merging never mutates its inputs except the
+config under construction passed to :func:`apply_entry`, which the caller owns.
+Schema instances are not rebuilt here: a union whose base is a schema instance is
+reported through the ``rebuild`` callback, which the VM provides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kclpy.vm.values import (
+    OP_INSERT,
+    OP_OVERRIDE,
+    OP_UNION,
+    UNDEFINED,
+    Config,
+    KclRuntimeError,
+    SchemaInstance,
+    UndefinedType,
+)
+
+Rebuild = Callable[[SchemaInstance, dict[str, Any]], Any]
+
+
+class MergeConflict(KclRuntimeError):
+    """Two values of one attribute cannot be unified."""
+
+    def __init__(self, path: list[str], old: Any, new: Any) -> None:
+        dotted = ".".join(path)
+        key = path[-1] if path else ""
+        message = (
+            f"conflicting values on the attribute '{key}' between :\n"
+            f"    {short_repr(old)}\nand\n    {short_repr(new)}\n"
+            f"with union path :\n    {dotted}\n"
+            f"try operator '=' to override the attribute, like:\n"
+            f"    {dotted} = {short_repr(new)}"
+        )
+        super().__init__(message)
+        self.path = path
+
+
+def short_repr(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{...}"
+    if isinstance(value, list):
+        return "[...]"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if value is None:
+        return "None"
+    if value is True:
+        return "True"
+    if value is False:
+        return "False"
+    return str(value)
+
+
+def conflicts(new: Any, old: Any) -> bool:
+    """Whether ``new`` cannot be unified with ``old`` (the reference's value_subsume)."""
+    if new is None or old is None or new is UNDEFINED or old is UNDEFINED:
+        return False
+    if isinstance(new, dict):
+        return not isinstance(old, dict)
+    if isinstance(new, list):
+        if not isinstance(old, list) or len(new) != len(old):
+            return True
+        return any(conflicts(n, o) for n, o in zip(new, old, strict=True))
+    if type(new) is not type(old):
+        if isinstance(new, int | float) and isinstance(old, int | float):
+            return bool(new != old) or isinstance(new, bool) or isinstance(old, bool)
+        return True
+    return bool(new != old)
+
+
+def union(old: Any, new: Any, path: list[str], rebuild: Rebuild | None = None) -> Any:
+    """``old`` unified with ``new`` (the config ``:`` semantics, recursively)."""
+    if new is UNDEFINED or new is None:
+        return old if old is not UNDEFINED else new
+    if old is None or old is UNDEFINED:
+        return new
+    if isinstance(old, dict) and isinstance(new, dict):
+        if isinstance(old, SchemaInstance) and rebuild is not None:
+            return rebuild(old, new)
+        return union_dicts(old, new, path, rebuild)
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) != len(new):
+            raise MergeConflict(path, old, new)
+        return [union(o, n, path, rebuild) for o, n in zip(old, new, strict=True)]
+    if conflicts(new, old):
+        raise MergeConflict(path, old, new)
+    return new
+
+
+def union_dicts(
+    old: dict[str, Any], new: dict[str, Any], path: list[str], rebuild: Rebuild | None = None
+) -> Config:
+    """A new config: ``old``'s entries, then ``new``'s applied with their own operators."""
+    result = Config(old)
+    old_ops = getattr(old, "ops", None)
+    if old_ops:
+        result.ops.update(old_ops)
+    new_ops: dict[str, int] = getattr(new, "ops", None) or {}
+    for key, value in new.items():
+        apply_entry(result, key, value, new_ops.get(key, OP_UNION), path, rebuild)
+    return result
+
+
+def apply_entry(
+    config: Config,
+    key: str,
+    value: Any,
+    op: int,
+    path: list[str] | None = None,
+    rebuild: Rebuild | None = None,
+) -> None:
+    """Apply one entry ``key op value`` to a config being built (mutates ``config``)."""
+    if op == OP_UNION:
+        if key in config:
+            old = config[key]
+            if not isinstance(value, dict) and conflicts(value, old):
+                raise MergeConflict([*(path or []), key], old, value)
+            config[key] = union(old, value, [*(path or []), key], rebuild)
+        else:
+            config[key] = value
+        if key in config.ops:
+            del config.ops[key]
+    elif op == OP_OVERRIDE:
+        config[key] = value
+        config.ops[key] = OP_OVERRIDE
+    else:
+        existed = key in config
+        old = config.get(key, UNDEFINED)
+        config[key] = insert(old, value)
+        if not existed:
+            config.ops[key] = OP_INSERT
+
+
+def insert(old: Any, value: Any, index: int | None = None) -> list[Any]:
+    """``old += value`` for lists (None/Undefined start from an empty list)."""
+    if old is None or isinstance(old, UndefinedType):
+        old = []
+    if not isinstance(old, list):
+        raise KclRuntimeError("only list type can in inserted", "IllegalAttributeError")
+    items = value if isinstance(value, list) else [value]
+    if index is None:
+        return [*old, *items]
+    return [*old[:index], *items, *old[index:]]
+
+
+def nest(path: tuple[str, ...], value: Any, op: int) -> tuple[str, Any, int]:
+    """``a.b.c op v`` as the entry ``a: {b: {c op v}}``; returns (key, value, op)."""
+    if len(path) == 1:
+        return path[0], value, op
+    inner = Config()
+    inner[path[-1]] = value
+    if op != OP_UNION:
+        inner.ops[path[-1]] = op
+    for key in reversed(path[1:-1]):
+        outer = Config()
+        outer[key] = inner
+        inner = outer
+    return path[0], inner, OP_UNION
+
+
+def bitwise_union(left: Any, right: Any, rebuild: Rebuild | None = None) -> Any:
+    """The ``|`` operator on configs and lists (ints and None are handled by the caller)."""
+    if isinstance(left, list) and isinstance(right, list):
+        merged = [
+            bitwise_union(a, b, rebuild) if isinstance(a, dict | list) else b
+            for a, b in zip(left, right, strict=False)
+        ]
+        longer = left if len(left) > len(right) else right
+        return merged + longer[len(merged) :]
+    if isinstance(left, SchemaInstance) and rebuild is not None:
+        return rebuild(left, right)
+    return union_dicts(left, right, [], rebuild)

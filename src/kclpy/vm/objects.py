@@ -1,0 +1,161 @@
+"""Runtime objects that are not plain data: scopes, functions, schema types, modules.
+
+None of these is ever output; ``kcl_type_name`` is what ``typeof`` reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kclpy.compile.code import Code, FunctionProto, PackageCode, SchemaProto
+from kclpy.vm.values import UNDEFINED, Config
+
+NOT_STARTED = 0
+IN_PROGRESS = 1
+DONE = 2
+
+
+class Scope:
+    """The locals of one running unit, its lexical parent, and the schema being built."""
+
+    __slots__ = ("instance", "parent", "values")
+
+    def __init__(self, size: int, parent: Scope | None, instance: SchemaState | None) -> None:
+        self.values: list[Any] = [UNDEFINED] * size
+        self.parent = parent
+        self.instance = instance
+
+
+class PackageState:
+    """A loaded package: its compiled code and the (lazily computed) global values."""
+
+    __slots__ = ("code", "scope", "started", "states", "values")
+
+    def __init__(self, code: PackageCode) -> None:
+        self.code = code
+        count = len(code.slot_names)
+        self.values: list[Any] = [UNDEFINED] * count
+        self.states: list[int] = [NOT_STARTED] * count
+        self.scope = Scope(code.nlocals, None, None)
+        self.started = False
+
+    @property
+    def pkgpath(self) -> str:
+        return self.code.pkgpath
+
+
+class Function:
+    """A lambda value: its prototype, the scope it closes over and its defaults."""
+
+    __slots__ = ("defaults", "package", "proto", "scope")
+    kcl_type_name = "function"
+
+    def __init__(
+        self, proto: FunctionProto, scope: Scope, package: PackageState, defaults: list[Any]
+    ) -> None:
+        self.proto = proto
+        self.scope = scope
+        self.package = package
+        self.defaults = defaults
+
+
+class Builtin:
+    """A Python-backed function (a builtin, a system-module member, a bound method)."""
+
+    __slots__ = ("function", "name", "needs_context")
+    kcl_type_name = "function"
+
+    def __init__(self, name: str, function: Callable[..., Any], needs_context: bool) -> None:
+        self.name = name
+        self.function = function
+        self.needs_context = needs_context
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Builtin) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+class SchemaType:
+    """A schema, mixin, protocol or rule, with its parent and mixins resolved lazily."""
+
+    __slots__ = (
+        "_attr_index",
+        "_mro",
+        "instances",
+        "mixin_types",
+        "package",
+        "parent_type",
+        "proto",
+        "resolved",
+    )
+    kcl_type_name = "type"
+
+    def __init__(self, proto: SchemaProto, package: PackageState) -> None:
+        self.proto = proto
+        self.package = package
+        self.parent_type: SchemaType | None = None
+        self.mixin_types: list[SchemaType] = []
+        self.resolved = False
+        self.instances: list[Any] = []
+        self._mro: list[SchemaType] | None = None
+        self._attr_index: dict[str, Any] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.proto.name
+
+    @property
+    def pkgpath(self) -> str:
+        return self.proto.pkgpath
+
+    def __repr__(self) -> str:
+        return f"<schema {self.proto.name}>"
+
+
+class SchemaState:
+    """One schema instance under construction."""
+
+    __slots__ = ("args", "config", "schema", "scope", "scopes", "states", "values")
+
+    def __init__(self, schema: SchemaType, config: dict[str, Any]) -> None:
+        self.schema = schema
+        self.config = config
+        self.values: dict[str, Any] = {}
+        self.states: dict[str, int] = {}
+        self.args: list[Any] = []
+        self.scope = Scope(schema.proto.nlocals, None, self)
+        self.scopes: dict[SchemaType, Scope] = {}
+
+
+class ModuleValue:
+    """An imported module: a user package or a system module's members."""
+
+    __slots__ = ("members", "name", "package")
+    kcl_type_name = "module"
+
+    def __init__(
+        self, name: str, package: PackageState | None, members: dict[str, Any] | None
+    ) -> None:
+        self.name = name
+        self.package = package
+        self.members = members
+
+
+class Frame:
+    """A running code: the KCL call stack for error reports is the chain of frames."""
+
+    __slots__ = ("code", "package", "parent", "pc", "scope")
+
+    def __init__(self, code: Code, scope: Scope, package: PackageState, parent: Frame | None):
+        self.code = code
+        self.scope = scope
+        self.package = package
+        self.parent = parent
+        self.pc = 0
+
+
+def empty_config() -> Config:
+    return Config()

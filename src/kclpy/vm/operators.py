@@ -1,0 +1,207 @@
+"""Unary, binary and comparison operators with KCL's runtime semantics.
+
+Integers are 64-bit: results outside the range raise an overflow error. ``bool``
+is not a number here (``True + 1`` is an error, ``1 == True`` is false).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from kclpy.vm.builtins.compare import ORDERING, contains, equal
+from kclpy.vm.builtins.convert import truthy
+from kclpy.vm.typecheck import value_type_name
+from kclpy.vm.values import UNDEFINED, KclRuntimeError
+
+INT_MIN = -(2**63)
+INT_MAX = 2**63 - 1
+
+
+def _unsupported(op: str, left: Any, right: Any) -> KclRuntimeError:
+    return KclRuntimeError(
+        f"unsupported operand type(s) for {op}: "
+        f"'{value_type_name(left)}' and '{value_type_name(right)}'"
+    )
+
+
+def _check_int(value: int) -> int:
+    if value < INT_MIN or value > INT_MAX:
+        raise KclRuntimeError(f"{value}: A 64 bit integer overflow")
+    return value
+
+
+def _check_float(value: float) -> float:
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    kind = type(value)
+    return kind is int or kind is float
+
+
+def add(left: Any, right: Any) -> Any:
+    lk = type(left)
+    rk = type(right)
+    if lk is int and rk is int:
+        return _check_int(left + right)
+    if (lk is float or lk is int) and (rk is float or rk is int):
+        return left + right
+    if lk is str and rk is str:
+        return left + right
+    if lk is list and rk is list:
+        return left + right
+    raise _unsupported("+", left, right)
+
+
+def subtract(left: Any, right: Any) -> Any:
+    if type(left) is int and type(right) is int:
+        return _check_int(left - right)
+    if _is_number(left) and _is_number(right):
+        return left - right
+    raise _unsupported("-", left, right)
+
+
+def multiply(left: Any, right: Any) -> Any:
+    lk = type(left)
+    rk = type(right)
+    if lk is int and rk is int:
+        return _check_int(left * right)
+    if _is_number(left) and _is_number(right):
+        return left * right
+    if (lk is str or lk is list) and rk is int:
+        if right < 0 and lk is str:
+            raise KclRuntimeError("capacity overflow")
+        return left * right
+    if lk is int and (rk is str or rk is list):
+        return multiply(right, left)
+    raise _unsupported("*", left, right)
+
+
+def divide(left: Any, right: Any) -> Any:
+    if _is_number(left) and _is_number(right):
+        if right == 0:  # as the reference: IEEE division (inf or nan, output as null)
+            return math.nan if left == 0 or left != left else math.copysign(math.inf, left)
+        return left / right
+    raise _unsupported("/", left, right)
+
+
+def floor_divide(left: Any, right: Any) -> Any:
+    if _is_number(left) and _is_number(right):
+        if right == 0:
+            raise KclRuntimeError("attempt to divide by zero")
+        return left // right
+    raise _unsupported("//", left, right)
+
+
+def modulo(left: Any, right: Any) -> Any:
+    if _is_number(left) and _is_number(right):
+        if right == 0:
+            if type(left) is float or type(right) is float:
+                return math.nan
+            raise KclRuntimeError("attempt to calculate the remainder with a divisor of zero")
+        return left % right
+    raise _unsupported("%", left, right)
+
+
+def power(left: Any, right: Any) -> Any:
+    if type(left) is int and type(right) is int:
+        if right < 0:
+            raise KclRuntimeError("0: A 64 bit integer overflow")
+        if abs(left) > 1 and right > 64:
+            raise KclRuntimeError(f"{left}**{right}: A 64 bit integer overflow")
+        return _check_int(left**right)
+    if _is_number(left) and _is_number(right):
+        try:
+            result = float(left) ** right
+        except (OverflowError, ZeroDivisionError) as error:
+            raise KclRuntimeError(str(error)) from None
+        if isinstance(result, complex):
+            return math.nan
+        return result
+    raise _unsupported("**", left, right)
+
+
+def _int_only(op: str, function: Callable[[int, int], int]) -> Callable[[Any, Any], Any]:
+    def apply(left: Any, right: Any) -> Any:
+        if type(left) is int and type(right) is int:
+            if op in ("<<", ">>") and right < 0:
+                raise KclRuntimeError(f"{right}: A 64 bit integer overflow")
+            if op == "<<" and right >= 64 and left != 0:
+                raise KclRuntimeError(f"{left}<<{right}: A 64 bit integer overflow")
+            return _check_int(function(left, right))
+        raise _unsupported(op, left, right)
+
+    return apply
+
+
+BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": add,
+    "-": subtract,
+    "*": multiply,
+    "/": divide,
+    "//": floor_divide,
+    "%": modulo,
+    "**": power,
+    "<<": _int_only("<<", lambda a, b: a << b),
+    ">>": _int_only(">>", lambda a, b: a >> b),
+    "&": _int_only("&", lambda a, b: a & b),
+    "^": _int_only("^", lambda a, b: a ^ b),
+}
+
+
+def negate(value: Any) -> Any:
+    kind = type(value)
+    if kind is int:
+        return _check_int(-value)
+    if kind is float:
+        return -value
+    raise KclRuntimeError(f"bad operand type for unary -: '{value_type_name(value)}'")
+
+
+def positive(value: Any) -> Any:
+    if _is_number(value):
+        return value
+    raise KclRuntimeError(f"bad operand type for unary +: '{value_type_name(value)}'")
+
+
+def invert(value: Any) -> Any:
+    kind = type(value)
+    if kind is int:
+        return ~value
+    if kind is bool:
+        return ~int(value)
+    raise KclRuntimeError(f"bad operand type for unary ~: '{value_type_name(value)}'")
+
+
+UNARY: dict[str, Callable[[Any], Any]] = {
+    "u-": negate,
+    "u+": positive,
+    "~": invert,
+    "not": lambda value: not truthy(value),
+}
+
+
+def _is(left: Any, right: Any) -> bool:
+    if left is None or right is None or left is UNDEFINED or right is UNDEFINED:
+        return left is right
+    if type(left) is not type(right):
+        return False
+    if type(left) in (int, float, bool, str):
+        return bool(left == right)
+    return left is right
+
+
+COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": equal,
+    "!=": lambda left, right: not equal(left, right),
+    "<": ORDERING["<"],
+    "<=": ORDERING["<="],
+    ">": ORDERING[">"],
+    ">=": ORDERING[">="],
+    "in": lambda left, right: contains(right, left),
+    "not in": lambda left, right: not contains(right, left),
+    "is": _is,
+    "is not": lambda left, right: not _is(left, right),
+}

@@ -1,0 +1,542 @@
+"""Schema instantiation: attributes computed lazily from defaults, body and config.
+
+The value of an attribute is the fold of its setters along the schema chain (base
+schemas first, then the schema itself, then its mixins), combined with the config
+entry for it: ``=`` replaces, ``:`` unions (scalars are overwritten, dicts merge,
+lists merge by index), ``+=`` appends. It is then checked against the declared
+type (a dict becomes a schema instance). After every attribute is known, the
+checks of the chain run, base first.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kclpy.compile.code import AttrSpec, Code, NameRef, PackageCode, TypeRef
+from kclpy.vm import merge
+from kclpy.vm.builtins.convert import to_str
+from kclpy.vm.objects import (
+    DONE,
+    IN_PROGRESS,
+    Builtin,
+    Frame,
+    ModuleValue,
+    PackageState,
+    SchemaState,
+    SchemaType,
+    Scope,
+)
+from kclpy.vm.typecheck import TypeChecker, value_type_name
+from kclpy.vm.values import (
+    OP_INSERT,
+    OP_OVERRIDE,
+    OP_UNION,
+    UNDEFINED,
+    Config,
+    KclRuntimeError,
+    SchemaInstance,
+)
+
+if TYPE_CHECKING:
+    from kclpy.vm.builtins.context import RuntimeContext
+
+
+class CheckFailure(KclRuntimeError):
+    """A failing ``check:`` condition (reported with the instantiation site)."""
+
+
+def instance_check_failed(failure: CheckFailure) -> KclRuntimeError:
+    """The error of a failed check: at the instantiation site, the check as a second label."""
+    error = KclRuntimeError(failure.message)
+    error.related = [(getattr(failure, "location", None), failure.message)]  # type: ignore[attr-defined]
+    error.primary_label = "Instance check failed"  # type: ignore[attr-defined]
+    return error
+
+
+class SchemaRuntime:
+    """Program-wide state and the schema machinery of the interpreter."""
+
+    def __init__(self, package_codes: dict[str, PackageCode], context: RuntimeContext) -> None:
+        self.package_codes = package_codes
+        self.modules: dict[str, ModuleValue] = {}
+        self.builtin_cache: dict[str, Builtin] = {}
+        self.context = context
+        self.depth = 0
+        self.types = TypeChecker(self.resolve_type, self.coerce, self.is_subschema)
+        self.main_package: PackageState | None = None
+        self.expression_values: list[Any] = []
+
+    # provided by the interpreter and RuntimeBase
+    def execute(self, code: Code, scope: Scope, package: PackageState, frame: Frame | None) -> Any:
+        raise NotImplementedError
+
+    def force_global(self, package: PackageState, slot: int, frame: Frame) -> Any:
+        raise NotImplementedError
+
+    def import_module(self, pkgpath: str, frame: Frame) -> ModuleValue:
+        raise NotImplementedError
+
+    def module_member(self, module: ModuleValue, name: str, frame: Frame) -> Any:
+        raise NotImplementedError
+
+    def option(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def locate(self, error: KclRuntimeError, frame: Frame, pc: int) -> None:
+        """Record where ``error`` happened (the runner renders it)."""
+
+    def expression_output(self, value: Any, frame: Frame) -> None:
+        """A bare top-level expression's value (the runner adds it to the output)."""
+
+    # ------------------------------------------------------------------ references
+
+    def resolve_ref(self, ref: NameRef, package: PackageState, frame: Frame | None) -> Any:
+        """The value a compile-time name reference denotes (usually a schema type)."""
+        anchor = frame or Frame(Code("<ref>", ""), package.scope, package, None)
+        if ref.pkgpath:
+            module = self.import_module(ref.pkgpath, anchor)
+            value: Any = module
+            for part in ref.member.split("."):
+                value = (
+                    self.module_member(value, part, anchor)
+                    if isinstance(value, ModuleValue)
+                    else getattr(value, part, UNDEFINED)
+                )
+            return value
+        if ref.slot >= 0:
+            return self.force_global(package, ref.slot, anchor)
+        raise KclRuntimeError(f"name '{ref.name}' is not defined")
+
+    def resolve_schema(self, ref: NameRef, package: PackageState) -> SchemaType:
+        value = self.resolve_ref(ref, package, None)
+        if not isinstance(value, SchemaType):
+            raise KclRuntimeError(f"'{ref.name}' is not a schema")
+        return value
+
+    def resolve_type(self, ref: Any) -> SchemaType:
+        package = self.current_package
+        return self.resolve_schema(ref, package)
+
+    @property
+    def current_package(self) -> PackageState:
+        package = self._current_package
+        assert package is not None
+        return package
+
+    _current_package: PackageState | None = None
+
+    def prepare(self, schema: SchemaType) -> None:
+        """Resolve a schema's parent and mixins (once)."""
+        if schema.resolved:
+            return
+        schema.resolved = True
+        proto = schema.proto
+        if proto.parent is not None:
+            parent = self.resolve_schema(proto.parent, schema.package)
+            if parent.proto.kind in ("mixin", "protocol"):
+                raise KclRuntimeError(
+                    f"invalid schema inherit object type, expect schema, got '{parent.proto.kind}'",
+                    "IllegalInheritError",
+                )
+            self.prepare(parent)
+            schema.parent_type = parent
+            self.check_inherit_cycle(schema)
+        schema.mixin_types = [self.resolve_schema(ref, schema.package) for ref in proto.mixins]
+        for mixin in schema.mixin_types:
+            self.prepare(mixin)
+
+    def check_inherit_cycle(self, schema: SchemaType) -> None:
+        seen: list[SchemaType] = []
+        current: SchemaType | None = schema
+        while current is not None:
+            if current in seen:
+                names = ", ".join(sorted(member.name for member in seen))
+                raise KclRuntimeError(
+                    f"There is a circular reference between schemas {names}", "CompileError"
+                )
+            seen.append(current)
+            current = current.parent_type
+
+    def chain(self, schema: SchemaType) -> list[SchemaType]:
+        """Base schemas first, each followed by its mixins, down to the schema itself."""
+        cached = schema._mro
+        if cached is not None:
+            return cached
+        self.prepare(schema)
+        lineage: list[SchemaType] = []
+        current: SchemaType | None = schema
+        while current is not None:
+            lineage.append(current)
+            current = current.parent_type
+        lineage.reverse()
+        order: list[SchemaType] = []
+        for member in lineage:
+            order.append(member)
+            order.extend(member.mixin_types)
+        schema._mro = order
+        return order
+
+    def attribute_table(self, schema: SchemaType) -> dict[str, AttrSpec | None]:
+        """Every attribute name of the schema chain in output order, with its declaration."""
+        cached = schema._attr_index
+        if cached is not None:
+            return cached
+        table: dict[str, AttrSpec | None] = {}
+        for member in self.chain(schema):
+            declared = {attr.name: attr for attr in member.proto.attrs}
+            for name in member.proto.attr_order:
+                spec = declared.get(name)
+                if spec is not None:
+                    table[name] = spec
+                else:
+                    table.setdefault(name, None)
+        schema._attr_index = table
+        return table
+
+    def is_subschema(self, schema: SchemaType, base: SchemaType) -> bool:
+        current: SchemaType | None = schema
+        while current is not None:
+            if current is base or current.proto is base.proto:
+                return True
+            current = current.parent_type
+        return False
+
+    def index_signature(self, schema: SchemaType) -> Any:
+        for member in reversed(self.chain(schema)):
+            if member.proto.index_signature is not None:
+                return member.proto.index_signature, member
+        return None
+
+    # ------------------------------------------------------------------ instantiation
+
+    def has_attribute(self, state: SchemaState, name: str) -> bool:
+        if name in state.values or name in self.attribute_table(state.schema):
+            return True
+        return name in state.config and self.index_signature(state.schema) is not None
+
+    def coerce(self, schema: SchemaType, value: dict[str, Any]) -> Any:
+        return self.instantiate(schema, value, [], {}, None)
+
+    def schema_new(
+        self, target: Any, args: list[Any], kwargs: dict[str, Any], config: Config, frame: Frame
+    ) -> Any:
+        if isinstance(target, SchemaType):
+            return self.instantiate(target, config, args, kwargs, frame)
+        if isinstance(target, SchemaInstance):
+            return self.rebuild(target, config)
+        if isinstance(target, dict):
+            return merge.union_dicts(target, config, [], self.rebuild)
+        raise KclRuntimeError(f"'{value_type_name(target)}' object is not callable")
+
+    def rebuild(self, instance: SchemaInstance, delta: dict[str, Any]) -> Any:
+        """``instance | delta``: the schema built again from its config unified with delta."""
+        schema = instance.schema
+        assert isinstance(schema, SchemaType)
+        base = instance.config
+        if base is None:
+            base = Config()
+            for key, value in instance.items():
+                base[key] = value
+                base.ops[key] = OP_OVERRIDE
+        if isinstance(delta, SchemaInstance) and delta.config is not None:
+            delta = delta.config
+        merged = merge.union_dicts(base, delta, [], self.rebuild)
+        return self.instantiate(schema, merged, [], {}, None)
+
+    def instantiate(
+        self,
+        schema: SchemaType,
+        config: dict[str, Any],
+        args: list[Any],
+        kwargs: dict[str, Any],
+        frame: Frame | None,
+    ) -> Any:
+        """A new instance of ``schema`` (a rule gives an empty config when it holds)."""
+        proto = schema.proto
+        if proto.kind == "rule":
+            return self.run_rule(schema, config, args, kwargs, frame)
+        if proto.kind == "protocol":
+            raise KclRuntimeError(f"cannot instantiate protocol '{proto.name}'")
+        for name, arguments in proto.decorators:
+            if name == "deprecated":
+                self.deprecated(proto.name, arguments)
+        chain = self.chain(schema)
+        table = self.attribute_table(schema)
+        state = SchemaState(schema, config)
+        scopes = {member: self.member_scope(member, state, args, kwargs) for member in chain}
+        state.scope = scopes[schema]
+        state.scopes = scopes
+        self.check_config_keys(schema, config, table)
+        saved = self._current_package
+        try:
+            for member in chain:
+                body = member.proto.body
+                if body is not None:
+                    self._current_package = member.package
+                    self.execute(body, scopes[member], member.package, frame)
+            for name in table:
+                self.force_attr(state, name, frame, scopes)
+            signature = self.index_signature(schema)
+            extra = [key for key in config if key not in table]
+            if len(extra) > 1 and signature is not None and signature[0].key_name:
+                # the reference puts the last extra key first when the key is named
+                extra.insert(0, extra.pop())
+            for key in extra:
+                self.force_extra(state, key, signature, frame)
+            for member in chain:
+                checks = member.proto.checks
+                if checks is not None:
+                    self._current_package = member.package
+                    try:
+                        self.execute(checks, scopes[member], member.package, frame)
+                    except CheckFailure as failure:
+                        raise instance_check_failed(failure) from None
+        finally:
+            self._current_package = saved
+        instance = SchemaInstance(schema)
+        instance.config = config
+        config_ops = getattr(config, "ops", None)
+        if config_ops:
+            instance.ops.update(config_ops)
+        values = state.values
+        for name in table:
+            instance[name] = values.get(name, UNDEFINED)
+        for key in extra:
+            instance[key] = values.get(key, UNDEFINED)
+        site = saved.pkgpath if saved is not None else ""
+        current: SchemaType | None = schema
+        while current is not None:
+            current.instances.append((instance, site))
+            current = current.parent_type
+        return instance
+
+    def member_scope(
+        self, member: SchemaType, state: SchemaState, args: list[Any], kwargs: dict[str, Any]
+    ) -> Scope:
+        scope = Scope(member.proto.nlocals, None, state)
+        params = member.proto.params
+        if not params:
+            return scope
+        if len(args) > len(params):
+            raise KclRuntimeError(
+                f'"{member.name}" takes {len(params)} positional argument'
+                f"{'s' if len(params) != 1 else ''} but {len(args)} were given"
+            )
+        for index, param in enumerate(params):
+            if index < len(args):
+                value = args[index]
+            elif param.name in kwargs:
+                value = kwargs[param.name]
+            elif param.has_default:
+                value = UNDEFINED
+            else:
+                raise KclRuntimeError(
+                    f"expected {len(params)} positional argument"
+                    f"{'s' if len(params) != 1 else ''}, found {len(args)}"
+                )
+            scope.values[index] = self.types.check(value, param.type)
+        defaults = member.proto.param_defaults
+        if defaults is not None:
+            self.execute(defaults, scope, member.package, None)
+        return scope
+
+    def check_config_keys(
+        self, schema: SchemaType, config: dict[str, Any], table: dict[str, AttrSpec | None]
+    ) -> None:
+        if self.index_signature(schema) is not None:
+            return
+        for key in config:
+            if key not in table:
+                raise KclRuntimeError(
+                    f"Cannot add member '{key}' to schema '{schema.name}'", "CompileError"
+                )
+
+    def force_attr(
+        self,
+        state: SchemaState,
+        name: str,
+        frame: Frame | None,
+        scopes: dict[SchemaType, Scope] | None = None,
+    ) -> Any:
+        status = state.states.get(name)
+        if status == DONE:
+            return state.values[name]
+        if status == IN_PROGRESS:
+            return state.values.get(name, UNDEFINED)
+        state.states[name] = IN_PROGRESS
+        config = state.config
+        ops = getattr(config, "ops", None) or {}
+        in_config = name in config
+        op = ops.get(name, OP_UNION) if in_config else OP_UNION
+        saved = self._current_package
+        try:
+            if not (in_config and op == OP_OVERRIDE):
+                for member in self.chain(state.schema):
+                    setter = member.proto.setters.get(name)
+                    if setter is None:
+                        continue
+                    scope = self.scope_for(state, member)
+                    self._current_package = member.package
+                    self.execute(setter, scope, member.package, frame)
+            value = state.values.get(name, UNDEFINED)
+            if in_config:
+                value = self.combine(value, config[name], op, name)
+            spec = self.attribute_table(state.schema).get(name)
+            if spec is not None:
+                for decorator, arguments in spec.decorators:
+                    if decorator == "deprecated" and in_config:
+                        self.deprecated(name, arguments)
+                if spec.type is not None:
+                    self._current_package = state.schema.package
+                    value = self.check_attr_type(value, spec.type, state.schema, name)
+                if isinstance(value, dict | list):
+                    self.require(value, (state.schema.proto.path, *spec.position))
+        except BaseException:
+            state.states[name] = 0
+            raise
+        finally:
+            self._current_package = saved
+        state.values[name] = value
+        state.states[name] = DONE
+        return value
+
+    def scope_for(self, state: SchemaState, member: SchemaType) -> Scope:
+        scope = state.scopes.get(member)
+        if scope is None:
+            scope = Scope(member.proto.nlocals, None, state)
+            state.scopes[member] = scope
+        return scope
+
+    def force_extra(
+        self, state: SchemaState, key: str, signature: Any, frame: Frame | None
+    ) -> None:
+        """An attribute that only the index signature declares."""
+        value = state.config[key]
+        if signature is not None:
+            spec, member = signature
+            if spec.default is not None:
+                scope = self.scope_for(state, member)
+                if spec.key_slot >= 0:
+                    scope.values[spec.key_slot] = key
+                default = self.execute(spec.default, scope, member.package, frame)
+                ops = getattr(state.config, "ops", None) or {}
+                value = self.combine(default, value, ops.get(key, OP_UNION), key)
+            if spec.value_type is not None:
+                self._current_package = member.package
+                value = self.check_attr_type(value, spec.value_type, state.schema, key)
+        state.values[key] = value
+        state.states[key] = DONE
+
+    def combine(self, default: Any, value: Any, op: int, name: str) -> Any:
+        """A config entry against the value the schema body computed."""
+        if op == OP_OVERRIDE:
+            return value
+        if op == OP_INSERT:
+            return merge.insert(default, value)
+        if value is None or value is UNDEFINED:
+            return default if default is not UNDEFINED else value
+        if default is UNDEFINED or default is None:
+            return value
+        if isinstance(default, dict) and isinstance(value, dict):
+            if isinstance(default, SchemaInstance):
+                return self.rebuild(default, value)
+            return merge.union_dicts(default, value, [name], self.rebuild)
+        if isinstance(default, list) and isinstance(value, list):
+            merged = [
+                self.combine(old, new, OP_UNION, name) if isinstance(old, dict) else new
+                for old, new in zip(default, value, strict=False)
+            ]
+            return merged + default[len(merged) :] + value[len(merged) :]
+        return value
+
+    def check_attr_type(self, value: Any, type_ref: TypeRef, schema: SchemaType, name: str) -> Any:
+        try:
+            return self.types.check(value, type_ref)
+        except CheckFailure:
+            raise
+        except KclRuntimeError as error:
+            if error.message.startswith("expect "):
+                raise KclRuntimeError(error.message) from None
+            raise
+
+    def require(self, value: Any, where: tuple[str, int, int] | None = None) -> None:
+        """Check the required attributes of every schema instance in a final value.
+
+        As in the reference, an instance is not checked where it is created (a default
+        like ``m: M = M {}`` may still be completed by a config), but once it is the
+        final value of an attribute or a variable.
+        """
+        if isinstance(value, SchemaInstance):
+            if value.required_checked:
+                return
+            value.required_checked = True
+            schema = value.schema
+            assert isinstance(schema, SchemaType)
+            for name, spec in self.attribute_table(schema).items():
+                if spec is None or spec.optional:
+                    continue
+                item = value.get(name, UNDEFINED)
+                if item is None or item is UNDEFINED:
+                    error = KclRuntimeError(
+                        f"attribute '{name}' of {schema.name} is required and can't be None "
+                        "or Undefined"
+                    )
+                    if where is not None:
+                        error.location = where  # type: ignore[attr-defined]
+                        error.stack = []  # type: ignore[attr-defined]
+                    raise error
+            for item in value.values():
+                if isinstance(item, dict | list):
+                    self.require(item, where)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict | list):
+                    self.require(item, where)
+        elif isinstance(value, dict):
+            for item in value.values():
+                if isinstance(item, dict | list):
+                    self.require(item, where)
+
+    def check_failure(self, message: Any, frame: Frame) -> KclRuntimeError:
+        text = "Check failed on the condition"
+        if message is not None and message is not UNDEFINED:
+            text = f"{text}: {to_str(message)}"
+        return CheckFailure(text)
+
+    def run_rule(
+        self,
+        schema: SchemaType,
+        config: dict[str, Any],
+        args: list[Any],
+        kwargs: dict[str, Any],
+        frame: Frame | None,
+    ) -> Any:
+        state = SchemaState(schema, config)
+        self.prepare(schema)
+        for member in [*schema.mixin_types, schema]:
+            scope = self.member_scope(member, state, args, kwargs)
+            checks = member.proto.checks
+            if checks is not None:
+                self.execute(checks, scope, member.package, frame)
+        return Config()
+
+    def schema_instances(self, schema: SchemaType, full_pkg: bool = False) -> list[Any]:
+        """``S.instances()``: instances of S and its subschemas made in the main package
+        (or anywhere with ``full_pkg``), in creation order."""
+        main = self.main_package.pkgpath if self.main_package is not None else ""
+        return [
+            instance for instance, site in schema.instances if full_pkg or site == main
+        ]
+
+    def deprecated(self, name: str, arguments: dict[str, Any]) -> None:
+        version = arguments.get("version") or ""
+        reason = arguments.get("reason") or ""
+        message = f"{name} was deprecated "
+        if version:
+            message += f"since version {version}"
+        if reason:
+            message += f", {reason}"
+        if arguments.get("strict", True) is False:
+            self.context.warn(message)
+            return
+        raise KclRuntimeError(message, "Deprecated")

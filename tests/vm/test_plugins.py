@@ -1,0 +1,55 @@
+"""Host plugins called from KCL: JSON-shaped values, errors at the call site."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import kclpy.plugin
+from kclpy.api import run
+
+
+@pytest.fixture(autouse=True)
+def hello_plugin() -> Iterator[None]:
+    def add(x: int, y: int) -> int:
+        return x + y
+
+    def fail(message: str) -> None:
+        raise ValueError(message)
+
+    def shape(value: object) -> object:
+        return {"got": value}
+
+    kclpy.plugin.register("hello", {"add": add, "fail": fail, "shape": shape})
+    yield
+    kclpy.plugin.unregister("hello")
+
+
+def test_plugin_function_is_called_with_kcl_values() -> None:
+    result = run("import kcl_plugin.hello\na = hello.add(1, 2)\nb = hello.add(x=1.5, y=2)\n")
+    assert result.ok, result.diagnostics
+    assert result.text == "a: 3\nb: 3.5\n"
+
+
+def test_values_cross_as_json() -> None:
+    code = "import kcl_plugin.hello as h\nschema P:\n    n: int = 1\nv = h.shape(P {})\n"
+    result = run(code)
+    assert result.ok, result.diagnostics
+    assert result.text == "v:\n  got:\n    'n': 1\n"
+
+
+def test_plugin_exception_is_an_evaluation_error_at_the_call() -> None:
+    result = run('import kcl_plugin.hello\n\na = hello.fail("boom")\n')
+    assert not result.ok
+    diagnostic = result.diagnostics[0]
+    assert diagnostic.code.kind == "EvaluationError"
+    assert diagnostic.message == "boom"
+    assert diagnostic.span is not None and diagnostic.span.begin_pos.line == 3
+
+
+def test_unknown_function_and_plugin_are_errors_not_none() -> None:
+    result = run("import kcl_plugin.hello\na = hello.nothere(1)\n")
+    assert not result.ok and "no function 'nothere'" in result.diagnostics[0].message
+    result = run("import kcl_plugin.missing\na = missing.f(1)\n")
+    assert not result.ok and "'missing' is not registered" in result.diagnostics[0].message

@@ -1,0 +1,341 @@
+"""``kcl kusion preview | apply | destroy | state``: argument parsing and the command flow.
+
+``add_arguments(parser)`` registers the sub-commands on the parser the main
+``kcl`` CLI gives it, and ``main(args)`` runs one and returns the exit code:
+0 success, 1 a user-facing error (bad spec, refused lock, failed resource),
+130 interrupted. Importing this module is cheap: the state backends, the
+runtimes and YAML are imported only when a command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from kclpy.kusion.engine import Options, Plan, StepOutcome
+    from kclpy.kusion.model import Spec
+    from kclpy.kusion.operations import Context, Outcome
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register preview / apply / destroy / state on ``parser``."""
+    commands = parser.add_subparsers(dest="kusion_command", metavar="COMMAND")
+    commands.required = True
+    preview = commands.add_parser("preview", help="show what apply would change")
+    _spec_arguments(preview)
+    preview.add_argument("-o", "--output", choices=["table", "json"], default="table")
+    preview.add_argument("--detail", action="store_true", help="show a diff per resource")
+    preview.add_argument("--all", action="store_true", help="with --detail, unchanged too")
+    apply = commands.add_parser("apply", help="apply the spec")
+    _spec_arguments(apply)
+    _confirm_arguments(apply)
+    apply.add_argument("--dry-run", action="store_true", help="walk the plan, change nothing")
+    apply.add_argument(
+        "--no-watch",
+        dest="watch",
+        action="store_false",
+        help="do not wait for Kubernetes workloads to become ready",
+    )
+    apply.add_argument("--watch-timeout", type=float, default=600.0, metavar="SECONDS")
+    destroy = commands.add_parser("destroy", help="delete everything the state records")
+    _state_arguments(destroy)
+    _confirm_arguments(destroy)
+    state = commands.add_parser("state", help="show the recorded state, its history, or unlock")
+    state.add_argument("action", nargs="?", choices=["show", "history", "unlock"], default="show")
+    state.add_argument("--revision", type=int, help="show this revision instead of the latest")
+    state.add_argument("-o", "--output", choices=["text", "json"], default="text")
+    _state_arguments(state)
+
+
+def _state_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--state",
+        metavar="URL",
+        help="sqlite path/URL or postgresql://... (default .kusion/state.db)",
+    )
+    parser.add_argument("--project", help="project name (default: the working directory name)")
+    parser.add_argument("--workspace", default="default", help="workspace name")
+    parser.add_argument("--workdir", default=".", help="working directory (default: current)")
+    parser.add_argument(
+        "--max-concurrent",
+        type=_positive,
+        default=10,
+        metavar="N",
+        help="resources processed in parallel (default 10)",
+    )
+
+
+def _spec_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="*", metavar="FILE", help="KCL files to compile")
+    parser.add_argument("--spec", metavar="FILE", help="a Kusion Spec or manifest YAML file")
+    parser.add_argument(
+        "-D",
+        "--argument",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="top-level argument for kcl run",
+    )
+    parser.add_argument(
+        "-Y",
+        "--setting",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="settings file for kcl run",
+    )
+    parser.add_argument(
+        "--ignore-fields",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="attribute path to ignore when comparing (repeatable)",
+    )
+    _state_arguments(parser)
+
+
+def _confirm_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
+    parser.add_argument("--detail", action="store_true", help="show a diff per resource")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError("must be between 1 and 100")
+    return value
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run one ``kcl kusion`` command; return its exit code."""
+    from kclpy.kusion.model import KusionError
+
+    handlers = {"preview": _preview, "apply": _apply, "destroy": _destroy, "state": _state}
+    try:
+        return handlers[args.kusion_command](args)
+    except KusionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+# -- helpers -------------------------------------------------------------------------
+
+
+def _context(args: argparse.Namespace) -> Context:
+    from kclpy.kusion.operations import Context
+    from kclpy.kusion.runtimes.base import default_runtimes
+    from kclpy.kusion.state import open_state
+
+    workdir = Path(args.workdir).resolve()
+    project = args.project or workdir.name or "default"
+    return Context(
+        open_state(args.state, workdir), default_runtimes(workdir), project, args.workspace
+    )
+
+
+def _options(args: argparse.Namespace) -> Options:
+    from kclpy.kusion.engine import Options
+
+    return Options(
+        max_concurrent=args.max_concurrent,
+        ignore_fields=tuple(getattr(args, "ignore_fields", ())),
+        watch=getattr(args, "watch", True),
+        watch_timeout=getattr(args, "watch_timeout", 600.0),
+        dry_run=getattr(args, "dry_run", False),
+    )
+
+
+RUN_SETTINGS = ("path_selector", "disable_none", "sort_keys", "show_hidden")
+
+
+def _spec(args: argparse.Namespace) -> Spec:
+    """The spec from --spec, or from KCL files (and -Y settings files) through kcl run."""
+    from kclpy.kusion.spec import load_spec
+
+    files = list(args.files)
+    run_options: dict[str, Any] = {}
+    if args.setting and not args.spec:
+        settings = _load_settings(args.setting)
+        files = files or list(settings.get("files") or [])
+        run_options = {key: settings[key] for key in RUN_SETTINGS if settings.get(key)}
+        run_options["options"] = list(settings.get("options") or [])
+    if args.argument:
+        run_options["options"] = [*run_options.get("options", []), *args.argument]
+    return load_spec(files, args.spec, run_options)
+
+
+def _load_settings(paths: list[str]) -> dict[str, Any]:
+    import importlib
+
+    from kclpy.kusion.model import KusionError
+
+    try:
+        module = importlib.import_module("kclpy.settings")
+        settings: dict[str, Any] = module.load_settings(paths)
+    except (ImportError, AttributeError) as error:
+        raise KusionError(f"settings files need kcl run, which is not available: {error}") from None
+    except Exception as error:  # SettingsError: unreadable or malformed file
+        raise KusionError(str(error)) from None
+    return settings
+
+
+def _print_plan(plan: Plan, detail: bool, show_unchanged: bool = False) -> None:
+    from kclpy.kusion import render
+
+    print(render.order_table(plan.order))
+    if detail:
+        print()
+        print(render.order_detail(plan.order, show_unchanged))
+
+
+def _confirmer(args: argparse.Namespace, verb: str) -> Any:
+    def confirm(plan: Plan) -> bool:
+        _print_plan(plan, args.detail)
+        if args.yes or getattr(args, "dry_run", False):
+            return True
+        if not sys.stdin.isatty():
+            from kclpy.kusion.model import KusionError
+
+            raise KusionError(f"{verb} needs confirmation: run again with --yes")
+        answer = input(f"\nDo you want to {verb} these changes? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    return confirm
+
+
+def _progress(dry_run: bool, stream: TextIO | None = None) -> Any:
+    from kclpy.kusion import render
+
+    def report(outcome: StepOutcome) -> None:
+        print(render.progress_line(outcome, dry_run), file=stream or sys.stdout, flush=True)
+
+    return report
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+def _preview(args: argparse.Namespace) -> int:
+    from kclpy.kusion import operations, render
+
+    spec = _spec(args)
+    context = _context(args)
+    try:
+        plan = operations.preview(context, spec, _options(args))
+    finally:
+        context.backend.close()
+    if args.output == "json":
+        print(render.order_json(plan.order))
+    else:
+        _print_plan(plan, args.detail, args.all)
+    return EXIT_OK
+
+
+def _apply(args: argparse.Namespace) -> int:
+    from kclpy.kusion import operations
+
+    spec = _spec(args)
+    context = _context(args)
+    options = _options(args)
+    try:
+        outcome = operations.apply(
+            context, spec, options, _confirmer(args, "apply"), _progress(options.dry_run)
+        )
+    finally:
+        context.backend.close()
+    return _report(outcome, "Apply")
+
+
+def _destroy(args: argparse.Namespace) -> int:
+    from kclpy.kusion import operations
+
+    context = _context(args)
+    options = _options(args)
+    try:
+        outcome = operations.destroy(
+            context, options, _confirmer(args, "destroy"), _progress(False)
+        )
+    finally:
+        context.backend.close()
+    return _report(outcome, "Destroy")
+
+
+def _report(outcome: Outcome, verb: str) -> int:
+    from kclpy.kusion.model import Action
+
+    if outcome.status == "nothing to do":
+        if outcome.plan is None or not outcome.plan.order.steps:
+            print("Nothing to do.")
+        else:
+            _print_plan(outcome.plan, False)
+        return EXIT_OK
+    if outcome.status == "declined":
+        print(f"{verb} cancelled; nothing was changed.")
+        return EXIT_OK
+    if outcome.interrupted:
+        print(f"{verb} interrupted; state records what was finished.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if outcome.errors:
+        print(f"{verb} failed for {len(outcome.errors)} resource(s):", file=sys.stderr)
+        for error in outcome.errors:
+            print(f"  {error}", file=sys.stderr)
+        print(
+            "State records every resource that succeeded; run again to continue.", file=sys.stderr
+        )
+        return EXIT_ERROR
+    assert outcome.plan is not None
+    counts = outcome.plan.order.counts()
+    prefix = "Dry run" if outcome.status == "dry run" else f"{verb} complete!"
+    print(
+        f"{prefix} Resources: {counts[Action.CREATE]} created, {counts[Action.UPDATE]} "
+        f"updated, {counts[Action.DELETE]} deleted."
+    )
+    return EXIT_OK
+
+
+def _state(args: argparse.Namespace) -> int:
+    from kclpy.kusion import render
+    from kclpy.kusion.model import KusionError
+
+    context = _context(args)
+    backend = context.backend
+    try:
+        if args.action == "unlock":
+            released = backend.unlock(context.project, context.workspace)
+            if released is None:
+                print("No release in progress; nothing to unlock.")
+            else:
+                print(
+                    f"Release {released.revision} ({released.operation}) marked failed; "
+                    "the lock is released."
+                )
+            return EXIT_OK
+        if args.action == "history":
+            print(render.history_text(backend.history(context.project, context.workspace)))
+            return EXIT_OK
+        if args.revision is not None:
+            release = backend.get(context.project, context.workspace, args.revision)
+        else:
+            release = backend.latest(context.project, context.workspace)
+        if release is None:
+            if args.revision is not None:
+                raise KusionError(f"no revision {args.revision} in project {context.project!r}")
+            print(f"No state for project {context.project!r} workspace {context.workspace!r}.")
+            return EXIT_OK
+        if args.output == "json":
+            print(render.release_json(release))
+        else:
+            print(render.release_text(release))
+        return EXIT_OK
+    finally:
+        backend.close()

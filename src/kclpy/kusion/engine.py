@@ -1,0 +1,279 @@
+"""Preview and execution of the resource graph (no locking, no printing).
+
+``preview`` walks the apply graph and classifies each resource from the
+three-way comparison of prior state, planned spec and live object:
+planned absent -> Delete; live absent -> Create; otherwise the runtime's
+dry run of the planned resource (three-way merge against prior and live) is
+compared with live -> UnChanged or Update. References to upstream resources
+are resolved from the upstream preview results when they are known.
+
+``execute`` carries a ``ChangeOrder`` out on the same graph with bounded
+parallelism: references are resolved from the *applied* upstream resources,
+and the release state is saved after every resource that succeeds, through a
+``Recorder``. ``operations`` wraps both with the release lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kclpy.kusion.diff import differences, remove_fields
+from kclpy.kusion.graph import Graph, apply_graph, dependencies_of, destroy_graph
+from kclpy.kusion.model import (
+    Action,
+    ChangeOrder,
+    ChangeStep,
+    JsonObject,
+    KusionError,
+    Resource,
+    Spec,
+)
+from kclpy.kusion.references import substitute
+from kclpy.kusion.runtimes.base import Runtimes
+from kclpy.kusion.state.base import Release, StateBackend
+from kclpy.kusion.walker import SUCCEEDED, NodeResult, WalkResult, walk
+
+
+@dataclass
+class Options:
+    """Knobs shared by preview, apply and destroy."""
+
+    max_concurrent: int = 10
+    ignore_fields: tuple[str, ...] = ()
+    watch: bool = True
+    watch_timeout: float = 600.0
+    dry_run: bool = False
+
+
+@dataclass
+class StepOutcome:
+    """One finished step, as reported to the progress callback."""
+
+    id: str
+    action: Action
+    status: str
+    seconds: float = 0.0
+    error: str = ""
+    done: int = 0
+    total: int = 0
+
+
+Progress = Callable[[StepOutcome], None]
+
+
+@dataclass
+class Plan:
+    """What to do and in which graph."""
+
+    order: ChangeOrder
+    graph: Graph
+    dependencies: dict[str, list[str]] = field(default_factory=dict)
+
+
+def preview(
+    spec: Spec, prior: Mapping[str, Resource], runtimes: Runtimes, options: Options
+) -> Plan:
+    """The change order for applying ``spec`` on top of ``prior``."""
+    graph, deletions = apply_graph(spec, prior)
+    planned = spec.by_id()
+    known = list(planned)
+    context: dict[str, JsonObject] = {key: value.attributes for key, value in prior.items()}
+    lock = threading.Lock()
+    steps: dict[str, ChangeStep] = {}
+
+    def lookup(resource_id: str) -> JsonObject | None:
+        with lock:
+            return context.get(resource_id)
+
+    def visit(node: str) -> None:
+        if node in deletions:
+            step = _delete_step(prior[node], runtimes)
+        else:
+            resolved = planned[node].copy()
+            resolved.attributes = substitute(resolved.attributes, known, lookup, strict=False)
+            step = _planned_step(planned[node], resolved, prior.get(node), runtimes, options)
+        with lock:
+            steps[node] = step
+            if step.after is not None:
+                context[node] = step.after
+
+    result = walk(graph, visit, options.max_concurrent, lambda node, outcome: None)
+    _raise_failures("preview", result)
+    dependencies = {r.id: dependencies_of(r, known) for r in spec.resources}
+    return Plan(_ordered(graph, steps), graph, dependencies)
+
+
+def preview_destroy(prior: Mapping[str, Resource], runtimes: Runtimes, options: Options) -> Plan:
+    """Every recorded resource as a Delete step, in reverse dependency order."""
+    graph = destroy_graph(prior)
+    steps: dict[str, ChangeStep] = {}
+    lock = threading.Lock()
+
+    def visit(node: str) -> None:
+        step = _delete_step(prior[node], runtimes)
+        with lock:
+            steps[node] = step
+
+    _raise_failures("preview", walk(graph, visit, options.max_concurrent, lambda n, r: None))
+    return Plan(_ordered(graph, steps), graph)
+
+
+def _planned_step(
+    planned: Resource,
+    resolved: Resource,
+    prior: Resource | None,
+    runtimes: Runtimes,
+    options: Options,
+) -> ChangeStep:
+    runtime = runtimes.get(planned.type)
+    live = runtime.read(prior, resolved)
+    if live is None:
+        return ChangeStep(
+            planned.id, Action.CREATE, None, resolved.attributes, planned.type, planned, prior, None
+        )
+    dry_run = runtime.apply(prior, resolved, dry_run=True)
+    before = remove_fields(live.attributes, options.ignore_fields)
+    after = remove_fields(dry_run.attributes, options.ignore_fields)
+    action = Action.UPDATE if differences(before, after) else Action.UNCHANGED
+    step = ChangeStep(
+        planned.id, action, live.attributes, dry_run.attributes, planned.type, planned, prior, live
+    )
+    step.sensitive = _sensitive(live, dry_run)
+    return step
+
+
+def _delete_step(prior: Resource, runtimes: Runtimes) -> ChangeStep:
+    live = runtimes.get(prior.type).read(prior, None)
+    before = (live or prior).attributes
+    step = ChangeStep(prior.id, Action.DELETE, before, None, prior.type, None, prior, live)
+    step.sensitive = _sensitive(live or prior, None)
+    return step
+
+
+def _sensitive(before: Resource | None, after: Resource | None) -> tuple[Any, Any]:
+    return (
+        before.runtime_data.get("sensitive") if before else None,
+        after.runtime_data.get("sensitive") if after else None,
+    )
+
+
+def _ordered(graph: Graph, steps: Mapping[str, ChangeStep]) -> ChangeOrder:
+    order = ChangeOrder()
+    for node in graph.topological_order():
+        order.add(steps[node])
+    return order
+
+
+def _raise_failures(what: str, result: WalkResult) -> None:
+    if result.interrupted:
+        raise KeyboardInterrupt
+    problems = [
+        f"{node}: {outcome.error}" for node, outcome in result.results.items() if outcome.error
+    ]
+    if problems:
+        raise KusionError(f"{what} failed:\n  " + "\n  ".join(problems))
+
+
+class Recorder:
+    """The release state being built; saved after every change. Thread-safe."""
+
+    def __init__(self, release: Release | None, backend: StateBackend | None) -> None:
+        self.release = release
+        self.backend = backend
+        self.index = {r.id: r for r in release.resources} if release else {}
+        self.lock = threading.Lock()
+
+    def attributes_of(self, resource_id: str) -> JsonObject | None:
+        with self.lock:
+            record = self.index.get(resource_id)
+            return record.attributes if record else None
+
+    def put(self, resource: Resource) -> None:
+        with self.lock:
+            if self.index.get(resource.id) == resource:
+                return
+            self.index[resource.id] = resource
+            self._save()
+
+    def remove(self, resource_id: str) -> None:
+        with self.lock:
+            if self.index.pop(resource_id, None) is not None:
+                self._save()
+
+    def _save(self) -> None:
+        if self.release is not None and self.backend is not None:
+            self.release.resources = list(self.index.values())
+            self.backend.save(self.release)
+
+
+def execute(
+    plan: Plan,
+    recorder: Recorder,
+    runtimes: Runtimes,
+    options: Options,
+    progress: Progress,
+) -> WalkResult:
+    """Carry out ``plan.order``; with ``options.dry_run`` nothing is called or saved."""
+    order = plan.order
+    known = [step.id for step in order.ordered() if step.planned is not None]
+
+    def visit(node: str) -> None:
+        if not options.dry_run:
+            _carry_out(order.steps[node], plan, recorder, runtimes, options, known)
+
+    counter = {"done": 0}
+
+    def on_done(node: str, result: NodeResult) -> None:
+        counter["done"] += 1
+        error = "" if result.error is None else str(result.error) or type(result.error).__name__
+        progress(
+            StepOutcome(
+                node,
+                order.steps[node].action,
+                result.status,
+                result.seconds,
+                error or result.reason,
+                counter["done"],
+                len(order.steps),
+            )
+        )
+
+    return walk(plan.graph, visit, options.max_concurrent, on_done)
+
+
+def _carry_out(
+    step: ChangeStep,
+    plan: Plan,
+    recorder: Recorder,
+    runtimes: Runtimes,
+    options: Options,
+    known: list[str],
+) -> None:
+    if step.action is Action.DELETE:
+        assert step.prior is not None
+        runtimes.get(step.prior.type).delete(step.prior)
+        recorder.remove(step.id)
+        return
+    assert step.planned is not None
+    resolved = step.planned.copy()
+    resolved.attributes = substitute(resolved.attributes, known, recorder.attributes_of, True)
+    resolved.depends_on = list(plan.dependencies.get(step.id, step.planned.depends_on))
+    if step.action is Action.UNCHANGED:
+        record = step.prior.copy() if step.prior is not None else resolved
+        record.depends_on = resolved.depends_on
+        record.extensions = resolved.extensions
+        recorder.put(record)
+        return
+    runtime = runtimes.get(step.planned.type)
+    applied = runtime.apply(step.prior, resolved, dry_run=False)
+    applied.depends_on = resolved.depends_on
+    recorder.put(applied)
+    if options.watch:
+        runtime.watch(applied, options.watch_timeout)
+
+
+def succeeded(result: WalkResult) -> bool:
+    return not result.interrupted and all(r.status == SUCCEEDED for r in result.results.values())

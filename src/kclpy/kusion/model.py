@@ -1,0 +1,159 @@
+"""The Kusion data model shared by every part of the backend.
+
+Owns the plain values that flow between spec parsing, the graph, the engine,
+the state backends and the runtimes: ``Resource`` (one entry of a Kusion Spec
+or of the recorded state), ``Spec``, the ``Action`` of a change step, the
+``ChangeStep`` / ``ChangeOrder`` that preview produces, and the error types.
+Nothing here performs I/O.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+JsonObject = dict[str, Any]
+
+KUBERNETES = "Kubernetes"
+TERRAFORM = "Terraform"
+LOCAL = "Local"
+BUILTIN_TYPES = (KUBERNETES, TERRAFORM, LOCAL)
+
+REFERENCE_PREFIX = "$kusion_path."
+
+# Marks a value that a runtime can only know after the real apply.
+UNKNOWN = "(known after apply)"
+
+
+class KusionError(Exception):
+    """A user-facing error: bad input, refused operation, failed runtime call."""
+
+
+class SpecError(KusionError):
+    """The spec is invalid (duplicate ids, unknown types, cycles, ...)."""
+
+
+class StateLockedError(KusionError):
+    """Another apply or destroy holds the release lock of this project."""
+
+
+class RuntimeFailure(KusionError):
+    """A runtime could not read, apply or delete a resource."""
+
+
+class Action(enum.Enum):
+    """What preview decided for one resource."""
+
+    CREATE = "Create"
+    UPDATE = "Update"
+    DELETE = "Delete"
+    UNCHANGED = "UnChanged"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class Resource:
+    """One Kusion resource; ``runtime_data`` is private runtime bookkeeping in state."""
+
+    id: str
+    type: str
+    attributes: JsonObject = field(default_factory=dict)
+    depends_on: list[str] = field(default_factory=list)
+    extensions: JsonObject = field(default_factory=dict)
+    runtime_data: JsonObject = field(default_factory=dict)
+
+    def to_json(self, with_runtime_data: bool = True) -> JsonObject:
+        document: JsonObject = {"id": self.id, "type": self.type, "attributes": self.attributes}
+        if self.depends_on:
+            document["dependsOn"] = list(self.depends_on)
+        if self.extensions:
+            document["extensions"] = self.extensions
+        if with_runtime_data and self.runtime_data:
+            document["runtimeData"] = self.runtime_data
+        return document
+
+    @classmethod
+    def from_json(cls, document: Mapping[str, Any]) -> Resource:
+        return cls(
+            id=str(document["id"]),
+            type=str(document["type"]),
+            attributes=dict(document.get("attributes") or {}),
+            depends_on=[str(item) for item in document.get("dependsOn") or []],
+            extensions=dict(document.get("extensions") or {}),
+            runtime_data=dict(document.get("runtimeData") or {}),
+        )
+
+    def copy(self) -> Resource:
+        return copy.deepcopy(self)
+
+
+@dataclass
+class Spec:
+    """An ordered list of resources with unique ids."""
+
+    resources: list[Resource] = field(default_factory=list)
+
+    def by_id(self) -> dict[str, Resource]:
+        return {resource.id: resource for resource in self.resources}
+
+    def to_json(self) -> JsonObject:
+        return {"resources": [item.to_json(with_runtime_data=False) for item in self.resources]}
+
+    @classmethod
+    def from_json(cls, document: Mapping[str, Any]) -> Spec:
+        return cls([Resource.from_json(item) for item in document.get("resources") or []])
+
+
+@dataclass
+class ChangeStep:
+    """The decision for one resource: ``before`` is live (or prior), ``after`` the dry run."""
+
+    id: str
+    action: Action
+    before: JsonObject | None
+    after: JsonObject | None
+    resource_type: str = ""
+    # The planned resource (refs unresolved) for Create/Update/UnChanged, the prior for Delete.
+    planned: Resource | None = None
+    prior: Resource | None = None
+    live: Resource | None = None
+    # Runtime-reported sensitive paths of (before, after), for masking.
+    sensitive: tuple[Any, Any] = (None, None)
+
+    def to_json(self) -> JsonObject:
+        return {"id": self.id, "action": self.action.value, "from": self.before, "to": self.after}
+
+
+@dataclass
+class ChangeOrder:
+    """Change steps in graph-walk order."""
+
+    step_keys: list[str] = field(default_factory=list)
+    steps: dict[str, ChangeStep] = field(default_factory=dict)
+
+    def add(self, step: ChangeStep) -> None:
+        self.step_keys.append(step.id)
+        self.steps[step.id] = step
+
+    def ordered(self) -> list[ChangeStep]:
+        return [self.steps[key] for key in self.step_keys]
+
+    def counts(self) -> dict[Action, int]:
+        counts = dict.fromkeys(Action, 0)
+        for step in self.steps.values():
+            counts[step.action] += 1
+        return counts
+
+    def has_changes(self) -> bool:
+        return any(step.action is not Action.UNCHANGED for step in self.steps.values())
+
+
+def canonical(value: Any) -> str:
+    """A stable text form of a JSON value, for equality checks and hashing."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)

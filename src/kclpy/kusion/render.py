@@ -1,0 +1,148 @@
+"""Text for people and JSON for programs: preview tables, diffs, progress lines, state.
+
+Every value shown passes through ``diff.mask_secrets`` first, so secrets in
+attributes never reach the terminal or the JSON output.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kclpy.kusion.diff import ADDED, CHANGED, REMOVED, differences, mask_secrets, value_at
+from kclpy.kusion.engine import StepOutcome
+from kclpy.kusion.model import Action, ChangeOrder, ChangeStep, JsonObject
+from kclpy.kusion.state.base import Release
+
+SYMBOLS = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.UNCHANGED: " "}
+
+
+def masked_step(step: ChangeStep) -> JsonObject:
+    document = step.to_json()
+    document["from"] = mask_secrets(step.before, step.sensitive[0])
+    document["to"] = mask_secrets(step.after, step.sensitive[1])
+    return document
+
+
+def order_json(order: ChangeOrder) -> str:
+    """``{"stepKeys": [...], "changeSteps": {id: {id, action, from, to}}}`` with secrets masked."""
+    document = {
+        "stepKeys": list(order.step_keys),
+        "changeSteps": {step.id: masked_step(step) for step in order.ordered()},
+    }
+    return json.dumps(document, indent=2, default=str)
+
+
+def order_table(order: ChangeOrder) -> str:
+    steps = order.ordered()
+    if not steps:
+        return "No resources."
+    width = max(len("ID"), *(len(step.id) for step in steps))
+    lines = [f"  {'ID':<{width}}  ACTION"]
+    for step in steps:
+        lines.append(f"{SYMBOLS[step.action]} {step.id:<{width}}  {step.action.value}")
+    lines.append("")
+    lines.append(summary_line(order))
+    return "\n".join(lines)
+
+
+def summary_line(order: ChangeOrder) -> str:
+    if not order.has_changes():
+        return "All resources are reconciled. No diff found."
+    counts = order.counts()
+    return (
+        f"Plan: {counts[Action.CREATE]} to create, {counts[Action.UPDATE]} to update, "
+        f"{counts[Action.DELETE]} to delete, {counts[Action.UNCHANGED]} unchanged."
+    )
+
+
+def order_detail(order: ChangeOrder, show_unchanged: bool = False) -> str:
+    """A per-resource diff of live (or prior) against the planned result."""
+    blocks = [
+        step_detail(step)
+        for step in order.ordered()
+        if show_unchanged or step.action is not Action.UNCHANGED
+    ]
+    return "\n\n".join(blocks) if blocks else "No changes."
+
+
+def step_detail(step: ChangeStep) -> str:
+    header = f"{SYMBOLS[step.action]} {step.id} ({step.action.value})"
+    before_mask = mask_secrets(step.before, step.sensitive[0])
+    after_mask = mask_secrets(step.after, step.sensitive[1])
+    if step.action is Action.CREATE:
+        return header + "\n" + _tree(after_mask, "+ ")
+    if step.action is Action.DELETE:
+        return header + "\n" + _tree(before_mask, "- ")
+    lines = [header]
+    for item in differences(step.before or {}, step.after or {}):
+        old = _short(value_at(before_mask, item.path))
+        new = _short(value_at(after_mask, item.path))
+        if item.kind == ADDED:
+            lines.append(f"    + {item.dotted()}: {new}")
+        elif item.kind == REMOVED:
+            lines.append(f"    - {item.dotted()}: {old}")
+        elif item.kind == CHANGED:
+            lines.append(f"    ~ {item.dotted()}: {old} -> {new}")
+    if len(lines) == 1:
+        lines.append("    (no differences)")
+    return "\n".join(lines)
+
+
+def _tree(value: Any, prefix: str) -> str:
+    text = json.dumps(value, indent=2, sort_keys=False, default=str)
+    return "\n".join(f"    {prefix}{line}" for line in text.splitlines())
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def progress_line(outcome: StepOutcome, dry_run: bool = False) -> str:
+    width = len(str(outcome.total))
+    counter = f"[{outcome.done:>{width}}/{outcome.total}]"
+    status = outcome.status + (" (dry run)" if dry_run and outcome.status == "succeeded" else "")
+    line = f"{counter} {outcome.action.value:<9} {outcome.id}  {status}"
+    if outcome.seconds >= 0.05:
+        line += f" in {outcome.seconds:.1f}s"
+    if outcome.error:
+        line += f": {outcome.error}"
+    return line
+
+
+def release_text(release: Release) -> str:
+    lines = [
+        f"Project:   {release.project}",
+        f"Workspace: {release.workspace}",
+        f"Revision:  {release.revision} ({release.operation}, {release.phase})",
+        f"Owner:     {release.owner}",
+        f"Created:   {release.created_at}   Modified: {release.modified_at}",
+    ]
+    if release.error:
+        lines.append(f"Error:     {release.error}")
+    lines.append(f"Resources: {len(release.resources)}")
+    for resource in release.resources:
+        lines.append(f"  {resource.id}  ({resource.type})")
+    return "\n".join(lines)
+
+
+def release_json(release: Release) -> str:
+    document = release.to_json()
+    for item in document["resources"]:
+        sensitive = (item.get("runtimeData") or {}).get("sensitive")
+        item["attributes"] = mask_secrets(item["attributes"], sensitive)
+        item.pop("runtimeData", None)
+    return json.dumps(document, indent=2, default=str)
+
+
+def history_text(releases: list[Release]) -> str:
+    if not releases:
+        return "No releases."
+    lines = ["REVISION  OPERATION  PHASE       RESOURCES  MODIFIED"]
+    for release in releases:
+        lines.append(
+            f"{release.revision:<9} {release.operation:<10} {release.phase:<11} "
+            f"{len(release.resources):<10} {release.modified_at}"
+        )
+    return "\n".join(lines)

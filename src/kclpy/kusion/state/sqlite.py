@@ -1,0 +1,56 @@
+"""The default state backend: a SQLite file (``.kusion/state.db`` in the working directory).
+
+The lock transaction is ``BEGIN IMMEDIATE``, which takes SQLite's write lock
+up front, so two processes checking "is a release in progress?" at the same
+time are serialised and the second one sees the first one's release.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from kclpy.kusion.state.base import SCHEMA, SqlStateBackend
+
+
+class SqliteStateBackend(SqlStateBackend):
+    """Releases in one SQLite database file."""
+
+    placeholder = "?"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._connection = sqlite3.connect(
+            str(path), timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.execute("PRAGMA busy_timeout=30000")
+        self._connection.execute(SCHEMA)
+
+    def _execute(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self._connection.execute(sql, tuple(parameters))
+        rows = cursor.fetchall()
+        cursor.close()
+        return rows
+
+    @contextmanager
+    def _exclusive(self, key: str) -> Iterator[None]:
+        self._connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._connection.execute("ROLLBACK")
+            raise
+        self._connection.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+    def __repr__(self) -> str:
+        return f"SqliteStateBackend({str(self.path)!r})"

@@ -1,0 +1,119 @@
+"""State backends: SQLite always, PostgreSQL when ``KCLPY_TEST_POSTGRES`` names a database."""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kclpy.kusion.model import Resource, StateLockedError
+from kclpy.kusion.state import open_state, sqlite_path
+from kclpy.kusion.state.base import APPLYING, FAILED, SUCCEEDED, StateBackend
+from kclpy.kusion.state.postgres import redact
+
+POSTGRES_URL = os.environ.get("KCLPY_TEST_POSTGRES", "")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "postgres":
+        if not POSTGRES_URL:
+            pytest.skip("set KCLPY_TEST_POSTGRES=postgresql://... to test the PostgreSQL backend")
+        return POSTGRES_URL
+    return str(tmp_path / "state.db")
+
+
+@pytest.fixture
+def backend(backend_url: str, tmp_path: Path) -> Iterator[StateBackend]:
+    state = open_state(backend_url, tmp_path)
+    yield state
+    state.close()
+
+
+@pytest.fixture
+def project() -> str:
+    return f"test-{uuid.uuid4().hex[:8]}"  # unique, so a shared database needs no cleanup
+
+
+def test_releases_get_revisions_and_carry_state_forward(
+    backend: StateBackend, project: str
+) -> None:
+    assert backend.latest(project, "default") is None
+    first = backend.begin(project, "default", "apply", APPLYING)
+    assert first.revision == 1 and first.resources == []
+    first.resources = [Resource("a", "Local", {"path": "a"}, runtime_data={"k": [1]})]
+    first.spec = {"resources": [{"id": "a"}]}
+    first.phase = SUCCEEDED
+    backend.save(first)
+    second = backend.begin(project, "default", "apply", APPLYING)
+    assert second.revision == 2
+    assert second.resources == first.resources and second.spec == first.spec
+    latest = backend.latest(project, "default")
+    assert latest is not None and latest.revision == 2 and latest.phase == APPLYING
+    fetched = backend.get(project, "default", 1)
+    assert fetched is not None and fetched.resources[0].runtime_data == {"k": [1]}
+    assert [r.revision for r in backend.history(project, "default")] == [1, 2]
+    backend.discard(second)
+    assert [r.revision for r in backend.history(project, "default")] == [1]
+
+
+def test_in_progress_release_is_the_lock(backend: StateBackend, project: str) -> None:
+    running = backend.begin(project, "default", "apply", APPLYING)
+    with pytest.raises(StateLockedError, match="another apply is in progress"):
+        backend.begin(project, "default", "destroy", APPLYING)
+    other = backend.begin(project, "staging", "apply", APPLYING)  # other workspace is free
+    assert other.revision == 1
+    running.phase = FAILED
+    backend.save(running)
+    assert backend.begin(project, "default", "apply", APPLYING).revision == 2
+
+
+def test_unlock_marks_the_stuck_release_failed(backend: StateBackend, project: str) -> None:
+    backend.begin(project, "default", "apply", APPLYING)
+    unlocked = backend.unlock(project, "default")
+    assert unlocked is not None and unlocked.phase == FAILED and "unlocked by" in unlocked.error
+    assert backend.unlock(project, "default") is None
+
+
+def test_only_one_of_many_simultaneous_begins_wins(
+    backend_url: str, tmp_path: Path, project: str
+) -> None:
+    """Eight separate connections race for the lock; exactly one gets it."""
+    start = threading.Barrier(8, timeout=20)
+    outcomes: list[str] = []
+
+    def contend() -> None:
+        state = open_state(backend_url, tmp_path)
+        try:
+            start.wait()
+            state.begin(project, "default", "apply", APPLYING)
+            outcomes.append("won")
+        except StateLockedError:
+            outcomes.append("refused")
+        except Exception as error:
+            outcomes.append(f"error: {error}")
+            start.abort()
+        finally:
+            state.close()
+
+    threads = [threading.Thread(target=contend) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(outcomes) == ["refused"] * 7 + ["won"]
+
+
+def test_state_urls_choose_the_backend(tmp_path: Path) -> None:
+    assert sqlite_path(None, tmp_path) == tmp_path / ".kusion" / "state.db"
+    assert sqlite_path("sqlite:///tmp/x.db", tmp_path) == Path("/tmp/x.db")
+    assert sqlite_path("sqlite:rel.db", tmp_path) == tmp_path / "rel.db"
+    assert sqlite_path("other/s.db", tmp_path) == tmp_path / "other" / "s.db"
+    assert (
+        redact("postgresql://kusion:hunter2@db:5432/state")
+        == "postgresql://kusion:***@db:5432/state"
+    )

@@ -1,0 +1,209 @@
+"""Rebuild the git-ignored ``.corpus/`` folder from git directories of upstream repos.
+
+Takes bare (or normal) git directories of kcl-lang/kcl, kcl-lang/modules and
+kcl-lang/konfig and writes, under OUT (default ``.corpus``):
+
+* ``kcl-conformance/``: the conformance corpus, built by the shared harness's
+  ``build_corpus.py`` from the kcl-lang/kcl git directory;
+* ``k8s/``: the ``k8s`` KCL package at version 1.31.x (the
+  ``k8s/<version>`` folder of kcl-lang/modules), exported as-is;
+* ``konfig/``: kcl-lang/konfig exported as a work tree, as-is;
+* ``konfig-compat/konfig/``: the same with one compatibility patch so that its
+  stacks run under the reference kcl-lib 0.13.2 (see ``KONFIG_PATCH``);
+* ``bench/``: the synthetic benchmark workloads (``generate.py``);
+* ``MANIFEST.json``: the commits and versions used.
+
+Everything here is third-party code (except ``bench/``): it stays out of
+version control.  Re-running replaces these folders (and only these).
+
+    python benchmarks/prepare_corpus.py [--kcl-git DIR] [--modules-git DIR]
+        [--konfig-git DIR] [--out .corpus] [--ref-python PY] [--check]
+
+``--check`` runs the reference on the k8s models and on every konfig stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402
+
+MIRRORS = Path("/work/.mirror")
+DEFAULT_KCL_GIT = MIRRORS / "kcl-lang+kcl" / "repo"
+DEFAULT_MODULES_GIT = MIRRORS / "kcl-lang+modules" / "repo"
+DEFAULT_KONFIG_GIT = MIRRORS / "kcl-lang+konfig" / "repo"
+DEFAULT_BUILD_CORPUS = ROOT.parent / "shared" / "conformance" / "build_corpus.py"
+
+# konfig reads `metadata.__META_APP_NAME` (and three more `__META_*` names) of
+# module models.kube.metadata from other modules; kcl-lib 0.13.2 rejects that
+# ("cannot reference private member").  The compat copy renames them.
+KONFIG_PATCH = ("__META_", "META_")
+
+
+def git(git_dir: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "--git-dir", str(git_dir), *args], check=True,
+                          capture_output=True).stdout
+
+
+def export_tree(git_dir: Path, treeish: str, dest: Path) -> None:
+    """Write the files of TREEISH (``rev`` or ``rev:folder``) into DEST."""
+    data = git(git_dir, "archive", "--format=tar", treeish)
+    dest.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        archive.extractall(dest, filter="data")
+
+
+def fresh(path: Path) -> Path:
+    if path.exists():
+        shutil.rmtree(path)
+    return path
+
+
+def find_k8s_folder(git_dir: Path, rev: str, version: str) -> str:
+    """The modules folder of the k8s package whose kcl.mod version is VERSION.x."""
+    names = git(git_dir, "ls-tree", "-d", "--name-only", f"{rev}:k8s").decode().split()
+    for name in sorted(names):
+        try:
+            text = git(git_dir, "show", f"{rev}:k8s/{name}/kcl.mod").decode("utf-8")
+        except subprocess.CalledProcessError:
+            continue
+        package = tomllib.loads(text).get("package", {})
+        if package.get("name") == "k8s" and str(package.get("version", "")).startswith(
+                version + "."):
+            return f"k8s/{name}"
+    raise SystemExit(f"no k8s {version}.x package under k8s/ in {git_dir}")
+
+
+def patch_konfig(root: Path) -> int:
+    """Apply KONFIG_PATCH to every .k file under ROOT; return the files changed."""
+    old, new = KONFIG_PATCH
+    changed = 0
+    for path in sorted(root.rglob("*.k")):
+        text = path.read_text(encoding="utf-8")
+        if old in text:
+            path.write_text(text.replace(old, new), encoding="utf-8")
+            changed += 1
+    (root / "KCLPY_PATCH.md").write_text(
+        "Patched copy of kcl-lang/konfig made by kclpy's benchmarks/prepare_corpus.py:\n"
+        f"`{old}` renamed to `{new}` in {changed} .k files, because kcl-lib 0.13.2\n"
+        "rejects reading `metadata.__META_*` from another module (private member).\n",
+        encoding="utf-8")
+    return changed
+
+
+def stack_argv(stack: Path, konfig_root: Path, k8s: Path) -> list[str]:
+    """`kcl run` arguments for a konfig stack: its kcl.mod profile entries plus -E."""
+    with open(stack / "kcl.mod", "rb") as handle:
+        entries = tomllib.load(handle).get("profile", {}).get("entries", ["main.k"])
+    return [*entries, "-E", f"konfig={konfig_root}", "-E", f"k8s={k8s}"]
+
+
+def konfig_stacks(root: Path) -> list[Path]:
+    return sorted(p.parent for p in (root / "examples").rglob("main.k")
+                  if (p.parent / "kcl.mod").is_file())
+
+
+def check(out: Path, ref_python: str) -> bool:
+    """Run the reference on the k8s workload and every konfig stack (both copies).
+
+    Failures of the unpatched ``konfig/`` copy are expected (see KONFIG_PATCH)
+    and reported without failing the check.
+    """
+    ref = [ref_python, str(HERE / "ref_kcl.py"), "run"]
+    k8s = out / "k8s"
+    runs = [("k8s_models", HERE / "workloads" / "k8s_models", ["main.k", "-E", f"k8s={k8s}"])]
+    for copy in ("konfig", "konfig-compat/konfig"):
+        root = out / copy
+        runs += [(f"{copy}:{s.relative_to(root)}", s, stack_argv(s, root, k8s))
+                 for s in konfig_stacks(root)]
+    all_ok = True
+    for name, cwd, argv in runs:
+        proc = subprocess.run(ref + argv, cwd=cwd, capture_output=True, text=True)
+        if proc.returncode == 0:
+            resources = len(re.findall(r"^(?:  )?kind: ", proc.stdout, re.MULTILINE))
+            print(f"ok    {name}: {resources} resources")
+            continue
+        expected = name.startswith("konfig:")
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", proc.stderr)
+        lines = [ln.strip() for ln in plain.splitlines() if "error" in ln or "cannot" in ln]
+        print(f"{'fail' if expected else 'FAIL'}  {name}: {' | '.join(lines[:2])[:200]}"
+              f"{' (expected)' if expected else ''}")
+        all_ok = all_ok and expected
+    return all_ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kcl-git", type=Path, default=DEFAULT_KCL_GIT)
+    parser.add_argument("--modules-git", type=Path, default=DEFAULT_MODULES_GIT)
+    parser.add_argument("--konfig-git", type=Path, default=DEFAULT_KONFIG_GIT)
+    parser.add_argument("--rev", default="HEAD", help="revision of every repo (HEAD)")
+    parser.add_argument("--k8s-version", default="1.31", help="k8s package version (1.31)")
+    parser.add_argument("--out", type=Path, default=ROOT / ".corpus")
+    parser.add_argument("--build-corpus", type=Path, default=DEFAULT_BUILD_CORPUS,
+                        help="the shared harness's build_corpus.py")
+    parser.add_argument("--ref-python", default=os.environ.get("KCL_REF_PYTHON", sys.executable),
+                        help="python with kcl_lib (goldens of run-only cases, --check)")
+    parser.add_argument("--sizes", default="1k,10k,100k", help="synthetic workload sizes")
+    parser.add_argument("--skip", default="",
+                        help="comma-separated parts to skip: conformance,k8s,konfig,bench")
+    parser.add_argument("--check", action="store_true", help="run the reference afterwards")
+    ns = parser.parse_args(argv)
+    skip = set(filter(None, ns.skip.split(",")))
+    if os.sep in ns.ref_python:  # the conformance builder runs it from other folders
+        ns.ref_python = os.path.abspath(ns.ref_python)
+    out = ns.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    manifest: dict[str, object] = {}
+
+    if "conformance" not in skip:
+        cmd = [sys.executable, str(ns.build_corpus), "--git-dir", str(ns.kcl_git), "--rev",
+               ns.rev, str(fresh(out / "kcl-conformance")), "--ref-python", ns.ref_python]
+        subprocess.run(cmd, check=True)
+        manifest["kcl"] = git(ns.kcl_git, "rev-parse", ns.rev).decode().strip()
+    if "k8s" not in skip:
+        folder = find_k8s_folder(ns.modules_git, ns.rev, ns.k8s_version)
+        export_tree(ns.modules_git, f"{ns.rev}:{folder}", fresh(out / "k8s"))
+        manifest["modules"] = git(ns.modules_git, "rev-parse", ns.rev).decode().strip()
+        manifest["k8s_folder"] = folder
+        print(f"k8s: {folder} -> {out / 'k8s'}")
+    if "konfig" not in skip:
+        export_tree(ns.konfig_git, ns.rev, fresh(out / "konfig"))
+        export_tree(ns.konfig_git, ns.rev, fresh(out / "konfig-compat") / "konfig")
+        changed = patch_konfig(out / "konfig-compat" / "konfig")
+        manifest["konfig"] = git(ns.konfig_git, "rev-parse", ns.rev).decode().strip()
+        manifest["konfig_compat_patch"] = {"replace": list(KONFIG_PATCH), "files": changed}
+        print(f"konfig: {out / 'konfig'}, patched copy in {out / 'konfig-compat'} "
+              f"({changed} files)")
+    if "bench" not in skip:
+        bench = fresh(out / "bench")
+        for family in generate.FAMILIES:
+            for size in generate.parse_sizes(ns.sizes):
+                generate.generate(bench, family, size)
+        manifest["bench_sizes"] = generate.parse_sizes(ns.sizes)
+        print(f"bench: {bench}")
+    previous = out / "MANIFEST.json"
+    if previous.is_file():
+        manifest = {**json.loads(previous.read_text(encoding="utf-8")), **manifest}
+    previous.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    if ns.check:
+        return 0 if check(out, ns.ref_python) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""The semantic stage (L3): scopes, name resolution, static types, the Model.
+
+``check_program(program) -> Model`` runs between loading and compiling. The
+model's ``diagnostics`` are the reference's compile-time errors (TypeError,
+CompileError, ImmutableError, UniqueKeyError, ...); any error stops the run.
+Tools query the model: ``type_of``, ``symbol_of``, ``symbol_at``,
+``references``, ``members``, ``doc``.
+"""
+
+from kclpy.sema.checker import check_program
+from kclpy.sema.model import Model
+from kclpy.sema.symbols import SchemaInfo, Scope, Symbol, SymbolKind
+from kclpy.sema.types import Type
+
+__all__ = ["Model", "SchemaInfo", "Scope", "Symbol", "SymbolKind", "Type", "check_program"]

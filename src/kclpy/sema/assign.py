@@ -1,0 +1,207 @@
+"""Assignability checks that report: ``expected T, got U`` and its variants.
+
+``check_type`` is the reference's recursive check: lists and dicts element-wise,
+a dict against a schema by its literal keys (a dict literal is converted to the
+schema at runtime), unions member-wise, everything else by ``assignable_to``.
+``upgrade_type_for_expr`` walks a value under the type it is expected to have,
+so nested config values are checked against schema attribute types.
+"""
+
+from __future__ import annotations
+
+from kclpy.diag import Label
+from kclpy.sema.annotations import AnnotationMixin
+from kclpy.sema.base import Expect
+from kclpy.sema.relations import assignable_to, sup
+from kclpy.sema.symbols import SchemaInfo
+from kclpy.sema.types import (
+    ANY_F,
+    LIST,
+    STR,
+    DictAttr,
+    DictType,
+    ListType,
+    LitType,
+    SchemaType,
+    Type,
+    UnionType,
+)
+from kclpy.source import Span
+from kclpy.syntax import ast
+
+_CONTEXT_KINDS = LIST | (1 << 8) | (1 << 10)  # list, dict, union
+
+
+class AssignMixin(AnnotationMixin):
+    """``must_assignable_to`` and the checks it is made of."""
+
+    def must_assignable_to(
+        self,
+        value: Type,
+        expected: Type,
+        span: Span | None,
+        def_span: Span | None = None,
+        attr_span: Span | None = None,
+    ) -> None:
+        if expected.flags & ANY_F and not value.flags & ((1 << 14) | 1):
+            return
+        if self.check_type(value, expected, span):
+            return
+        got = value.ty_str()
+        want = expected.ty_str()
+        extra: list[Label] = []
+        if def_span is not None:
+            extra.append(
+                Label(def_span, f"variable is defined here, its type is {want}, but got {got}")
+            )
+        if attr_span is not None:
+            extra.append(Label(attr_span, "config attribute is defined here"))
+        self.type_error(f"expected {want}, got {got}", span, *extra)
+
+    def check_type(self, value: Type, expected: Type, span: Span | None) -> bool:
+        if isinstance(value, ListType) and isinstance(expected, ListType):
+            return self.check_type(value.elem, expected.elem, span)
+        if isinstance(value, DictType):
+            if isinstance(expected, DictType):
+                return self.check_type(value.key, expected.key, span) and self.check_type(
+                    value.val, expected.val, span
+                )
+            if isinstance(expected, SchemaType):
+                return self.dict_assignable_to_schema(value, expected.info, span)
+        if isinstance(value, UnionType):
+            return all(self.check_type(member, expected, span) for member in value.types)
+        if isinstance(expected, UnionType):
+            return any(self.check_type(value, member, span) for member in expected.types)
+        return assignable_to(value, expected)
+
+    def dict_assignable_to_schema(
+        self, value: DictType, info: SchemaInfo, span: Span | None
+    ) -> bool:
+        """A dict fits a schema unless a literal key has a value of the wrong type."""
+        signature = info.index_signature
+        attrs = value.attrs or {}
+        if signature is not None:
+            val = _index_signature_values(value, info)
+            if not attrs:
+                if not self.check_type(val, signature.val_type, span):
+                    self.type_error(
+                        "expected schema index signature value type "
+                        f"{signature.val_type.ty_str()}, got {val.ty_str()}",
+                        span,
+                    )
+                return True
+            for name, attr in attrs.items():
+                declared = info.attrs.get(name) if signature.any_other else None
+                if declared is not None:
+                    self.must_assignable_to(attr.type, declared.type, span, declared.span)
+                else:
+                    self.must_assignable_to(attr.type, signature.val_type, attr.span)
+            return True
+        key = value.key
+        if isinstance(key, LitType) and key.flags & STR:
+            declared = info.attrs.get(str(key.value))
+            given = attrs.get(str(key.value))
+            if declared is not None and given is not None:
+                self.must_assignable_to(given.type, declared.type, span, declared.span)
+        return True
+
+    def upgrade_type_for_expr(
+        self,
+        expected: Type,
+        node: ast.Expr,
+        target_span: Span | None,
+        def_span: Span | None = None,
+    ) -> Type:
+        """Walk ``node`` expecting ``expected`` and check the value fits it."""
+        if isinstance(expected, SchemaType) or expected.flags & _CONTEXT_KINDS:
+            depth = self.push_expect(Expect(expected, node.span))
+        else:
+            depth = self.push_expect(None)
+        try:
+            value = self.expr(node)
+        finally:
+            self.pop_expect(depth)
+        self.must_assignable_to(value, expected, target_span, def_span)
+        return value
+
+    def expect_for_value(self, expected: Type, span: Span | None) -> Expect | None:
+        """The stack entry a value expected to have ``expected`` is walked under."""
+        if isinstance(expected, SchemaType) or expected.flags & _CONTEXT_KINDS:
+            return Expect(expected, span)
+        return None
+
+
+def _index_signature_values(value: DictType, info: SchemaInfo) -> Type:
+    """The value types of the keys a schema's index signature must accept."""
+    key, val = value.key, value.val
+    if isinstance(key, UnionType) and isinstance(val, UnionType):
+        picked: list[Type] = []
+        for index, member in enumerate(key.types):
+            if (
+                isinstance(member, LitType)
+                and member.flags & STR
+                and str(member.value) not in info.attrs
+                and index < len(val.types)
+            ):
+                picked.append(val.types[index])
+        return sup(picked)
+    return val
+
+
+def upgrade_dict_to_schema(value: Type, expected: Type) -> Type:
+    """The type a value gets once a dict is converted to the schema it is assigned to."""
+    if isinstance(value, DictType):
+        if isinstance(expected, SchemaType):
+            return expected if dict_fits_schema(value, expected.info) else value
+        if isinstance(expected, DictType):
+            return DictType(
+                upgrade_dict_to_schema(value.key, expected.key),
+                upgrade_dict_to_schema(value.val, expected.val),
+            )
+        if isinstance(expected, UnionType):
+            fits: list[Type] = [
+                member
+                for member in expected.types
+                if isinstance(member, SchemaType) and dict_fits_schema(value, member.info)
+            ]
+            return sup(fits) if fits else value
+    if isinstance(value, ListType) and isinstance(expected, ListType):
+        return ListType(upgrade_dict_to_schema(value.elem, expected.elem))
+    return value
+
+
+def dict_fits_schema(value: DictType, info: SchemaInfo) -> bool:
+    """Whether every literal key of a dict is an attribute of the schema."""
+    if info.index_signature is not None:
+        return True
+    key = value.key
+    if key.flags & ANY_F:
+        return True
+    names, has_signature = _schema_attr_names(info)
+    if isinstance(key, LitType) and key.flags & STR:
+        return str(key.value) in names or has_signature
+    if isinstance(key, UnionType):
+        if len(names) >= len(key.types):
+            return all(
+                isinstance(member, LitType) and str(member.value) in names for member in key.types
+            )
+        return has_signature
+    return False
+
+
+def _schema_attr_names(info: SchemaInfo) -> tuple[set[str], bool]:
+    names: set[str] = set()
+    has_signature = info.index_signature is not None
+    current: SchemaInfo | None = info
+    depth = 0
+    while current is not None and depth < 64:
+        names.update(current.attrs)
+        if current is not info:
+            has_signature = has_signature and current.index_signature is not None
+        current = current.base
+        depth += 1
+    return names, has_signature
+
+
+def dict_attr(type: Type, span: Span | None) -> DictAttr:
+    return DictAttr(type, span)

@@ -1,0 +1,217 @@
+"""The checker's shared state and plumbing: diagnostics, scopes, bindings, contexts.
+
+:class:`CheckerBase` holds what every part of the checker needs (the current
+package, file, scope, schema and expected-type stack) and declares the methods
+the parts call on each other; the concrete checker (``checker.Checker``)
+combines the parts. Nothing here walks the tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kclpy.diag import Code, Diagnostic, Label
+from kclpy.loader import Program
+from kclpy.sema.model import Model
+from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, ScopeKind, Symbol, SymbolKind
+from kclpy.sema.types import ANY, FuncType, Type
+from kclpy.source import Span
+from kclpy.syntax import ast
+
+
+class Expect:
+    """An entry of the expected-type stack: the type a config value must have, and
+    where that expectation comes from (an attribute declaration), if known."""
+
+    __slots__ = ("from_signature", "span", "type")
+
+    def __init__(self, type: Type, span: Span | None = None, from_signature: bool = False) -> None:
+        self.type = type
+        self.span = span
+        self.from_signature = from_signature
+
+
+class SchemaContext:
+    """The schema whose body is being checked, with types inferred for its
+    untyped body assignments (which are not attributes of the schema type)."""
+
+    __slots__ = ("info", "local_types")
+
+    def __init__(self, info: SchemaInfo) -> None:
+        self.info = info
+        self.local_types: dict[str, Type] = {}
+
+    def attr_type(self, name: str) -> Type | None:
+        local = self.local_types.get(name)
+        if local is not None:
+            return local
+        symbol = self.info.get_attr(name)
+        return symbol.type if symbol is not None else None
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_")
+
+
+class CheckerBase:
+    """State and helpers shared by every part of the checker."""
+
+    def __init__(self, program: Program, model: Model) -> None:
+        self.program = program
+        self.model = model
+        self.diagnostics: list[Diagnostic] = model.diagnostics
+        self.builtin_scope = Scope(ScopeKind.BUILTIN, None)
+        self.package_scopes: dict[str, Scope] = model.package_scopes
+        self.scope = self.builtin_scope
+        self.scope_level = 0
+        self.pkgpath = MAIN
+        self.module: ast.Module | None = None
+        self.schema: SchemaContext | None = None
+        self.local_vars: list[str] = []
+        self.l_value = False
+        self.expect_stack: list[Expect | None] = []
+        self.global_names: dict[str, dict[str, Span]] = {}
+        self.lambda_sigs: dict[str, dict[str, FuncType]] = {}
+        self.merged_away: set[int] = set()
+        self.group_entries: dict[int, list[ast.ConfigEntry | ast.ConfigIfEntry]] = {}
+        self.required_siblings: dict[int, set[str] | None] = {}
+        self.silent_entries: set[int] = set()
+        self.suppress = 0
+        self.types = model.types
+        self.bindings = model.bindings
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def report(self, code: Code, message: str, span: Span | None, *extra: Label) -> None:
+        """Record an error (unless inside a region the reference does not check)."""
+        if self.suppress:
+            return
+        labels = [Label(span, message), *extra]
+        self.diagnostics.append(Diagnostic(code, message, labels))
+
+    def type_error(self, message: str, span: Span | None, *extra: Label) -> None:
+        self.report(Code.TYPE_ERROR, message, span, *extra)
+
+    def compile_error(self, message: str, span: Span | None, *extra: Label) -> None:
+        self.report(Code.COMPILE_ERROR, message, span, *extra)
+
+    # ------------------------------------------------------------------ scopes
+
+    def enter_scope(self, kind: str, node: ast.Node | None = None) -> Scope:
+        scope = Scope(kind, self.scope, node)
+        if self.model.keep_scopes:
+            self.scope.children.append(scope)
+        self.scope = scope
+        self.scope_level += 1
+        return scope
+
+    def leave_scope(self) -> None:
+        self.local_vars.clear()
+        parent = self.scope.parent
+        assert parent is not None
+        self.scope = parent
+        self.scope_level -= 1
+
+    def package_scope(self, pkgpath: str) -> Scope:
+        scope = self.package_scopes.get(pkgpath)
+        if scope is None:
+            scope = Scope(ScopeKind.PACKAGE, self.builtin_scope)
+            self.package_scopes[pkgpath] = scope
+        return scope
+
+    def define(
+        self,
+        name: str,
+        kind: str,
+        type: Type,
+        span: Span | None,
+        node: ast.Node | None = None,
+    ) -> Symbol:
+        """Insert a symbol into the current scope (replacing one of the same name)."""
+        symbol = Symbol(name, kind, type, span, self.pkgpath, node)
+        self.scope.symbols[name] = symbol
+        if span is not None:
+            self.model.add_occurrence(span, symbol)
+        return symbol
+
+    def bind(self, node: ast.Node, symbol: Symbol | None, span: Span | None = None) -> None:
+        """Record that ``node`` (a name use) refers to ``symbol``."""
+        if symbol is None:
+            return
+        self.bindings[node.id] = symbol
+        where = span or node.span
+        if symbol.span is None or where != symbol.span:
+            symbol.references.append(where)
+        self.model.add_occurrence(where, symbol)
+
+    def contains(self, name: str) -> bool:
+        return name in self.scope.symbols
+
+    def find(self, name: str) -> Symbol | None:
+        return self.scope.lookup(name)
+
+    def record(self, node: ast.Node, type: Type) -> Type:
+        self.types[node.id] = type
+        return type
+
+    def visible_names(self) -> list[str]:
+        return self.scope.visible_names()
+
+    # ------------------------------------------------------------------ global names
+
+    def globals_of_package(self) -> dict[str, Span]:
+        names = self.global_names.get(self.pkgpath)
+        if names is None:
+            names = self.global_names[self.pkgpath] = {}
+        return names
+
+    # ------------------------------------------------------------------ expected types
+
+    def push_expect(self, expect: Expect | None) -> int:
+        self.expect_stack.append(expect)
+        return 1
+
+    def pop_expect(self, depth: int) -> None:
+        for _ in range(depth):
+            if self.expect_stack:
+                self.expect_stack.pop()
+
+    def top_expect(self) -> Expect | None:
+        return self.expect_stack[-1] if self.expect_stack else None
+
+    # ------------------------------------------------------------------ parts implemented elsewhere
+
+    def expr(self, node: ast.Expr) -> Type:
+        raise NotImplementedError
+
+    def expr_or_any(self, node: ast.Expr | None) -> Type:
+        raise NotImplementedError
+
+    def stmt(self, node: ast.Stmt) -> Type:
+        raise NotImplementedError
+
+    def stmts(self, nodes: Iterable[ast.Stmt]) -> Type:
+        raise NotImplementedError
+
+    def silent_expr(self, node: ast.Expr | None) -> Type:
+        """Walk an expression the reference does not check: bind names, report nothing."""
+        if node is None:
+            return ANY
+        self.suppress += 1
+        try:
+            return self.expr(node)
+        finally:
+            self.suppress -= 1
+
+
+def name_span(node: ast.Node, name: str) -> Span:
+    """The span of a name at the start of a node (a parameter ``x: int = 1`` -> ``x``)."""
+    span = node.span
+    return Span(span.file, span.start, min(span.end, span.start + len(name)))
+
+
+def describe_kind(symbol: Symbol) -> str:
+    """A short description of a symbol for hovers ("schema Person", "attribute name: str")."""
+    if symbol.kind in (SymbolKind.SCHEMA, SymbolKind.RULE):
+        return f"{symbol.kind} {symbol.name}"
+    return f"{symbol.kind} {symbol.name}: {symbol.type.ty_str()}"

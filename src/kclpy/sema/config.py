@@ -1,0 +1,636 @@
+"""Config literals and schema expressions, checked against the expected schema.
+
+While a config value is walked, the expected-type stack holds the type the
+value must have (a schema, a dict, a list...). Each entry ``key: value`` is
+checked against the top: the key must be an attribute of the schema (else the
+CompileError ``Cannot add member 'k' to schema 'P'``), and the value is walked
+with the attribute's type pushed, then must be assignable to it (TypeError,
+with a secondary label at the attribute's declaration). Dotted keys ``a.b = v``
+mean ``a: {b = v}``. Keys defined earlier in a literal are visible by name in
+later values, as the reference's config scope makes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kclpy.diag import Code, Label
+from kclpy.sema.annotations import suggestion_text
+from kclpy.sema.base import Expect
+from kclpy.sema.operators import OperatorsMixin
+from kclpy.sema.relations import sup, widen
+from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
+from kclpy.sema.types import (
+    ANY,
+    ANY_F,
+    LIST,
+    NONE_F,
+    STR_T,
+    DictAttr,
+    DictType,
+    ListType,
+    LitType,
+    SchemaType,
+    Type,
+    UnionType,
+    config_key_type,
+    config_val_type,
+    is_key,
+    members_all,
+    schema_val_type,
+    str_lit,
+)
+from kclpy.source import Span
+from kclpy.syntax import ast
+
+ValueWalker = Callable[[], Type]
+
+
+class _Collect:
+    """Key types, value types and literal keys gathered from a config's entries."""
+
+    __slots__ = ("attrs", "keys", "vals")
+
+    def __init__(self) -> None:
+        self.keys: list[Type] = []
+        self.vals: list[Type] = []
+        self.attrs: dict[str, DictAttr] = {}
+
+    def result(self) -> DictType:
+        return DictType(sup(self.keys), sup(self.vals), self.attrs)
+
+
+def key_names(key: ast.Expr) -> list[ast.Expr] | None:
+    """The name parts of a bare (dotted) key ``a.b.c``, outermost first; else None."""
+    parts: list[ast.Expr] = []
+    node = key
+    while isinstance(node, ast.SelectorExpr) and not node.optional:
+        parts.append(node)
+        node = node.value
+    if not isinstance(node, ast.NameExpr):
+        return None
+    parts.append(node)
+    parts.reverse()
+    return parts
+
+
+def part_name(part: ast.Expr) -> str:
+    if isinstance(part, ast.NameExpr):
+        return part.name
+    assert isinstance(part, ast.SelectorExpr)
+    return part.attr
+
+
+def _constant_index_subscript(key: ast.Expr) -> str | None:
+    """``l`` for a key ``l[0]`` or ``l[-1]`` (a name and a constant index)."""
+    if not isinstance(key, ast.SubscriptExpr) or not isinstance(key.value, ast.NameExpr):
+        return None
+    index = key.index
+    if isinstance(index, ast.UnaryExpr):
+        index = index.operand
+    return key.value.name if isinstance(index, ast.NumberExpr) else None
+
+
+def literal_keys(entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> set[str] | None:
+    """The keys a config literal sets (through ``if`` entries), or None when some key
+    cannot be known statically (``**x``, a computed or interpolated key)."""
+    keys: set[str] = set()
+    for entry in entries:
+        if isinstance(entry, ast.ConfigIfEntry):
+            branches: list[list[ast.ConfigEntry | ast.ConfigIfEntry]] = [entry.entries]
+            orelse = entry.orelse
+            if isinstance(orelse, ast.ConfigIfEntry):
+                branches.append([orelse])
+            elif orelse is not None:
+                branches.append(orelse)
+            for branch in branches:
+                inner = literal_keys(branch)
+                if inner is None:
+                    return None
+                keys |= inner
+            continue
+        key = entry.key
+        parts = key_names(key) if key is not None else None
+        if parts is not None:
+            keys.add(part_name(parts[0]))
+        elif isinstance(key, ast.StringExpr):
+            keys.add(key.value)
+        else:
+            return None
+    return keys
+
+
+def value_keys(value: ast.Expr) -> set[str] | None:
+    """The literal keys of a config or schema expression value (None if not literal)."""
+    if isinstance(value, ast.ConfigExpr):
+        return literal_keys(value.entries)
+    if isinstance(value, ast.SchemaExpr):
+        return literal_keys(value.config.entries)
+    return None
+
+
+def sibling_keys(
+    entries: list[ast.ConfigEntry | ast.ConfigIfEntry],
+) -> dict[str, set[str] | None]:
+    """For each key of a config, the literal keys all its entries' values set (None if
+    some entry's value is not a literal config)."""
+    result: dict[str, set[str] | None] = {}
+
+    def add(name: str, keys: set[str] | None) -> None:
+        if name in result:
+            known = result[name]
+            result[name] = None if known is None or keys is None else known | keys
+        else:
+            result[name] = keys
+
+    for entry in entries:
+        if isinstance(entry, ast.ConfigIfEntry):
+            branches = [entry.entries]
+            if isinstance(entry.orelse, ast.ConfigIfEntry):
+                branches.append([entry.orelse])
+            elif entry.orelse is not None:
+                branches.append(entry.orelse)
+            for branch in branches:
+                for name, keys in sibling_keys(branch).items():
+                    add(name, keys)
+            continue
+        parts = key_names(entry.key) if entry.key is not None else None
+        if parts is None:
+            continue
+        if len(parts) > 1:
+            add(part_name(parts[0]), {part_name(parts[1])})
+        else:
+            add(part_name(parts[0]), value_keys(entry.value))
+    return result
+
+
+class ConfigMixin(OperatorsMixin):
+    """Config entries, ``**`` unpacking, ``if`` entries and schema expressions."""
+
+    # ------------------------------------------------------------------ expected types
+
+    def attr_expect(self, name: str) -> Expect | None:
+        """What the value under key ``name`` of the current config is expected to be."""
+        top = self.top_expect()
+        if not name or top is None:
+            return None
+        owner = top.type
+        if isinstance(owner, ListType):
+            return Expect(owner.elem, top.span)
+        if isinstance(owner, DictType):
+            return Expect(owner.val, top.span)
+        if isinstance(owner, SchemaType):
+            return self._schema_attr_expect(owner.info, name, top.span)
+        if isinstance(owner, UnionType):
+            possible: list[Type] = []
+            for member in owner.types:
+                if isinstance(member, SchemaType):
+                    attr = member.info.get_attr(name)
+                    if attr is not None:
+                        possible.append(attr.type)
+                    elif member.info.index_signature is not None:
+                        possible.append(member.info.index_signature.val_type)
+                elif isinstance(member, DictType):
+                    possible.append(member.val)
+            return Expect(sup(possible), top.span)
+        return None
+
+    def _schema_attr_expect(self, info: SchemaInfo, name: str, span: Span | None) -> Expect | None:
+        attr = info.get_attr(name)
+        if attr is not None:
+            return Expect(attr.type, attr.span)
+        if info.index_signature is not None:
+            return Expect(info.index_signature.val_type, span, True)
+        return None
+
+    def push_names(self, names: list[str]) -> int:
+        depth = 0
+        for name in names:
+            depth += self.push_expect(self.attr_expect(name))
+        return depth
+
+    def push_key(self, key: ast.Expr | None) -> int:
+        """Switch the expected type to the value of ``key`` (0 or more pushes)."""
+        if key is None:
+            return 0
+        parts = key_names(key)
+        if parts is not None:
+            return self.push_names([part_name(part) for part in parts])
+        name = _constant_index_subscript(key)
+        if name is not None:
+            return self.push_names([name])
+        if isinstance(key, ast.StringExpr):
+            return self.push_names([key.value])
+        if isinstance(key, ast.JoinedStringExpr):
+            return self.push_expect(None)
+        return 0
+
+    # ------------------------------------------------------------------ attribute checks
+
+    def must_check_config_attr(
+        self, attr: str, owner: Type, span: Span | None, attr_span: Span | None = None
+    ) -> None:
+        if isinstance(owner, SchemaType):
+            self.check_config_attr(attr, owner.info, span, attr_span)
+        elif isinstance(owner, UnionType):
+            self._check_union_attr(attr, owner, span, attr_span)
+
+    def _check_union_attr(
+        self, attr: str, owner: UnionType, span: Span | None, attr_span: Span | None
+    ) -> None:
+        names: list[str] = []
+        hints: list[str] = []
+        for member in owner.types:
+            if isinstance(member, SchemaType):
+                info = member.info
+                if (
+                    info.get_attr(attr) is None
+                    and not info.is_mixin
+                    and (info.index_signature is None)
+                ):
+                    names.append(info.name)
+                    hints.extend(list(info.attrs))
+                else:
+                    return
+            elif isinstance(member, DictType):
+                return
+        if not names:
+            return
+        target = (
+            "schemas [" + ", ".join(f'"{n}"' for n in names) + "]"
+            if len(names) > 1
+            else f"schema {names[0]}"
+        )
+        hint = suggestion_text(attr, hints)
+        self._config_attr_error(f"Cannot add member '{attr}' to '{target}'{hint}", span, attr_span)
+
+    def check_config_attr(
+        self, attr: str, info: SchemaInfo, span: Span | None, attr_span: Span | None
+    ) -> None:
+        signature = info.index_signature
+        if info.get_attr(attr) is None and not info.is_mixin and signature is None:
+            hint = suggestion_text(attr, list(info.attrs))
+            message = f"Cannot add member '{attr}' to schema '{info.name}'{hint}"
+            self._config_attr_error(message, span, attr_span)
+        if signature is None or signature.any_other:
+            return
+        key = signature.key_type
+        allowed: list[str] | None = None
+        if isinstance(key, LitType):
+            allowed = [str(key.value)]
+        elif isinstance(key, UnionType):
+            allowed = [str(m.value) for m in key.types if isinstance(m, LitType)]
+        if allowed is not None and attr not in allowed:
+            hint = suggestion_text(attr, allowed)
+            message = f"Cannot add member '{attr}' to schema '{info.name}'{hint}"
+            self._config_attr_error(message, span, attr_span)
+
+    def _config_attr_error(self, message: str, span: Span | None, attr_span: Span | None) -> None:
+        extra = [Label(attr_span, "config attribute is defined here")] if attr_span else []
+        self.compile_error(message, span, *extra)
+
+    def check_attr_key_type(self, key: Type, span: Span | None) -> None:
+        if not key.flags & ANY_F and not is_key(key):
+            self.report(
+                Code.ILLEGAL_ATTRIBUTE_ERROR,
+                f"A attribute must be string type, got '{key.ty_str()}'",
+                span,
+            )
+
+    # ------------------------------------------------------------------ entries
+
+    def config_entries(
+        self, entries: list[ast.ConfigEntry | ast.ConfigIfEntry], node: ast.Node | None = None
+    ) -> DictType:
+        """The walk of a config literal's entries; the dict type of the literal."""
+        self.enter_scope(ScopeKind.CONFIG, node)
+        collected = _Collect()
+        self._note_siblings(self.group_entries.get(node.id, entries) if node else entries, entries)
+        try:
+            for entry in entries:
+                silent = entry.id in self.silent_entries
+                self.suppress += silent
+                try:
+                    if isinstance(entry, ast.ConfigIfEntry):
+                        self._unpack_entry(entry, self.config_if_entry(entry), collected)
+                    else:
+                        self.config_entry(entry, collected)
+                finally:
+                    self.suppress -= silent
+        finally:
+            self.leave_scope()
+        return collected.result()
+
+    def _note_siblings(
+        self,
+        all_entries: list[ast.ConfigEntry | ast.ConfigIfEntry],
+        entries: list[ast.ConfigEntry | ast.ConfigIfEntry],
+    ) -> None:
+        """For schema expressions written as entry values, the keys sibling entries of the
+        same key give (the reference counts them when it checks required attributes)."""
+        targets = [
+            e
+            for e in entries
+            if isinstance(e, ast.ConfigEntry)
+            and isinstance(e.value, ast.SchemaExpr)
+            and e.key is not None
+            and key_names(e.key) is not None
+        ]
+        if not targets:
+            return
+        siblings = sibling_keys(all_entries)
+        for entry in targets:
+            assert entry.key is not None
+            parts = key_names(entry.key)
+            if parts is not None and len(parts) == 1:
+                self.required_siblings[entry.value.id] = siblings.get(part_name(parts[0]))
+
+    def config_entry(self, entry: ast.ConfigEntry, collected: _Collect) -> None:
+        key, value = entry.key, entry.value
+        if key is None:
+            self._unpack_entry(entry, self.expr(value), collected)
+            return
+        parts = key_names(key)
+        if parts is not None:
+            self._name_entry(parts, entry.op, value, collected)
+            return
+        self._other_entry(entry, key, collected)
+
+    def _name_entry(
+        self, parts: list[ast.Expr], op: str, value: ast.Expr, collected: _Collect
+    ) -> None:
+        """``a = v`` or ``a.b.c = v`` (which means ``a: {b: {c = v}}``)."""
+        first = parts[0]
+        name = part_name(first)
+        if len(parts) == 1:
+            walk: ValueWalker = lambda: self.expr(value)  # noqa: E731
+            entry_op = op
+        else:
+            rest = parts[1:]
+            walk = lambda: self._nested_config(rest, op, value)  # noqa: E731
+            entry_op = ":"
+        key_span = first.span
+        checked = self._checked_value(name, first, walk)
+        depth = self.push_names([name])
+        try:
+            val_type = checked if checked is not None else walk()
+            key_type = self._key_expr(first) if name in self.local_vars else str_lit(name)
+            self.check_attr_key_type(key_type, key_span)
+            self._add_literal_key(name, val_type, key_span, first, collected)
+            collected.keys.append(key_type)
+            collected.vals.append(val_type)
+            self._check_insert(entry_op, val_type, value.span)
+        finally:
+            self.pop_expect(depth)
+
+    def _nested_config(self, parts: list[ast.Expr], op: str, value: ast.Expr) -> Type:
+        """The single-entry config ``{parts[0]: ...}`` a dotted key stands for."""
+        self.enter_scope(ScopeKind.CONFIG)
+        collected = _Collect()
+        try:
+            self._name_entry(parts, op, value, collected)
+        finally:
+            self.leave_scope()
+        return collected.result()
+
+    def _checked_value(self, name: str, key: ast.Expr, walk: ValueWalker) -> Type | None:
+        """Walk the value of key ``name`` under its attribute's type and check it fits."""
+        top = self.top_expect()
+        if top is None:
+            return None
+        key_span = key.span
+        owner = top.type
+        if isinstance(owner, SchemaType):
+            attr = owner.info.get_attr(name)
+            if attr is not None:
+                self.bind(key, attr)
+        self.must_check_config_attr(name, owner, key_span)
+        depth = self.push_names([name])
+        try:
+            value_type = walk()
+            last = self.top_expect()
+            if last is not None:
+                self.must_assignable_to(value_type, last.type, key_span, last.span)
+        finally:
+            self.pop_expect(depth)
+        return value_type
+
+    def _key_expr(self, key: ast.Expr) -> Type:
+        depth = self.push_expect(None)
+        try:
+            return self.expr(key)
+        finally:
+            self.pop_expect(depth)
+
+    def _add_literal_key(
+        self, name: str, val_type: Type, span: Span, node: ast.Node, collected: _Collect
+    ) -> None:
+        previous = collected.attrs.get(name)
+        merged = sup([previous.type, val_type]) if previous is not None else val_type
+        collected.attrs[name] = DictAttr(widen(merged), span)
+        bound = node.id in self.bindings
+        symbol = self.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)
+        if not bound:
+            self.bindings[node.id] = symbol
+
+    def _other_entry(self, entry: ast.ConfigEntry, key: ast.Expr, collected: _Collect) -> None:
+        """Quoted, interpolated, computed ``(k)`` and index ``l[0]`` keys."""
+        value = entry.value
+        checked: Type | None = None
+        subscript_name = _constant_index_subscript(key)
+        literal = key.value if isinstance(key, ast.StringExpr) else None
+        if literal is not None:
+            checked = self._checked_value(literal, key, lambda: self.expr(value))
+        elif subscript_name is not None:
+            checked = self._checked_value(subscript_name, key, lambda: self.expr(value))
+            self.silent_expr(key)
+        depth = self.push_key(key)
+        try:
+            if subscript_name is not None:
+                val_type = checked if checked is not None else self.expr(value)
+                collected.keys.append(STR_T)
+                collected.vals.append(val_type if entry.op == "+=" else ListType(val_type))
+            else:
+                key_type = self._key_expr(key)
+                val_type = checked if checked is not None else self.expr(value)
+                self.check_attr_key_type(key_type, key.span)
+                if literal is not None:
+                    self._add_literal_key(literal, val_type, key.span, key, collected)
+                collected.keys.append(key_type)
+                collected.vals.append(val_type)
+            self._check_insert(entry.op, val_type, value.span)
+        finally:
+            self.pop_expect(depth)
+
+    def _unpack_entry(
+        self, entry: ast.ConfigEntry | ast.ConfigIfEntry, value_type: Type, collected: _Collect
+    ) -> None:
+        """``**value`` or an ``if`` entry: merge the value's keys into the config."""
+        span = entry.value.span if isinstance(entry, ast.ConfigEntry) else entry.span
+        self.check_config_value(value_type, span)
+        if value_type.flags & (ANY_F | NONE_F):
+            collected.vals.append(value_type)
+        elif isinstance(value_type, DictType):
+            collected.keys.append(value_type.key)
+            collected.vals.append(value_type.val)
+            collected.attrs.update(value_type.attrs or {})
+        elif isinstance(value_type, SchemaType):
+            collected.keys.append(STR_T)
+            collected.vals.append(schema_val_type(value_type.info))
+            for name, symbol in value_type.info.attrs.items():
+                collected.attrs[name] = DictAttr(symbol.type, symbol.span)
+        elif isinstance(value_type, UnionType) and members_all(value_type, (1 << 8) | (1 << 9)):
+            collected.keys.append(sup([config_key_type(m) for m in value_type.types]))
+            collected.vals.append(sup([config_val_type(m) for m in value_type.types]))
+        else:
+            self.compile_error(
+                f"only dict and schema can be used ** unpack, got '{value_type.ty_str()}'", span
+            )
+        if isinstance(entry, ast.ConfigEntry):
+            self._check_insert(entry.op, value_type, span)
+
+    def _check_insert(self, op: str, val_type: Type, span: Span) -> None:
+        if op == "+=" and not val_type.flags & (ANY_F | LIST):
+            self.report(
+                Code.ILLEGAL_ATTRIBUTE_ERROR,
+                f"only list type can in inserted, got '{val_type.ty_str()}'",
+                span,
+            )
+
+    def config_if_entry(self, entry: ast.ConfigIfEntry) -> Type:
+        self.expr(entry.cond)
+        body = self.config_entries(entry.entries, entry)
+        orelse = entry.orelse
+        if orelse is None:
+            return body
+        if isinstance(orelse, ast.ConfigIfEntry):
+            other: Type = self.config_if_entry(orelse)
+        else:
+            other = self.config_entries(orelse, entry)
+        return sup([body, other])
+
+    # ------------------------------------------------------------------ ** and if values
+
+    def check_config_value(self, value_type: Type, span: Span) -> None:
+        """Check the keys a ``**`` or ``if`` entry adds against the expected schema."""
+        if isinstance(value_type, DictType):
+            for key, attr in (value_type.attrs or {}).items():
+                self._check_attr_recursively(key, attr.type, attr.span, span)
+        elif isinstance(value_type, SchemaType):
+            for key, symbol in value_type.info.attrs.items():
+                self._check_attr_recursively(key, symbol.type, symbol.span, span)
+
+    def _check_attr_recursively(
+        self, key: str, attr_type: Type, attr_span: Span | None, span: Span
+    ) -> None:
+        if not key:
+            return
+        top = self.top_expect()
+        if top is not None:
+            self.must_check_config_attr(key, top.type, span, attr_span)
+        depth = self.push_names([key])
+        try:
+            last = self.top_expect()
+            if last is not None:
+                self.must_assignable_to(attr_type, last.type, span, last.span, attr_span)
+            self.check_config_value(attr_type, span)
+        finally:
+            self.pop_expect(depth)
+
+    # ------------------------------------------------------------------ schema expressions
+
+    def schema_expr(self, node: ast.SchemaExpr) -> Type:
+        def_type = self.expr(node.name)
+        span = node.name.span
+        if isinstance(def_type, DictType):
+            depth = self.push_expect(Expect(def_type))
+            try:
+                config_type = self.expr(node.config)
+            finally:
+                self.pop_expect(depth)
+            self._silent_arguments(node)
+            return self.binary(def_type, config_type, "|", span)
+        if isinstance(def_type, SchemaType):
+            return self._schema_instance(node, def_type)
+        self.silent_expr(node.config)
+        self._silent_arguments(node)
+        if not def_type.flags & ANY_F:
+            self.compile_error(f"Invalid schema type '{def_type.ty_str()}'", span)
+        return ANY
+
+    def _schema_instance(self, node: ast.SchemaExpr, def_type: SchemaType) -> Type:
+        outer = self.top_expect()
+        in_signature = outer is not None and outer.from_signature
+        depth = self.push_expect(Expect(def_type))
+        try:
+            self.expr(node.config)
+        finally:
+            self.pop_expect(depth)
+        self.types[node.config.id] = def_type
+        if def_type.instance:
+            if node.args or node.keywords:
+                self.compile_error(
+                    "Arguments cannot be used in the schema modification expression",
+                    node.name.span,
+                )
+            self._silent_arguments(node)
+        else:
+            self.check_arguments(
+                node.name, node.args, node.keywords, def_type.info.func, node.name.span
+            )
+            if self.schema is None and not in_signature:
+                self._check_required(def_type.info, node)
+        return SchemaType(def_type.info, True)
+
+    def _check_required(self, info: SchemaInfo, node: ast.SchemaExpr) -> None:
+        """Required attributes a literal config visibly leaves unset (the reference's
+        compile-time check, made only for plain schemas: no base, mixin, protocol or
+        index signature, and a body of attribute declarations only)."""
+        definition = info.node
+        if not isinstance(definition, ast.SchemaStmt) or info.is_mixin or info.is_protocol:
+            return
+        if (
+            definition.parent
+            or definition.mixins
+            or definition.for_host
+            or definition.index_signature
+        ):
+            return
+        if not all(isinstance(stmt, ast.SchemaAttr) for stmt in definition.body):
+            return
+        config = node.config
+        given = literal_keys(config.entries)
+        if given is None:
+            return
+        if node.id in self.required_siblings:
+            extra = self.required_siblings[node.id]
+            if extra is None:
+                return
+            given |= extra
+        for stmt in definition.body:
+            assert isinstance(stmt, ast.SchemaAttr)
+            if stmt.optional or stmt.value is not None or stmt.name in given:
+                continue
+            if isinstance(stmt.type, ast.LiteralType):
+                continue
+            self.compile_error(
+                f"attribute '{stmt.name}' of {info.name} is required and can't be None or "
+                "Undefined",
+                config.span,
+            )
+
+    def _silent_arguments(self, node: ast.SchemaExpr) -> None:
+        for arg in node.args:
+            self.silent_expr(arg)
+        for keyword in node.keywords:
+            self.silent_expr(keyword.value)
+
+    def check_arguments(
+        self,
+        func: ast.Expr,
+        args: list[ast.Expr],
+        keywords: list[ast.Keyword],
+        func_type: object,
+        span: Span,
+    ) -> None:
+        raise NotImplementedError

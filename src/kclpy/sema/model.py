@@ -1,0 +1,153 @@
+"""The semantic model of a checked program: what tools query.
+
+``check_program`` returns a :class:`Model`. It keeps, keyed by AST node id, the
+type of every expression and the symbol every name refers to; per file, the
+positions of every definition and use of a symbol (for ``symbol_at`` and
+``references``); the package scopes; the schemas by full name; and the
+diagnostics. The language server, lint and ``kcl doc`` are built on it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import TYPE_CHECKING
+
+from kclpy.diag import Diagnostic
+from kclpy.sema.docstrings import attribute_docs, summary
+from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, Symbol, SymbolKind
+from kclpy.sema.types import SchemaType, Type
+from kclpy.source import Pos, SourceFile, Span
+
+if TYPE_CHECKING:
+    from kclpy.syntax import ast
+
+
+class Model:
+    """Bindings, types, scopes, schemas and diagnostics of one checked program."""
+
+    def __init__(self, keep_scopes: bool = True) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.types: dict[int, Type] = {}
+        self.bindings: dict[int, Symbol] = {}
+        self.package_scopes: dict[str, Scope] = {}
+        self.schemas: dict[str, SchemaInfo] = {}
+        self.keep_scopes = keep_scopes
+        self.files: dict[str, SourceFile] = {}
+        self._occurrences: dict[str, list[tuple[int, int, Symbol]]] = {}
+        self._sorted: dict[str, list[tuple[int, int, Symbol]]] = {}
+        self._starts: dict[str, list[int]] = {}
+
+    # ------------------------------------------------------------------ filling
+
+    def add_occurrence(self, span: Span, symbol: Symbol) -> None:
+        path = span.file.path
+        items = self._occurrences.get(path)
+        if items is None:
+            items = self._occurrences[path] = []
+        items.append((span.start, span.end, symbol))
+        self._sorted.pop(path, None)
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.is_error]
+
+    def type_of(self, node: ast.Node) -> Type | None:
+        """The type the checker inferred for an expression (None if never reached)."""
+        return self.types.get(node.id)
+
+    def symbol_of(self, node: ast.Node) -> Symbol | None:
+        """The symbol a name (or attribute selection) refers to."""
+        return self.bindings.get(node.id)
+
+    def symbol_at(self, path: str, pos: Pos | tuple[int, int]) -> Symbol | None:
+        """The symbol defined or used at a 1-based ``(line, col)`` of a file."""
+        items = self._sorted_occurrences(path)
+        if not items:
+            return None
+        offset = self._offset(path, pos)
+        if offset is None:
+            return None
+        starts = self._starts[path]
+        index = bisect_right(starts, offset) - 1
+        best: Symbol | None = None
+        best_width = -1
+        while index >= 0:
+            start, end, symbol = items[index]
+            if start <= offset < max(end, start + 1):
+                width = end - start
+                if best is None or width < best_width:
+                    best, best_width = symbol, width
+            if offset - start > 4096:
+                break
+            index -= 1
+        return best
+
+    def references(self, symbol: Symbol, include_definition: bool = True) -> list[Span]:
+        """Where the symbol is used (and defined), in recording order."""
+        spans: list[Span] = []
+        if include_definition and symbol.span is not None:
+            spans.append(symbol.span)
+        spans.extend(symbol.references)
+        return spans
+
+    def schema(self, name: str, pkgpath: str = MAIN) -> SchemaInfo | None:
+        """A schema by name in a package (``pkg.Name`` full names work too)."""
+        if pkgpath == MAIN:
+            found = self.schemas.get(name)
+            if found is not None:
+                return found
+        return self.schemas.get(f"{pkgpath}.{name}")
+
+    def members(self, target: str | SchemaInfo | Type) -> dict[str, Symbol]:
+        """Every attribute of a schema (base attributes first, mixin attributes included)."""
+        info = self._info(target)
+        return info.all_attrs() if info is not None else {}
+
+    def doc(self, symbol: Symbol) -> str:
+        """The documentation of a symbol: a schema's summary, an attribute's description."""
+        if symbol.doc:
+            return symbol.doc
+        owner = symbol.owner
+        if symbol.kind == SymbolKind.ATTRIBUTE and owner is not None:
+            return attribute_docs(owner.doc).get(symbol.name, "")
+        if symbol.kind in (SymbolKind.SCHEMA, SymbolKind.RULE):
+            node = symbol.node
+            text = getattr(node, "doc", "") if node is not None else ""
+            return summary(text if isinstance(text, str) else "")
+        return ""
+
+    def package_symbols(self, pkgpath: str = MAIN) -> dict[str, Symbol]:
+        scope = self.package_scopes.get(pkgpath)
+        return dict(scope.symbols) if scope is not None else {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def _info(self, target: str | SchemaInfo | Type) -> SchemaInfo | None:
+        if isinstance(target, SchemaInfo):
+            return target
+        if isinstance(target, SchemaType):
+            return target.info
+        if isinstance(target, str):
+            return self.schemas.get(target)
+        return None
+
+    def _sorted_occurrences(self, path: str) -> list[tuple[int, int, Symbol]]:
+        items = self._sorted.get(path)
+        if items is None:
+            items = sorted(self._occurrences.get(path, []), key=lambda item: (item[0], -item[1]))
+            self._sorted[path] = items
+            self._starts[path] = [item[0] for item in items]
+        return items
+
+    def _offset(self, path: str, pos: Pos | tuple[int, int]) -> int | None:
+        file = self.files.get(path)
+        if file is None:
+            return None
+        line, col = pos
+        return file.offset(line, col)

@@ -1,0 +1,244 @@
+"""Relations between types: equality, subsumption, assignability, supremum, widening.
+
+These follow the reference's rules, quirks included, because a program the
+reference accepts must be accepted here too:
+
+* everything is assignable to ``any``; ``None`` is assignable to everything;
+* ``int`` is assignable to ``float`` (and to a float literal);
+* a literal is assignable to its base type (an int or bool literal also to float);
+* ``str`` is assignable to a string literal type (it cannot be decided statically);
+* lists and dicts are covariant; a schema is assignable to its bases;
+* unions: every member of the source must fit, some member of the target must.
+
+``sup`` joins types into a union, dropping members subsumed by others; ``widen``
+turns a value's type into the type a variable gets (``1`` -> ``int``).
+"""
+
+from __future__ import annotations
+
+from kclpy.sema.types import (
+    ANY,
+    ANY_F,
+    FLOAT,
+    INT,
+    NONE_F,
+    STR,
+    DictAttr,
+    DictType,
+    FuncType,
+    ListType,
+    LitType,
+    ModuleType,
+    NumMulType,
+    PrimType,
+    SchemaType,
+    Type,
+    UnionType,
+    is_assignable_kind,
+    is_primitive,
+)
+
+
+def equal(left: Type, right: Type) -> bool:
+    """Structural equality (dict literal key positions are ignored)."""
+    if left is right:
+        return True
+    if type(left) is not type(right) or left.flags != right.flags:
+        return False
+    if isinstance(left, PrimType):
+        return True
+    if isinstance(left, LitType):
+        assert isinstance(right, LitType)
+        return left.value == right.value and type(left.value) is type(right.value)
+    if isinstance(left, ListType):
+        assert isinstance(right, ListType)
+        return equal(left.elem, right.elem)
+    if isinstance(left, DictType):
+        assert isinstance(right, DictType)
+        return (
+            equal(left.key, right.key)
+            and equal(left.val, right.val)
+            and _same_attrs(left.attrs, right.attrs)
+        )
+    if isinstance(left, UnionType):
+        assert isinstance(right, UnionType)
+        return len(left.types) == len(right.types) and all(
+            equal(a, b) for a, b in zip(left.types, right.types, strict=True)
+        )
+    if isinstance(left, SchemaType):
+        assert isinstance(right, SchemaType)
+        return left.info is right.info or left.info.full_name == right.info.full_name
+    if isinstance(left, NumMulType):
+        assert isinstance(right, NumMulType)
+        return (left.literal, left.raw, left.suffix) == (right.literal, right.raw, right.suffix)
+    if isinstance(left, FuncType):
+        assert isinstance(right, FuncType)
+        return _same_function(left, right)
+    if isinstance(left, ModuleType):
+        assert isinstance(right, ModuleType)
+        return left.pkgpath == right.pkgpath
+    return False
+
+
+def _same_attrs(left: dict[str, DictAttr] | None, right: dict[str, DictAttr] | None) -> bool:
+    if not left or not right:
+        return not left and not right
+    if left.keys() != right.keys():
+        return False
+    return all(equal(left[name].type, right[name].type) for name in left)
+
+
+def _same_function(left: FuncType, right: FuncType) -> bool:
+    if len(left.params) != len(right.params) or left.variadic != right.variadic:
+        return False
+    if not equal(left.ret, right.ret):
+        return False
+    return all(equal(a.type, b.type) for a, b in zip(left.params, right.params, strict=True))
+
+
+def subsume(lhs: Type, rhs: Type, check_left_any: bool) -> bool:
+    """Whether ``lhs`` fits where ``rhs`` is expected (the reference's ``subsume``)."""
+    lflags = lhs.flags
+    rflags = rhs.flags
+    if (check_left_any and lflags & ANY_F) or rflags & ANY_F or lflags & NONE_F:
+        return True
+    if isinstance(lhs, UnionType):
+        return all(subsume(member, rhs, False) for member in lhs.types)
+    if isinstance(rhs, UnionType):
+        return any(subsume(lhs, member, False) for member in rhs.types)
+    if isinstance(lhs, SchemaType):
+        return isinstance(rhs, SchemaType) and lhs.info.is_sub_schema_of(rhs.info)
+    if lflags & INT and rflags & FLOAT:
+        return True
+    if isinstance(lhs, NumMulType) and isinstance(rhs, NumMulType):
+        return _subsume_multiplier(lhs, rhs)
+    if is_primitive(lhs) and is_primitive(rhs):
+        return lflags == rflags
+    if isinstance(lhs, LitType):
+        return _subsume_literal(lhs, rhs)
+    if isinstance(lhs, ListType) and isinstance(rhs, ListType):
+        return subsume(lhs.elem, rhs.elem, check_left_any)
+    if isinstance(lhs, DictType) and isinstance(rhs, DictType):
+        return subsume(lhs.key, rhs.key, check_left_any) and subsume(
+            lhs.val, rhs.val, check_left_any
+        )
+    if lflags & STR and isinstance(rhs, LitType) and rflags & STR:
+        return True
+    if isinstance(lhs, FuncType) and isinstance(rhs, FuncType):
+        return _subsume_function(lhs, rhs, check_left_any)
+    return equal(lhs, rhs)
+
+
+def _subsume_multiplier(lhs: NumMulType, rhs: NumMulType) -> bool:
+    if lhs.literal and rhs.literal:
+        return lhs.raw == rhs.raw and lhs.suffix == rhs.suffix
+    return lhs.literal or not rhs.literal
+
+
+def _subsume_literal(lhs: LitType, rhs: Type) -> bool:
+    if isinstance(rhs, LitType):
+        return lhs.flags == rhs.flags and lhs.value == rhs.value
+    if is_primitive(rhs):
+        if rhs.flags & FLOAT and not lhs.flags & STR:
+            return True
+        # The reference compares the printed names: ``str(int)`` even fits ``int``.
+        return rhs.ty_str() in lhs.ty_str()
+    return False
+
+
+def _subsume_function(lhs: FuncType, rhs: FuncType, check_left_any: bool) -> bool:
+    ok = len(lhs.params) == len(rhs.params)
+    for left_param, right_param in zip(lhs.params, rhs.params, strict=False):
+        ok = ok and subsume(right_param.type, left_param.type, check_left_any)
+    return ok and subsume(lhs.ret, rhs.ret, check_left_any)
+
+
+def assignable_to(value: Type, expected: Type) -> bool:
+    """The reference's ``assignable_to``: a storable type that ``subsume``s."""
+    if not is_assignable_kind(value):
+        return False
+    return subsume(value, expected, True)
+
+
+def is_upper_bound(upper: Type, lower: Type) -> bool:
+    """Whether ``upper`` is an upper bound of ``lower``."""
+    return subsume(lower, upper, False)
+
+
+def sup(types: list[Type]) -> Type:
+    """The least upper bound of ``types``: a union without subsumed members."""
+    flat: list[Type] = []
+    for item in types:
+        _flatten(item, flat)
+    if len(flat) > 1:
+        flat = _drop_subsumed(flat)
+    if not flat:
+        return ANY
+    if len(flat) == 1:
+        return flat[0]
+    return UnionType(tuple(flat))
+
+
+def _flatten(item: Type, out: list[Type]) -> None:
+    if isinstance(item, UnionType):
+        for member in item.types:
+            _flatten(member, out)
+    elif not item.flags & 1:  # void is the bottom type
+        for existing in out:
+            if existing is item:
+                return
+        out.append(item)
+
+
+def _drop_subsumed(items: list[Type]) -> list[Type]:
+    removed = [False] * len(items)
+    count = len(items)
+    for i in range(count):
+        if removed[i]:
+            continue
+        source = items[i]
+        for j in range(i + 1, count):
+            if removed[j]:
+                continue
+            target = items[j]
+            if equal(source, target):
+                removed[j] = True
+            elif subsume(source, target, False):
+                removed[i] = True
+                break
+            elif subsume(target, source, False):
+                removed[j] = True
+    return [item for item, gone in zip(items, removed, strict=True) if not gone]
+
+
+def widen(t: Type) -> Type:
+    """The type a variable gets from a value of type ``t`` (literals to base types)."""
+    flags = t.flags
+    if flags & NONE_F:
+        return ANY
+    if isinstance(t, LitType):
+        return t.base
+    if isinstance(t, ListType):
+        elem = widen(t.elem)
+        return t if elem is t.elem else ListType(elem)
+    if isinstance(t, DictType):
+        key = widen(t.key)
+        val = widen(t.val)
+        if key is t.key and val is t.val:
+            return t
+        return DictType(key, val, t.attrs)
+    if isinstance(t, UnionType):
+        return sup([widen(member) for member in t.types])
+    return t
+
+
+def widen_union(t: Type) -> Type:
+    """Widen only unions (``1 | 2`` -> ``int``), as the operator checks do."""
+    return widen(t) if isinstance(t, UnionType) else t
+
+
+def literal_base(t: Type) -> Type:
+    """The base type of a literal, else the type itself."""
+    if isinstance(t, LitType):
+        return t.base
+    return t

@@ -1,0 +1,256 @@
+"""Symbols, scopes and schema definitions: what names mean.
+
+A :class:`Symbol` is one definition (a variable, a schema, an attribute, a
+parameter, a loop variable, an import...). Every use of a name that the checker
+binds records a reference on its symbol, so tools can go from a use to its
+definition and back. A :class:`Scope` maps names to symbols and chains to its
+parent; the chain ends at the builtin scope. A :class:`SchemaInfo` is the
+semantic form of a ``schema``/``mixin``/``protocol``/``rule`` statement: its
+base, mixins, protocol, attributes (as symbols), parameters and index signature.
+"""
+
+from __future__ import annotations
+
+from kclpy.sema.types import ANY, FuncType, Param, SchemaType, Type
+from kclpy.source import Span
+from kclpy.syntax import ast
+
+MAIN = "__main__"
+
+
+class SymbolKind:
+    """The kinds of definitions (plain strings, cheap to compare and print)."""
+
+    VARIABLE = "variable"
+    ATTRIBUTE = "attribute"
+    SCHEMA = "schema"
+    RULE = "rule"
+    PARAMETER = "parameter"
+    LOOP_VARIABLE = "loop variable"
+    TYPE_ALIAS = "type alias"
+    MODULE = "module"
+    BUILTIN = "builtin"
+    CONFIG_KEY = "config key"
+    INDEX_KEY = "index signature key"
+
+
+class Symbol:
+    """One definition of a name, with its type and the places that use it."""
+
+    __slots__ = (
+        "decorators",
+        "doc",
+        "has_default",
+        "kind",
+        "name",
+        "node",
+        "optional",
+        "owner",
+        "pkgpath",
+        "references",
+        "span",
+        "type",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        type: Type = ANY,
+        span: Span | None = None,
+        pkgpath: str = "",
+        node: ast.Node | None = None,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.type = type
+        self.span = span
+        self.pkgpath = pkgpath
+        self.node = node
+        self.owner: SchemaInfo | None = None
+        self.doc = ""
+        self.optional = False
+        self.has_default = False
+        self.decorators: list[ast.Decorator] = []
+        self.references: list[Span] = []
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.name}: {self.type.ty_str()}>"
+
+
+class ScopeKind:
+    BUILTIN = "builtin"
+    PACKAGE = "package"
+    SCHEMA = "schema"
+    LAMBDA = "lambda"
+    LOOP = "loop"
+    CONFIG = "config"
+
+
+class Scope:
+    """Names visible in one region; lookups walk outward through ``parent``."""
+
+    __slots__ = ("children", "kind", "node", "parent", "symbols")
+
+    def __init__(self, kind: str, parent: Scope | None, node: ast.Node | None = None) -> None:
+        self.kind = kind
+        self.parent = parent
+        self.node = node
+        self.symbols: dict[str, Symbol] = {}
+        self.children: list[Scope] = []
+
+    def lookup(self, name: str) -> Symbol | None:
+        scope: Scope | None = self
+        while scope is not None:
+            symbol = scope.symbols.get(name)
+            if symbol is not None:
+                return symbol
+            scope = scope.parent
+        return None
+
+    def visible_names(self) -> list[str]:
+        """Every name visible here, innermost first (for suggestions and completion)."""
+        names: dict[str, None] = {}
+        scope: Scope | None = self
+        while scope is not None:
+            for name in scope.symbols:
+                names.setdefault(name)
+            scope = scope.parent
+        return list(names)
+
+
+class IndexSignatureInfo:
+    """``[key_name: K]: V`` of a schema."""
+
+    __slots__ = ("any_other", "key_name", "key_type", "node", "val_type")
+
+    def __init__(
+        self,
+        key_name: str | None,
+        key_type: Type,
+        val_type: Type,
+        any_other: bool,
+        node: ast.IndexSignature,
+    ) -> None:
+        self.key_name = key_name
+        self.key_type = key_type
+        self.val_type = val_type
+        self.any_other = any_other
+        self.node = node
+
+    def ty_str(self) -> str:
+        head = f"[{self.key_name}: " if self.key_name else "["
+        rest = "..." if self.any_other else ""
+        return f"{head}{rest}{self.key_type.ty_str()}]: {self.val_type.ty_str()}"
+
+
+class SchemaInfo:
+    """The semantic view of one schema, mixin, protocol or rule definition."""
+
+    __slots__ = (
+        "attrs",
+        "base",
+        "body_types",
+        "built",
+        "doc",
+        "file",
+        "func",
+        "index_signature",
+        "is_mixin",
+        "is_protocol",
+        "is_rule",
+        "mixins",
+        "name",
+        "node",
+        "parents",
+        "pkgpath",
+        "protocol",
+        "symbol",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        pkgpath: str,
+        node: ast.SchemaStmt | ast.RuleStmt,
+        file: str,
+    ) -> None:
+        self.name = name
+        self.pkgpath = pkgpath
+        self.node = node
+        self.file = file
+        self.doc = node.doc
+        is_schema = isinstance(node, ast.SchemaStmt)
+        kind = node.kind if isinstance(node, ast.SchemaStmt) else "rule"
+        self.is_mixin = is_schema and (kind == "mixin" or name.endswith("Mixin"))
+        self.is_protocol = (
+            is_schema and not self.is_mixin and (kind == "protocol" or name.endswith("Protocol"))
+        )
+        self.is_rule = not is_schema
+        self.base: SchemaInfo | None = None
+        self.protocol: SchemaInfo | None = None
+        self.mixins: list[SchemaInfo] = []
+        self.parents: list[SchemaInfo] = []  # rules only
+        self.attrs: dict[str, Symbol] = {}
+        self.body_types: dict[str, Type] = {}  # untyped body assignments, inferred while walking
+        self.func = FuncType([], ANY)
+        self.index_signature: IndexSignatureInfo | None = None
+        self.symbol: Symbol | None = None
+        self.built = False
+
+    @property
+    def full_name(self) -> str:
+        if not self.pkgpath or self.pkgpath == MAIN:
+            return self.name
+        return f"{self.pkgpath}.{self.name}"
+
+    @property
+    def params(self) -> list[Param]:
+        return self.func.params
+
+    def get_attr(self, name: str) -> Symbol | None:
+        """An attribute declared here, in a base schema, or in the protocol."""
+        info: SchemaInfo | None = self
+        seen = 0
+        while info is not None and seen < 64:
+            symbol = info.attrs.get(name)
+            if symbol is not None:
+                return symbol
+            if info.base is None and info.protocol is not None:
+                return info.protocol.attrs.get(name)
+            info = info.base
+            seen += 1
+        return None
+
+    def all_attrs(self) -> dict[str, Symbol]:
+        """Every attribute, base attributes first (the instance's output order)."""
+        chain: list[SchemaInfo] = []
+        info: SchemaInfo | None = self
+        while info is not None and info not in chain:
+            chain.append(info)
+            info = info.base
+        merged: dict[str, Symbol] = {}
+        for item in reversed(chain):
+            for name, symbol in item.attrs.items():
+                if name not in merged or item is self:
+                    merged[name] = symbol
+        return merged
+
+    def is_sub_schema_of(self, other: SchemaInfo) -> bool:
+        info: SchemaInfo | None = self
+        seen = 0
+        while info is not None and seen < 64:
+            if info is other or info.full_name == other.full_name:
+                return True
+            info = info.base
+            seen += 1
+        return False
+
+    def instance_type(self) -> SchemaType:
+        return SchemaType(self, True)
+
+    def def_type(self) -> SchemaType:
+        return SchemaType(self, False)
+
+    def __repr__(self) -> str:
+        return f"<schema {self.full_name}>"

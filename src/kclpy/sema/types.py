@@ -1,0 +1,355 @@
+"""Static types of the checker: their representation, constructors and names.
+
+A type is an immutable object with a ``flags`` bit set that makes the common
+questions (is it an int? a literal? a list?) one ``&`` away. Literal types keep
+their value (``int(1)``, ``str(TCP)``); a literal is *widened* to its base type
+when it is stored in a variable (see ``relations.widen``). Schema types point to
+a shared, mutable :class:`SchemaInfo` that the declaration pass fills, so types
+built before a schema is complete still see its attributes.
+
+``ty_str`` renders a type the way the reference's messages do (``[int | str]``,
+``{str:any}``, ``str(TCP)``, ``number_multiplier(1Ki)``, ``module 'math'``).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kclpy.sema.symbols import SchemaInfo
+    from kclpy.source import Span
+
+VOID = 1
+INT = 1 << 1
+FLOAT = 1 << 2
+STR = 1 << 3
+BOOL = 1 << 4
+ANY_F = 1 << 5
+NONE_F = 1 << 6
+LIST = 1 << 7
+DICT = 1 << 8
+SCHEMA = 1 << 9
+UNION = 1 << 10
+LITERAL = 1 << 11
+NUMMUL = 1 << 12
+FUNC = 1 << 13
+MODULE = 1 << 14
+
+PRIMITIVE = INT | FLOAT | STR | BOOL
+NUMBER = INT | FLOAT
+ITERABLE = STR | LIST | DICT | SCHEMA
+
+
+class Type:
+    """Base of all static types."""
+
+    __slots__ = ("flags",)
+
+    def __init__(self, flags: int) -> None:
+        self.flags = flags
+
+    def ty_str(self) -> str:
+        """The type as the reference prints it in messages."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{self.ty_str()}>"
+
+
+class PrimType(Type):
+    """``any``, ``int``, ``float``, ``str``, ``bool``, ``NoneType`` or ``void``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, flags: int, name: str) -> None:
+        super().__init__(flags)
+        self.name = name
+
+    def ty_str(self) -> str:
+        return self.name
+
+
+ANY = PrimType(ANY_F, "any")
+INT_T = PrimType(INT, "int")
+FLOAT_T = PrimType(FLOAT, "float")
+STR_T = PrimType(STR, "str")
+BOOL_T = PrimType(BOOL, "bool")
+NONE = PrimType(NONE_F, "NoneType")
+VOID_T = PrimType(VOID, "void")
+
+_BASE_BY_FLAG = {INT: INT_T, FLOAT: FLOAT_T, STR: STR_T, BOOL: BOOL_T}
+
+
+def float_text(value: float) -> str:
+    """A float the way Rust's ``Display`` prints it: no exponent, no trailing ``.0``."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return "NaN" if value != value else ("inf" if value > 0 else "-inf")
+    if value == int(value):
+        return str(int(value))
+    text = repr(value)
+    if "e" in text or "E" in text:
+        text = format(Decimal(text), "f")
+    return text
+
+
+class LitType(Type):
+    """A literal type: ``int(1)``, ``float(1.5)``, ``str(TCP)``, ``bool(True)``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, base_flag: int, value: int | float | str | bool) -> None:
+        super().__init__(base_flag | LITERAL)
+        self.value = value
+
+    @property
+    def base(self) -> PrimType:
+        return _BASE_BY_FLAG[self.flags & PRIMITIVE]
+
+    def value_text(self) -> str:
+        value = self.value
+        if isinstance(value, bool):
+            return "True" if value else "False"
+        if isinstance(value, float):
+            return float_text(value)
+        return str(value)
+
+    def ty_str(self) -> str:
+        return f"{self.base.name}({self.value_text()})"
+
+
+class NumMulType(Type):
+    """A number-multiplier type: a unit literal ``1Ki`` or ``units.NumberMultiplier``."""
+
+    __slots__ = ("literal", "raw", "suffix")
+
+    def __init__(self, raw: int = 0, suffix: str = "", literal: bool = True) -> None:
+        super().__init__(NUMMUL)
+        self.raw = raw
+        self.suffix = suffix
+        self.literal = literal
+
+    def ty_str(self) -> str:
+        if self.literal:
+            return f"number_multiplier({self.raw}{self.suffix})"
+        return "number_multiplier"
+
+
+NUMMUL_T = NumMulType(literal=False)
+
+
+class ListType(Type):
+    """``[T]``."""
+
+    __slots__ = ("elem",)
+
+    def __init__(self, elem: Type) -> None:
+        super().__init__(LIST)
+        self.elem = elem
+
+    def ty_str(self) -> str:
+        return f"[{self.elem.ty_str()}]"
+
+
+class DictAttr:
+    """The type of one key of a dict literal and where that key is written."""
+
+    __slots__ = ("span", "type")
+
+    def __init__(self, type: Type, span: Span | None) -> None:
+        self.type = type
+        self.span = span
+
+
+class DictType(Type):
+    """``{K:V}``; a dict literal also remembers the type of each literal key."""
+
+    __slots__ = ("attrs", "key", "val")
+
+    def __init__(self, key: Type, val: Type, attrs: dict[str, DictAttr] | None = None) -> None:
+        super().__init__(DICT)
+        self.key = key
+        self.val = val
+        self.attrs = attrs
+
+    def ty_str(self) -> str:
+        return f"{{{self.key.ty_str()}:{self.val.ty_str()}}}"
+
+
+class UnionType(Type):
+    """``A | B``; built by ``relations.sup`` (which drops subsumed members) or from a type."""
+
+    __slots__ = ("types",)
+
+    def __init__(self, types: tuple[Type, ...]) -> None:
+        super().__init__(UNION)
+        self.types = types
+
+    def ty_str(self) -> str:
+        return " | ".join(t.ty_str() for t in self.types)
+
+
+class SchemaType(Type):
+    """A schema: the definition itself (``instance`` False) or an instance of it."""
+
+    __slots__ = ("info", "instance")
+
+    def __init__(self, info: SchemaInfo, instance: bool) -> None:
+        super().__init__(SCHEMA)
+        self.info = info
+        self.instance = instance
+
+    def ty_str(self) -> str:
+        return self.info.name
+
+    def full_str(self) -> str:
+        return self.info.full_name
+
+
+class Param:
+    """A parameter of a function type."""
+
+    __slots__ = ("has_default", "name", "span", "type")
+
+    def __init__(
+        self, name: str, type: Type, has_default: bool = False, span: Span | None = None
+    ) -> None:
+        self.name = name
+        self.type = type
+        self.has_default = has_default
+        self.span = span
+
+
+class FuncType(Type):
+    """A function: builtins, system-module members, lambdas, ``(A) -> R`` annotations."""
+
+    __slots__ = ("doc", "kw_only", "params", "ret", "variadic")
+
+    def __init__(
+        self,
+        params: list[Param],
+        ret: Type,
+        variadic: bool = False,
+        doc: str = "",
+        kw_only: int | None = None,
+    ) -> None:
+        super().__init__(FUNC)
+        self.params = params
+        self.ret = ret
+        self.variadic = variadic
+        self.doc = doc
+        self.kw_only = kw_only
+
+    def ty_str(self) -> str:
+        params = ", ".join(p.type.ty_str() for p in self.params)
+        return f"({params}) -> {self.ret.ty_str()}"
+
+
+VARIADIC = FuncType([], ANY, variadic=True)
+
+MODULE_USER = "user"
+MODULE_SYSTEM = "system"
+MODULE_PLUGIN = "plugin"
+
+
+class ModuleType(Type):
+    """An imported module (``kind`` user, system or plugin)."""
+
+    __slots__ = ("kind", "pkgpath")
+
+    def __init__(self, pkgpath: str, kind: str) -> None:
+        super().__init__(MODULE)
+        self.pkgpath = pkgpath
+        self.kind = kind
+
+    def ty_str(self) -> str:
+        return f"module '{self.pkgpath}'"
+
+
+# --------------------------------------------------------------------------- constructors
+
+
+def int_lit(value: int) -> LitType:
+    return LitType(INT, value)
+
+
+def float_lit(value: float) -> LitType:
+    return LitType(FLOAT, value)
+
+
+def str_lit(value: str) -> LitType:
+    return LitType(STR, value)
+
+
+def bool_lit(value: bool) -> LitType:
+    return LitType(BOOL, value)
+
+
+def list_of(elem: Type) -> ListType:
+    return ListType(elem)
+
+
+def dict_of(key: Type, val: Type, attrs: dict[str, DictAttr] | None = None) -> DictType:
+    return DictType(key, val, attrs)
+
+
+LIST_ANY = ListType(ANY)
+DICT_ANY = DictType(ANY, ANY)
+NUMBER_T = UnionType((INT_T, FLOAT_T))
+ITERABLE_T = UnionType((STR_T, DICT_ANY, LIST_ANY))
+
+
+# --------------------------------------------------------------------------- predicates
+
+
+def is_any(t: Type) -> bool:
+    return bool(t.flags & ANY_F)
+
+
+def is_primitive(t: Type) -> bool:
+    """A non-literal int, float, str or bool."""
+    return isinstance(t, PrimType) and bool(t.flags & PRIMITIVE)
+
+
+def is_key(t: Type) -> bool:
+    """A valid dict key type: str, a string literal, or a union of those."""
+    if isinstance(t, UnionType):
+        return all(is_key(member) for member in t.types)
+    return t is STR_T or (isinstance(t, LitType) and bool(t.flags & STR))
+
+
+def is_assignable_kind(t: Type) -> bool:
+    """Whether values of the type can be stored at all (not void or a module)."""
+    return not t.flags & (VOID | MODULE)
+
+
+def members_all(t: Type, flags: int) -> bool:
+    """The type, or every member of a union type, has one of ``flags``."""
+    if isinstance(t, UnionType):
+        return all(member.flags & flags for member in t.types)
+    return bool(t.flags & flags)
+
+
+def schema_key_type(info: SchemaInfo) -> Type:
+    del info
+    return STR_T
+
+
+def schema_val_type(info: SchemaInfo) -> Type:
+    """The value type of a schema seen as a mapping (its index signature's, else any)."""
+    signature = info.index_signature
+    return signature.val_type if signature is not None else ANY
+
+
+def config_key_type(t: Type) -> Type:
+    if isinstance(t, DictType):
+        return t.key
+    return STR_T
+
+
+def config_val_type(t: Type) -> Type:
+    if isinstance(t, DictType):
+        return t.val
+    if isinstance(t, SchemaType):
+        return schema_val_type(t.info)
+    return ANY

@@ -1,0 +1,6 @@
+"""Make the helpers of this folder importable by the tests."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

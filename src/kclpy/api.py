@@ -111,8 +111,12 @@ def run_files(
     work_dir: str = "",
     external_pkgs: Mapping[str, str] | None = None,
     sources: Mapping[str, str] | None = None,
+    check: bool = True,
 ) -> RunResult:
-    """Compile and run KCL files; ``options`` are the ``-D`` values (dict or ``k=v`` texts)."""
+    """Compile and run KCL files; ``options`` are the ``-D`` values (dict or ``k=v`` texts).
+
+    ``check=False`` skips the static type checker (errors then surface at run time).
+    """
     result = RunResult(format=format)
     try:
         option_values = _options_dict(options)
@@ -127,6 +131,13 @@ def run_files(
     result.diagnostics.extend(program.diagnostics)
     if program.has_errors:
         return result
+    if check:
+        from kclpy.sema import check_program
+
+        model = check_program(program)
+        result.diagnostics.extend(model.diagnostics)
+        if not result.ok:
+            return result
     codes = {}
     for pkgpath, modules in program.packages.items():
         compiler = PackageCompiler(pkgpath, modules, program.imports_of)

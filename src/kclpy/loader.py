@@ -9,6 +9,7 @@ parsed files of every package reachable through imports, keyed by package path
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Iterable
 
@@ -16,6 +17,7 @@ from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.syntax import ast, parse_file, parse_source
 
 MAIN = "__main__"
+_KCL_MOD = re.compile(r"^\$\{(\w+):KCL_MOD\}")
 SYSTEM_MODULES = frozenset(
     [
         "base64",
@@ -115,6 +117,7 @@ class Loader:
     def load(self, inputs: Iterable[str]) -> Program:
         files: list[str] = []
         for item in inputs:
+            item = self.expand(item)
             path = item if os.path.isabs(item) else os.path.join(self.work_dir, item)
             if item in self.sources:
                 files.append(item)
@@ -132,6 +135,16 @@ class Loader:
         self._package_dirs[MAIN] = first_dir
         self.load_package(MAIN, files, None)
         return self.program
+
+    def expand(self, item: str) -> str:
+        """``${name:KCL_MOD}/x.k`` in an input path: ``x.k`` of the external package."""
+        match = _KCL_MOD.match(item)
+        if match is None:
+            return item
+        root = self.externals.get(match.group(1))
+        if root is None:
+            return item
+        return os.path.join(root, item[match.end() :].lstrip("/"))
 
     def parse(self, path: str) -> tuple[ast.Module, list[Diagnostic]]:
         text = self.sources.get(path)
@@ -208,7 +221,17 @@ class Loader:
             found = self.candidate(os.path.join(external, *rest.split(".")) if rest else external)
             if found is not None:
                 return found
-        return self.candidate(os.path.join(self.program.root, *path.split(".")))
+        root = self.root_of(module.file.path)
+        return self.candidate(os.path.join(root, *path.split(".")))
+
+    def root_of(self, path: str) -> str:
+        """The root that absolute imports of a file resolve against: its external
+        package's folder when it lies in one, else the program root."""
+        absolute = os.path.abspath(path)
+        for external in self.externals.values():
+            if absolute.startswith(external.rstrip(os.sep) + os.sep):
+                return external
+        return self.program.root
 
     def candidate(self, base: str) -> tuple[str, list[str]] | None:
         if os.path.isdir(base):

@@ -13,7 +13,6 @@ from .cases import ROOT, Case, all_cases
 # Cases that need a stage not built yet: name -> reason. Strict xfail, so a case
 # that starts passing fails here until it is removed from this list.
 PENDING = {
-    "errors/type_mismatch": "static type checker (sema) not built yet",
 }
 
 CASES = all_cases()

@@ -169,6 +169,11 @@ class ExprCompiler:
         self.out.position = (node.span.start, node.span.end)
 
     def resolve_type_name(self, name: str) -> NameRef | TypeRef:
+        if (
+            name.endswith(".NumberMultiplier")
+            and self.names.imports.get(name.rsplit(".", 1)[0]) == "units"
+        ):
+            return TypeRef("number_multiplier", (), name)
         alias = self.names.aliases.get(name)
         if alias is not None:
             resolved = build_type(alias, self.resolve_type_name)
@@ -322,6 +327,18 @@ class ExprCompiler:
         return count | (self.out.const(names) + 1) << 16
 
     def call(self, node: ast.CallExpr) -> None:
+        func = node.func
+        if isinstance(func, ast.SelectorExpr) and func.optional:
+            # a?.f(x): None when a is None/Undefined, without calling
+            self.expr(func.value)
+            self.at(func)
+            skip = self.out.emit(Op.JUMP_IF_NONE)
+            self.out.emit(Op.GET_ATTR, self.out.name(func.attr))
+            operand = self.arguments(node.args, node.keywords)
+            self.at(node)
+            self.out.emit(Op.CALL, operand)
+            self.out.patch(skip)
+            return
         self.expr(node.func)
         if any(isinstance(arg, ast.StarredExpr | ast.DoubleStarredExpr) for arg in node.args):
             self.call_ex(node)

@@ -53,7 +53,7 @@ class Op(IntEnum):
     JUMP_IF_TRUE = 42  # a ->
     JUMP_IF_FALSE_OR_POP = 43  # a -> a (jump) | -  (fall through)
     JUMP_IF_TRUE_OR_POP = 44  # a -> a (jump) | -
-    JUMP_IF_NOT_NONE_OR_POP = 45  # a -> a (jump, when a is None/Undefined/empty) | -
+    JUMP_IF_NONE = 45  # a -> a; when a is None/Undefined: a becomes None, jump (a?.f())
     # --- access
     GET_ATTR = 50  # a -> a.names[arg]
     GET_ATTR_OPT = 51  # a -> a?.names[arg]
@@ -143,7 +143,7 @@ STACK_EFFECT: Final[dict[Op, int | Callable[[int], int]]] = {
     Op.JUMP_IF_TRUE: -1,
     Op.JUMP_IF_FALSE_OR_POP: -1,
     Op.JUMP_IF_TRUE_OR_POP: -1,
-    Op.JUMP_IF_NOT_NONE_OR_POP: -1,
+    Op.JUMP_IF_NONE: 0,
     Op.GET_ATTR: 0,
     Op.GET_ATTR_OPT: 0,
     Op.GET_ITEM: -1,
@@ -203,7 +203,7 @@ OPERAND: Final[dict[Op, str]] = {
     Op.JUMP_IF_TRUE: "target",
     Op.JUMP_IF_FALSE_OR_POP: "target",
     Op.JUMP_IF_TRUE_OR_POP: "target",
-    Op.JUMP_IF_NOT_NONE_OR_POP: "target",
+    Op.JUMP_IF_NONE: "target",
     Op.FOR_ITER: "target",
     Op.GET_ATTR: "name",
     Op.GET_ATTR_OPT: "name",

@@ -358,6 +358,12 @@ class PackageCompiler:
                 compile_assert(compiler, stmt)
             else:
                 for name in assigned_names(stmt):
+                    # as the reference: a unified variable is built at its last part
+                    if (
+                        isinstance(stmt, ast.UnificationStmt)
+                        and self.setters[name][-1].stmt is not stmt
+                    ):
+                        continue
                     out.emit(Op.LOAD_GLOBAL, self.slots[name])
                     out.emit(Op.POP)
 

@@ -7,6 +7,8 @@ diagnostics in source order. Errors stop a run; warnings do not.
 
 from __future__ import annotations
 
+import gc
+
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import Program
 from kclpy.sema.builtins import BUILTIN_DOCS, BUILTIN_FUNCTIONS
@@ -35,10 +37,16 @@ class Checker(DeclareMixin):
             self.check_package(pkgpath)
 
 
-def check_program(program: Program, keep_scopes: bool = True) -> Model:
-    """Resolve and type-check a loaded program; the model holds the diagnostics."""
+def check_program(program: Program, keep_scopes: bool = False) -> Model:
+    """Resolve and type-check a loaded program; the model holds the diagnostics.
+
+    ``keep_scopes`` keeps the tree of nested scopes (for editors); package scopes,
+    bindings and types are always kept.
+    """
     model = Model(keep_scopes)
     checker = Checker(program, model)
+    collecting = gc.isenabled()
+    gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did
     try:
         checker.run()
     except RecursionError:
@@ -49,6 +57,9 @@ def check_program(program: Program, keep_scopes: bool = True) -> Model:
         model.diagnostics.append(
             make_error(Code.INTERNAL_ERROR, f"internal error in the type checker: {error!r}", None)
         )
+    finally:
+        if collecting:
+            gc.enable()
     model.diagnostics[:] = dedupe(model.diagnostics)
     return model
 

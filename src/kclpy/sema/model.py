@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class Model:
     """Bindings, types, scopes, schemas and diagnostics of one checked program."""
 
-    def __init__(self, keep_scopes: bool = True) -> None:
+    def __init__(self, keep_scopes: bool = False) -> None:
         self.diagnostics: list[Diagnostic] = []
         self.types: dict[int, Type] = {}
         self.bindings: dict[int, Symbol] = {}

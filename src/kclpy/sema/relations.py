@@ -165,11 +165,22 @@ def is_upper_bound(upper: Type, lower: Type) -> bool:
     return subsume(lower, upper, False)
 
 
+SUP_LIMIT = 64  # more distinct members than this and the supremum is ``any``
+
+
 def sup(types: list[Type]) -> Type:
-    """The least upper bound of ``types``: a union without subsumed members."""
-    flat: list[Type] = []
+    """The least upper bound of ``types``: a union without subsumed members.
+
+    Past ``SUP_LIMIT`` distinct members the result is ``any``: the reference's union
+    would be huge (and quadratic to build); ``any`` can only silence checks."""
+    if len(types) == 1 and not isinstance(types[0], UnionType):
+        return types[0] if not types[0].flags & 1 else ANY
+    distinct: dict[object, Type] = {}
     for item in types:
-        _flatten(item, flat)
+        _flatten(item, distinct)
+        if len(distinct) > SUP_LIMIT:
+            return ANY
+    flat = list(distinct.values())
     if len(flat) > 1:
         flat = _drop_subsumed(flat)
     if not flat:
@@ -179,15 +190,55 @@ def sup(types: list[Type]) -> Type:
     return UnionType(tuple(flat))
 
 
-def _flatten(item: Type, out: list[Type]) -> None:
+def _flatten(item: Type, out: dict[object, Type]) -> None:
     if isinstance(item, UnionType):
         for member in item.types:
             _flatten(member, out)
     elif not item.flags & 1:  # void is the bottom type
-        for existing in out:
-            if existing is item:
-                return
-        out.append(item)
+        out.setdefault(type_key(item), item)
+
+
+def type_key(t: Type) -> object:
+    """A hashable key equal for types that ``equal`` considers equal (cached)."""
+    key = t.skey
+    if key is None:
+        key = t.skey = _compute_key(t)
+    return key
+
+
+def _compute_key(t: Type) -> object:
+    if isinstance(t, PrimType):
+        return t.name
+    if isinstance(t, LitType):
+        return ("lit", t.flags, type(t.value).__name__, t.value)
+    if isinstance(t, ListType):
+        return ("list", type_key(t.elem))
+    if isinstance(t, DictType):
+        attrs = tuple((name, type_key(a.type)) for name, a in (t.attrs or {}).items())
+        return ("dict", type_key(t.key), type_key(t.val), attrs)
+    if isinstance(t, UnionType):
+        return ("union", tuple(type_key(member) for member in t.types))
+    if isinstance(t, SchemaType):
+        return ("schema", t.info.full_name)
+    if isinstance(t, NumMulType):
+        return ("unit", t.literal, t.raw, t.suffix)
+    if isinstance(t, FuncType):
+        params = tuple(type_key(p.type) for p in t.params)
+        return ("func", params, type_key(t.ret), t.variadic)
+    if isinstance(t, ModuleType):
+        return ("module", t.pkgpath)
+    return ("other", id(t))
+
+
+_KIND_OF: dict[type, str] = {
+    LitType: "scalar",
+    NumMulType: "scalar",
+    ListType: "list",
+    DictType: "dict",
+    SchemaType: "schema",
+    FuncType: "func",
+    ModuleType: "module",
+}
 
 
 def _drop_subsumed(items: list[Type]) -> list[Type]:
@@ -197,10 +248,17 @@ def _drop_subsumed(items: list[Type]) -> list[Type]:
         if removed[i]:
             continue
         source = items[i]
+        source_literal = isinstance(source, LitType)
+        source_kind = _KIND_OF.get(type(source))
         for j in range(i + 1, count):
             if removed[j]:
                 continue
             target = items[j]
+            if source_literal and isinstance(target, LitType):
+                continue  # distinct literals never subsume each other
+            target_kind = _KIND_OF.get(type(target))
+            if source_kind and target_kind and source_kind != target_kind:
+                continue  # a list, a dict, a schema, a function and a scalar never relate
             if equal(source, target):
                 removed[j] = True
             elif subsume(source, target, False):

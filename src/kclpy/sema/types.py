@@ -44,10 +44,11 @@ ITERABLE = STR | LIST | DICT | SCHEMA
 class Type:
     """Base of all static types."""
 
-    __slots__ = ("flags",)
+    __slots__ = ("flags", "skey")
 
     def __init__(self, flags: int) -> None:
         self.flags = flags
+        self.skey: object = None  # structural key, computed on demand (relations.type_key)
 
     def ty_str(self) -> str:
         """The type as the reference prints it in messages."""

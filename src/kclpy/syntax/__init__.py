@@ -70,8 +70,8 @@ def _io_diagnostics(file: SourceFile, problem: str | None) -> list[Diagnostic]:
 
 
 def _char_offset(file: SourceFile, byte_offset: int) -> int:
-    """The code-point offset of a byte offset (the decoded text has U+FFFD for bad bytes)."""
-    return min(len(file.text[:byte_offset]), len(file.text))
+    """The code-point offset of the first bad byte (the bytes before it decode as is)."""
+    return len(file.text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
 
 
 def _internal(file: SourceFile, error: Exception) -> Diagnostic:

@@ -89,10 +89,10 @@ def run(
     lookaheadstack: list[Any] = []
     errorcount = 0
     state = 0
+    default = defaulted.get
     while True:
-        if state in defaulted:
-            t = defaulted[state]
-        else:
+        t = default(state)
+        if t is None:
             if lookahead is None:
                 lookahead = lookaheadstack.pop() if lookaheadstack else get_token()
                 if lookahead is None:

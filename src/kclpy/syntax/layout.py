@@ -145,9 +145,13 @@ def layout(
                 tok.value = value[1:]
             else:
                 keyword = KEYWORDS.get(value)
-                if keyword is not None and keyword not in _CONSTANTS and index < count:
-                    if _used_as_name(keyword, raw[index].type, depth):
-                        keyword = None
+                if (
+                    keyword is not None
+                    and keyword not in _CONSTANTS
+                    and index < count
+                    and _used_as_name(keyword, raw[index].type, depth)
+                ):
+                    keyword = None
                 if keyword is not None:
                     tok.type = keyword
                     if keyword == "LAMBDA" and index < count and raw[index].type == "LBRACE":
@@ -166,7 +170,8 @@ def layout(
             number, suffix, message, where = decode_number(value)
             if message is not None:
                 if where:
-                    message = f"{message}, start: {pos + where}, stop: {pos + where + 1}"
+                    at = len(text[: pos + where].encode("utf-8"))  # the reference counts bytes
+                    message = f"{message}, start: {at}, stop: {at + 1}"
                 error(message, pos + where, tok.end)
             tok.value = ast.NumberExpr(Span(file, pos, tok.end), number, suffix)
         elif kind == "STRING":
@@ -240,6 +245,7 @@ def _used_as_name(keyword: str, following: str, depth: int) -> bool:
     if keyword not in _NAMES_AT_TOP:
         return False
     return following == "ASSIGN" or (following == "COLON" and keyword not in _BRANCHES)
+
 
 _MERGES: dict[tuple[str, str], tuple[str, str]] = {
     ("NOT", "in"): ("NOTIN", ""),

@@ -378,11 +378,11 @@ class Interpreter(RuntimeBase):
             if count:
                 del stack[-count:]
             push(self.set_path(pop(), consts[arg & 0xFFFF], indices, value))
-        elif op == Op.JUMP_IF_NOT_NONE_OR_POP:
+        elif op == Op.JUMP_IF_NONE:
             value = stack[-1]
             if value is None or value is UNDEFINED:
+                stack[-1] = None
                 return arg
-            pop()
         elif op == Op.NOP:
             pass
         else:

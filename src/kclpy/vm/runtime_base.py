@@ -421,12 +421,17 @@ class RuntimeBase(SchemaRuntime):
         if kwargs:
             name = next(iter(kwargs))
             raise KclRuntimeError(f"\"{proto.name}\" got an unexpected keyword argument '{name}'")
-        for index, param in enumerate(params):
-            if param.type is not None:
-                values[index] = self.types.check(values[index], param.type)
-        result = self.execute(proto.code, scope, function.package, frame)
-        if proto.return_type is not None:
-            result = self.types.check(result, proto.return_type)
+        saved = self._current_package
+        self._current_package = function.package
+        try:
+            for index, param in enumerate(params):
+                if param.type is not None:
+                    values[index] = self.types.check(values[index], param.type)
+            result = self.execute(proto.code, scope, function.package, frame)
+            if proto.return_type is not None:
+                result = self.types.check(result, proto.return_type)
+        finally:
+            self._current_package = saved
         return result
 
 

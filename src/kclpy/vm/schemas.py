@@ -198,6 +198,9 @@ class SchemaRuntime:
         while current is not None:
             if current is base or current.proto is base.proto:
                 return True
+            # one file loaded both as a module and as part of its folder's package
+            if current.proto.name == base.proto.name and current.proto.path == base.proto.path:
+                return True
             current = current.parent_type
         return False
 
@@ -334,7 +337,12 @@ class SchemaRuntime:
                     f"expected {len(params)} positional argument"
                     f"{'s' if len(params) != 1 else ''}, found {len(args)}"
                 )
-            scope.values[index] = self.types.check(value, param.type)
+            saved = self._current_package
+            self._current_package = member.package
+            try:
+                scope.values[index] = self.types.check(value, param.type)
+            finally:
+                self._current_package = saved
         defaults = member.proto.param_defaults
         if defaults is not None:
             self.execute(defaults, scope, member.package, None)

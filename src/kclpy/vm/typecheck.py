@@ -98,6 +98,8 @@ class TypeChecker:
             return self.convert_union(value, type_ref.args)
         if kind == "literal":
             return self.convert_literal(value, type_ref.args)
+        if kind == "number_multiplier":
+            return value if isinstance(value, NumberMultiplier) else _MISMATCH
         if kind == "function":
             return value if getattr(value, "kcl_type_name", "") == "function" else _MISMATCH
         return value

@@ -1,0 +1,48 @@
+"""The Python API as the README shows it."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import kclpy
+
+
+def test_run_code_string() -> None:
+    result = kclpy.run("a = 1\nb = a + 1\n")
+    assert result.ok and result.text == "a: 1\nb: 2\n"
+    assert result.documents == [{"a": 1, "b": 2}]
+
+
+def test_run_files_with_options_and_sort_keys(tmp_path: Path) -> None:
+    main = tmp_path / "main.k"
+    main.write_text('env = option("env")\nreplicas = 3 if env == "prod" else 1\nb = 0\n')
+    result = kclpy.run_files([str(main)], options={"env": "prod"}, sort_keys=True)
+    assert result.ok
+    assert result.text == "b: 0\nenv: prod\nreplicas: 3\n"
+    result = kclpy.run_files([str(main)], options=["env=dev"], format="json")
+    assert result.text.startswith("{")
+
+
+def test_diagnostics_have_code_position_and_message() -> None:
+    result = kclpy.run("a = 1\nb = [1][5]\n")
+    assert not result.ok
+    diagnostic = result.diagnostics[0]
+    assert diagnostic.code.id == "E3M38"
+    assert diagnostic.location().endswith("main.k:2:5")
+    assert "out of range" in diagnostic.message
+
+
+def test_concurrent_runs_do_not_interfere() -> None:
+    results: dict[int, str] = {}
+
+    def work(n: int) -> None:
+        code = f"schema P:\n    count: int = {n}\n    check:\n        count >= 0\np = P {{}}\n"
+        results[n] = kclpy.run(code).text
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {n: f"p:\n  count: {n}\n" for n in range(8)}

@@ -279,9 +279,9 @@ class Commands:
     def for_side(self, side: str, workload: Workload) -> list[str]:
         if workload.kind == "parse":
             python = self.kclpy_python if side == "kclpy" else self.ref_python
-            cmd = [python, str(HERE / "parse_bench.py"), "--impl", side]
+            cmd = [python, str(HERE / "parse_bench.py")]
             if side == "ref":
-                cmd += ["--ref-api", self.ref_parse_api]
+                cmd.append("--reference")
             return cmd + workload.argv
         base = self.kclpy if side == "kclpy" else self.ref
         return base + workload.argv
@@ -412,6 +412,10 @@ def main(argv: list[str] | None = None) -> int:
     workloads = select_workloads(ns.workloads, generate.parse_sizes(ns.sizes), corpus,
                                  bench_dir, ns.konfig_stack)
     commands = make_commands(ns)
+    # Byte-compile kclpy first: an installed package has its .pyc files, and this
+    # machine sets PYTHONDONTWRITEBYTECODE, which would otherwise time the compiler.
+    subprocess.run([ns.kclpy_python, "-m", "compileall", "-q", str(HERE.parent / "src")],
+                   check=False, stdout=subprocess.DEVNULL)
     if ns.list:
         for w in workloads:
             state = f"  [missing: {w.missing}]" if w.missing else ""

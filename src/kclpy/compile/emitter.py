@@ -16,7 +16,7 @@ class Emitter:
     def __init__(self, code: Code) -> None:
         self.code = code
         self.position: tuple[int, int] = (0, 0)
-        self._const_index: dict[tuple[type, Any], int] = {}
+        self._const_index: dict[Any, int] = {}
         self._name_index: dict[str, int] = {}
 
     def emit(self, op: Op, arg: int = 0) -> int:
@@ -36,18 +36,18 @@ class Emitter:
         self.code.ops[pc + 1] = self.here() if target is None else target
 
     def const(self, value: Any) -> int:
-        """The index of a constant; hashable scalars and tuples are shared."""
-        try:
-            key = (type(value), value)
+        """The index of a constant; strings, numbers and tuples of them are shared."""
+        kind = type(value)
+        if kind is str or kind is int or kind is tuple:
+            key: Any = value if kind is str else (kind, value)
             index = self._const_index.get(key)
-        except TypeError:
-            key = None
-            index = None
-        if index is None:
-            index = len(self.code.consts)
-            self.code.consts.append(value)
-            if key is not None:
+            if index is None:
+                index = len(self.code.consts)
+                self.code.consts.append(value)
                 self._const_index[key] = index
+            return index
+        index = len(self.code.consts)
+        self.code.consts.append(value)
         return index
 
     def name(self, text: str) -> int:

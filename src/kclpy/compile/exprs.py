@@ -645,7 +645,6 @@ class ExprCompiler:
         target = self.unit.declare(f"<target@{node.id}>")
         self.expr(node.target)
         self.at(node)
-        out.emit(Op.DUP)
         out.emit(Op.STORE_LOCAL, target)
         if op == "all":
             out.emit(Op.LOAD_TRUE)
@@ -654,6 +653,7 @@ class ExprCompiler:
         elif op == "map":
             out.emit(Op.BUILD_LIST, 0)
         else:
+            out.emit(Op.LOAD_LOCAL, target)
             out.emit(Op.FILTER_NEW)
         out.emit(Op.STORE_LOCAL, result)
         self.unit.blocks.append({})

@@ -46,3 +46,28 @@ def test_concurrent_runs_do_not_interfere() -> None:
     for thread in threads:
         thread.join()
     assert results == {n: f"p:\n  count: {n}\n" for n in range(8)}
+
+
+def test_strict_range_check_limits_arithmetic_to_32_bits() -> None:
+    assert kclpy.run("a = 2147483647 + 1\n").text == "a: 2147483648\n"
+    result = kclpy.run("a = 2147483647 + 1\n", strict_range_check=True)
+    assert not result.ok
+    assert result.diagnostics[0].message == "2147483648: A 32 bit integer overflow"
+    result = kclpy.run("a = 3.4e38 * 100.0\n", strict_range_check=True)
+    assert result.diagnostics[0].message == "3.4e+40: A 32-bit floating point number overflow"
+
+
+def test_bad_option_text_is_an_evaluation_error() -> None:
+    result = kclpy.run("a = 1\n", options=["key=value="])
+    assert not result.ok
+    assert result.diagnostics[0].message == "Invalid value for top level arguments"
+
+
+def test_overrides_rewrite_the_program_before_checking(tmp_path: Path) -> None:
+    main = tmp_path / "main.k"
+    main.write_text('schema P:\n    name: str\n    age: int = 1\np = P {name = "a", age = 5}\n')
+    result = kclpy.run_files([str(main)], overrides=['p.name="Bob"', "p.age-", "c=3"])
+    assert result.ok, result.diagnostics
+    assert result.text == "p:\n  name: Bob\n  age: 1\nc: 3\n"
+    assert kclpy.override_file(str(main), ["p.age=7"])
+    assert kclpy.run_files([str(main)]).text == "p:\n  name: a\n  age: 7\n"

@@ -22,10 +22,14 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kclpy.diag import Code, Diagnostic, Label, make_error
 from kclpy.source import SourceFile, Span, read_source
+
+if TYPE_CHECKING:
+    from kclpy.compile.cache import ProgramCache
+    from kclpy.compile.code import PackageCode
 
 MAIN = "__main__"
 
@@ -106,12 +110,14 @@ def run_files(
     disable_none: bool = False,
     sort_keys: bool = False,
     show_hidden: bool = False,
+    strict_range_check: bool = False,
     include_schema_type_path: bool = False,
     format: str = "yaml",
     work_dir: str = "",
     external_pkgs: Mapping[str, str] | None = None,
     sources: Mapping[str, str] | None = None,
     check: bool = True,
+    overrides: Sequence[str] = (),
 ) -> RunResult:
     """Compile and run KCL files; ``options`` are the ``-D`` values (dict or ``k=v`` texts).
 
@@ -123,35 +129,30 @@ def run_files(
     except ValueError as error:
         result.diagnostics.append(make_error(Code.EVALUATION_ERROR, str(error), None))
         return result
-    from kclpy.compile.stmts import PackageCompiler
-    from kclpy.loader import Loader
+    # --- compiled-program cache (kclpy.compile.cache): a hit skips load/check/compile ---
+    from kclpy.compile.cache import open_cache
 
-    loader = Loader(work_dir, dict(external_pkgs or {}), dict(sources or {}))
-    program = loader.load(files)
-    result.diagnostics.extend(program.diagnostics)
-    if program.has_errors:
-        return result
-    if check:
-        from kclpy.sema import check_program
-
-        model = check_program(program)
-        result.diagnostics.extend(model.diagnostics)
-        if not result.ok:
+    cache = (
+        None
+        if sources or overrides
+        else open_cache(files, work_dir, dict(external_pkgs or {}), check)
+    )
+    cached = cache.lookup() if cache is not None else None
+    if cache is not None and cached is not None:
+        codes, root, files_by_path = cached, cache.root, dict[str, SourceFile]()
+    else:
+        loaded = _load_check_compile(
+            files, work_dir, external_pkgs, sources, check, result, cache, overrides
+        )
+        if loaded is None:
             return result
-    codes = {}
-    for pkgpath, modules in program.packages.items():
-        compiler = PackageCompiler(pkgpath, modules, program.imports_of)
-        codes[pkgpath] = compiler.compile()
-        result.diagnostics.extend(compiler.diagnostics)
-    if not result.ok:
-        return result
-    files_by_path = {
-        module.file.path: module.file for modules in program.packages.values() for module in modules
-    }
+        codes, root, files_by_path = loaded
+    # --- end of cache ---
     from kclpy.vm.runner import Runner
     from kclpy.vm.values import KclRuntimeError
 
-    runner = Runner(codes, MAIN, option_values, work_dir, program.root)
+    runner = Runner(codes, MAIN, option_values, work_dir, root)
+    runner.set_strict_range_check(strict_range_check)
     try:
         output = runner.run()
         documents = output.documents
@@ -179,6 +180,61 @@ def run_files(
     except KclRuntimeError as error:
         result.diagnostics.append(runtime_diagnostic(error, files_by_path))
     return result
+
+
+def _load_check_compile(
+    files: Sequence[str],
+    work_dir: str,
+    external_pkgs: Mapping[str, str] | None,
+    sources: Mapping[str, str] | None,
+    check: bool,
+    result: RunResult,
+    cache: ProgramCache | None,
+    overrides: Sequence[str] = (),
+) -> tuple[dict[str, PackageCode], str, dict[str, SourceFile]] | None:
+    """Load, check and compile a program (storing it in ``cache`` when it is clean).
+
+    Returns the codes, the program root and the loaded files, or None when a
+    stage reported an error (its diagnostics are in ``result``).
+    """
+    from kclpy.compile.cache import RecordingLoader
+    from kclpy.compile.stmts import PackageCompiler
+    from kclpy.loader import Loader
+
+    loader = (
+        cache.loader()
+        if cache is not None
+        else Loader(work_dir, dict(external_pkgs or {}), dict(sources or {}))
+    )
+    program = loader.load(files)
+    result.diagnostics.extend(program.diagnostics)
+    if not program.has_errors and overrides:
+        from kclpy.tools.override import apply_overrides
+
+        # -O specs rewrite the main package's syntax trees before checking
+        result.diagnostics.extend(apply_overrides(program, list(overrides)))
+    if not result.ok:
+        return None
+    if check:
+        from kclpy.sema import check_program
+
+        model = check_program(program)
+        result.diagnostics.extend(model.diagnostics)
+        if not result.ok:
+            return None
+    codes = {}
+    for pkgpath, modules in program.packages.items():
+        compiler = PackageCompiler(pkgpath, modules, program.imports_of)
+        codes[pkgpath] = compiler.compile()
+        result.diagnostics.extend(compiler.diagnostics)
+    if not result.ok:
+        return None
+    if cache is not None and not result.diagnostics and isinstance(loader, RecordingLoader):
+        cache.store(codes, loader)
+    files_by_path = {
+        module.file.path: module.file for modules in program.packages.values() for module in modules
+    }
+    return codes, program.root, files_by_path
 
 
 def runtime_diagnostic(error: Any, files: Mapping[str, SourceFile]) -> Diagnostic:
@@ -211,3 +267,39 @@ def _span(location: Any, files: Mapping[str, SourceFile]) -> Span | None:
             return None
         file, _ = read_source(path)
     return Span(file, start, end)
+
+
+def override_file(path: str, specs: Sequence[str]) -> bool:
+    """Apply ``-O`` style specs (``a.b=1``, ``a.b-``) to a .k file on disk, atomically.
+
+    Returns whether the file changed; raises ``kclpy.tools.override.OverrideError``
+    (carrying diagnostics) for a bad spec, value or file.
+    """
+    from kclpy.tools.override import override_file as apply
+
+    return apply(path, list(specs))
+
+
+def list_variables(files: Sequence[str], names: Sequence[str] | None = None) -> dict[str, Any]:
+    """Top-level variables of ``files`` (name -> list of VariableInfo, source text values)."""
+    from kclpy.tools.variables import list_variables as collect
+
+    return dict(collect(list(files), list(names) if names is not None else None))
+
+
+def list_options(files: Sequence[str], work_dir: str = "") -> list[Any]:
+    """Every ``option()`` call of a program: name, type, required, default, help."""
+    from kclpy.loader import Loader
+    from kclpy.tools.variables import list_options as collect
+
+    return list(collect(Loader(work_dir).load(files)))
+
+
+def get_schema_types(
+    files: Sequence[str], schema_name: str | None = None, work_dir: str = ""
+) -> dict[str, Any]:
+    """Schema types of a program's main package (and variables typed by a schema)."""
+    from kclpy.loader import Loader
+    from kclpy.tools.schema_types import get_schema_types as collect
+
+    return dict(collect(Loader(work_dir).load(files), schema_name))

@@ -119,8 +119,9 @@ def _load_settings(args: argparse.Namespace) -> dict[str, object]:
     try:
         return load_settings(paths)
     except SettingsError as error:
-        sys.stderr.write(f"error: {error}\n")
-        raise SystemExit(EXIT_USAGE) from None
+        # as the reference: a bad settings file is an EvaluationError of the run
+        sys.stderr.write(f"error[E3M38]: EvaluationError\n{error}\n")
+        raise SystemExit(EXIT_PROGRAM_ERROR) from None
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -168,6 +169,8 @@ def run_command(args: argparse.Namespace) -> int:
         disable_none=flag("disable_none"),
         sort_keys=flag("sort_keys"),
         show_hidden=flag("show_hidden"),
+        strict_range_check=flag("strict_range_check"),
+        overrides=[*settings.get("overrides", []), *args.overrides],  # type: ignore[misc]
         format=args.format or str(settings.get("format") or "yaml"),
         external_pkgs=_externals([*settings.get("external", []), *args.external]),  # type: ignore[misc]
     )

@@ -23,7 +23,7 @@ def load_settings(paths: list[str]) -> dict[str, Any]:
         base = os.path.dirname(os.path.abspath(path))
         configs = data.get("kcl_cli_configs") or {}
         if not isinstance(configs, dict):
-            raise SettingsError(f"{path}: kcl_cli_configs must be a mapping")
+            raise SettingsError(f"Failed to load '{path}', invalid setting file format")
         for key, value in configs.items():
             if key == "files" or key == "file":
                 merged["files"] = [
@@ -40,7 +40,7 @@ def load_settings(paths: list[str]) -> dict[str, Any]:
                 merged[key] = value
         for item in data.get("kcl_options") or []:
             if not isinstance(item, dict) or "key" not in item:
-                raise SettingsError(f"{path}: each kcl_options entry needs a key")
+                raise SettingsError(f"Failed to load '{path}', invalid setting file format")
             encoded = json.dumps(item.get("value"), ensure_ascii=False)
             merged.setdefault("options", []).append(f"{item['key']}={encoded}")
     return merged
@@ -54,10 +54,10 @@ def _read(path: str) -> dict[str, Any]:
             data = yaml.safe_load(handle)
     except OSError as error:
         raise SettingsError(f"cannot read settings file {path}: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        raise SettingsError(f"invalid settings file {path}: {error}") from None
+    except yaml.YAMLError:
+        raise SettingsError(f"Failed to load '{path}', invalid setting file format") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise SettingsError(f"{path}: a settings file must be a mapping")
+        raise SettingsError(f"Failed to load '{path}', invalid setting file format")
     return data

@@ -146,15 +146,17 @@ def test_third_of_five_fails_and_the_next_apply_finishes(cli: Cli, tmp_path: Pat
 
 
 def test_second_of_two_simultaneous_applies_is_refused(tmp_path: Path) -> None:
-    """Two real processes; the first holds the lock while a provisioner sleeps."""
+    """Two real processes; the first holds the lock until the test releases it."""
     slow = tmp_path / "slow.yaml"
+    release = tmp_path / "release"
+    wait = f"for i in $(seq 600); do [ -f {release} ] && break; sleep 0.1; done"
     slow.write_text(
         yaml.safe_dump(
             {
                 "resources": [
                     tf(
                         "slow",
-                        {"input": 1, "provisioner": [{"local-exec": {"command": "sleep 2"}}]},
+                        {"input": 1, "provisioner": [{"local-exec": {"command": wait}}]},
                     )
                 ]
             }
@@ -176,7 +178,8 @@ def test_second_of_two_simultaneous_applies_is_refused(tmp_path: Path) -> None:
         _wait_for_phase(tmp_path, "applying")
         second = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     finally:
-        out, err = first.communicate(timeout=60)
+        release.write_text("go")
+        out, err = first.communicate(timeout=90)
     assert first.returncode == 0, out + err
     assert second.returncode == 1
     assert "error: another apply is in progress for project" in second.stderr

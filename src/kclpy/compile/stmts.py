@@ -25,6 +25,7 @@ from kclpy.compile.code import (
 )
 from kclpy.compile.exprs import ExprCompiler, PackageNames, Unit
 from kclpy.compile.opcodes import OPERATOR_INDEX, Op
+from kclpy.compile.types import BASIC_TYPES
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
 from kclpy.syntax import ast
@@ -77,6 +78,8 @@ def assigned_names(stmt: ast.Stmt) -> list[str]:
         return [stmt.target.name]
     if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
         return [stmt.name]
+    if isinstance(stmt, ast.TypeAliasStmt):
+        return [stmt.name.name]
     if isinstance(stmt, ast.SchemaAttr):
         return [stmt.name]
     return []
@@ -167,7 +170,13 @@ class PackageCompiler:
     def names_for(self, module: ast.Module) -> PackageNames:
         names = self._names.get(module.id)
         if names is None:
-            names = PackageNames(self.slots, self.imports_of(module), self.aliases, module.file)
+            # imports of one file are visible in the other files of its package
+            imports: dict[str, str] = {}
+            for other in self.modules:
+                if other is not module:
+                    imports.update(self.imports_of(other))
+            imports.update(self.imports_of(module))
+            names = PackageNames(self.slots, imports, self.aliases, module.file)
             self._names[module.id] = names
         return names
 
@@ -281,6 +290,17 @@ class PackageCompiler:
             compiler.expr(stmt.value)
             compiler.at(stmt)
             out.emit(Op.UNION)
+            out.emit(Op.STORE_GLOBAL, slot)
+        elif isinstance(stmt, ast.TypeAliasStmt):
+            # an alias of a schema is that schema at run time (pkg.Alias {...} works)
+            aliased = stmt.type
+            if isinstance(aliased, ast.NamedType) and aliased.name not in BASIC_TYPES:
+                head, *rest = aliased.name.split(".")
+                compiler.load_name(head, aliased.span)
+                for part in rest:
+                    out.emit(Op.GET_ATTR, out.name(part))
+            else:
+                out.emit(Op.LOAD_UNDEFINED)
             out.emit(Op.STORE_GLOBAL, slot)
         elif isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
             proto = SchemaCompiler(self, stmt, compiler.names).compile()

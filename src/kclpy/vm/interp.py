@@ -25,7 +25,7 @@ from kclpy.vm.objects import (
     SchemaType,
     Scope,
 )
-from kclpy.vm.operators import BINARY, COMPARE, UNARY
+from kclpy.vm.operators import COMPARE, UNARY
 from kclpy.vm.runtime_base import RuntimeBase
 from kclpy.vm.values import (
     OP_INSERT,
@@ -81,6 +81,7 @@ class Interpreter(RuntimeBase):
         push = stack.append
         pop = stack.pop
         configs: list[Config] = []
+        binary = self.binary
         pc = 0
         saved_package = self._current_package
         self._current_package = package
@@ -115,7 +116,7 @@ class Interpreter(RuntimeBase):
                         here.pc = pc
                         push(self.bit_or(left, right, here))
                     else:
-                        push(BINARY[name](left, right))
+                        push(binary[name](left, right))
                 elif op == COMPARE_OP:
                     right = pop()
                     push(COMPARE[OPERATORS[arg]](pop(), right))

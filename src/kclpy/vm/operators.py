@@ -205,3 +205,28 @@ COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "is": _is,
     "is not": lambda left, right: not _is(left, right),
 }
+
+
+FLOAT32_MAX = 3.4028234663852886e38
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+
+def _strict(function: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``-r``: results must fit a 32-bit int or float, as the reference checks them."""
+
+    def apply(left: Any, right: Any) -> Any:
+        result = function(left, right)
+        kind = type(result)
+        if kind is int and not INT32_MIN <= result <= INT32_MAX:
+            raise KclRuntimeError(f"{result}: A 32 bit integer overflow")
+        if kind is float and abs(result) > FLOAT32_MAX and result != math.inf:
+            raise KclRuntimeError(f"{result}: A 32-bit floating point number overflow")
+        return result
+
+    return apply
+
+
+STRICT_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    name: _strict(function) for name, function in BINARY.items()
+}

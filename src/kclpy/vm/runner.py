@@ -193,10 +193,25 @@ class Runner(Interpreter):
                 documents = [root] if root else []
                 documents.extend(value)
             else:
-                if root:
+                if len(documents) == 1 and documents[0] is not root:
+                    raise KclRuntimeError(
+                        f"conflicting values between {_short(value)} and "
+                        f"{_short(documents[0])}"
+                    )
+                if _has_output(root):
                     raise KclRuntimeError(f"conflicting values between {{...}} and {_short(value)}")
                 documents = [value]
         return documents
+
+
+def _has_output(root: dict[str, Any]) -> bool:
+    """Whether the document of variables would print anything (visible data)."""
+    from kclpy.vm.values import is_data
+
+    return any(
+        not key.startswith("_") and value is not UNDEFINED and is_data(value)
+        for key, value in root.items()
+    )
 
 
 def _short(value: Any) -> str:

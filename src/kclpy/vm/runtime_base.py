@@ -34,6 +34,7 @@ from kclpy.vm.schemas import SchemaRuntime
 from kclpy.vm.typecheck import value_type_name
 from kclpy.vm.values import (
     OP_INSERT,
+    OP_OVERRIDE,
     OP_UNION,
     UNDEFINED,
     Config,
@@ -233,7 +234,7 @@ class RuntimeBase(SchemaRuntime):
             return to_str(value)
         from kclpy.vm.serialize import to_json, to_yaml
 
-        text = spec.strip().lstrip("#").strip()
+        text = spec.strip().lstrip("#").strip().lower()
         if text == "json":
             return to_json(value)
         if text == "yaml":
@@ -265,14 +266,19 @@ class RuntimeBase(SchemaRuntime):
                 raise KclRuntimeError(
                     f"invalid dict/schema key type: '{value_type_name(key)}'"
                 )
-            result: dict[str, Any]
             if isinstance(base, SchemaInstance):
-                result = SchemaInstance(base.schema, base)
-            else:
-                result = Config(base)
-                ops = getattr(base, "ops", None)
-                if ops:
-                    result.ops.update(ops)
+                # an attribute set on an instance builds it again (checks run again)
+                inner = base.get(key, UNDEFINED)
+                if len(path) > 1 and (inner is UNDEFINED or inner is None):
+                    inner = Config()
+                delta = Config()
+                delta[key] = self.set_path(inner, path[1:], indices, value)
+                delta.ops[key] = OP_OVERRIDE
+                return self.rebuild(base, delta)
+            result = Config(base)
+            ops = getattr(base, "ops", None)
+            if ops:
+                result.ops.update(ops)
             inner = base.get(key, UNDEFINED)
             if len(path) > 1 and (inner is UNDEFINED or inner is None):
                 inner = Config()

@@ -26,6 +26,7 @@ from kclpy.vm.objects import (
     SchemaType,
     Scope,
 )
+from kclpy.vm.operators import BINARY, STRICT_BINARY
 from kclpy.vm.typecheck import TypeChecker, value_type_name
 from kclpy.vm.values import (
     OP_INSERT,
@@ -64,6 +65,7 @@ class SchemaRuntime:
         self.depth = 0
         self.types = TypeChecker(self.resolve_type, self.coerce, self.is_subschema)
         self.main_package: PackageState | None = None
+        self.binary = BINARY
         self.expression_values: list[Any] = []
 
     # provided by the interpreter and RuntimeBase
@@ -81,6 +83,10 @@ class SchemaRuntime:
 
     def option(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
+
+    def set_strict_range_check(self, strict: bool) -> None:
+        """``-r``: arithmetic results must fit 32-bit ints and floats."""
+        self.binary = STRICT_BINARY if strict else BINARY
 
     def locate(self, error: KclRuntimeError, frame: Frame, pc: int) -> None:
         """Record where ``error`` happened (the runner renders it)."""
@@ -241,10 +247,14 @@ class SchemaRuntime:
             for key, value in instance.items():
                 base[key] = value
                 base.ops[key] = OP_OVERRIDE
-        if isinstance(delta, SchemaInstance) and delta.config is not None:
-            delta = delta.config
+        args, kwargs = instance.arguments
+        if isinstance(delta, SchemaInstance):
+            if delta.arguments[0] or delta.arguments[1]:
+                args, kwargs = delta.arguments
+            if delta.config is not None:
+                delta = delta.config
         merged = merge.union_dicts(base, delta, [], self.rebuild)
-        return self.instantiate(schema, merged, [], {}, None)
+        return self.instantiate(schema, merged, list(args), dict(kwargs), None)
 
     def instantiate(
         self,
@@ -298,6 +308,8 @@ class SchemaRuntime:
             self._current_package = saved
         instance = SchemaInstance(schema)
         instance.config = config
+        if args or kwargs:
+            instance.arguments = (list(args), dict(kwargs))
         config_ops = getattr(config, "ops", None)
         if config_ops:
             instance.ops.update(config_ops)
@@ -341,6 +353,8 @@ class SchemaRuntime:
             self._current_package = member.package
             try:
                 scope.values[index] = self.types.check(value, param.type)
+                if isinstance(scope.values[index], dict | list):
+                    self.require(scope.values[index])
             finally:
                 self._current_package = saved
         defaults = member.proto.param_defaults

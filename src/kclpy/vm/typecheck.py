@@ -177,9 +177,7 @@ class TypeChecker:
             if isinstance(value, NumberMultiplier):
                 return value if (value.number, value.suffix) == (literal, suffix) else _MISMATCH
             return _MISMATCH
-        if type(value) is not type(literal) and not (
-            type(literal) is float and type(value) is int
-        ):
+        if type(value) is not type(literal):
             return _MISMATCH
         return value if value == literal else _MISMATCH
 

@@ -129,7 +129,7 @@ class SchemaInstance(dict[str, Any]):
     ``config`` is that config, from which a union builds the instance again.
     """
 
-    __slots__ = ("config", "ops", "required_checked", "schema")
+    __slots__ = ("arguments", "config", "ops", "required_checked", "schema")
 
     def __init__(self, schema: SchemaLike, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -139,6 +139,8 @@ class SchemaInstance(dict[str, Any]):
         self.config: dict[str, Any] | None = None
         # required attributes are checked once the value is final (see vm.schemas)
         self.required_checked = False
+        # the schema arguments it was built with (positional, keyword), for rebuilds
+        self.arguments: tuple[list[Any], dict[str, Any]] = ([], {})
 
     @property
     def type_name(self) -> str:

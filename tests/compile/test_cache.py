@@ -1,0 +1,232 @@
+"""The on-disk cache of compiled programs (``kclpy.compile.cache``)."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kclpy
+from kclpy.compile import cache as cache_module
+from kclpy.diag.render import render
+from kclpy.loader import Loader
+from kclpy.source import SourceFile
+
+MAIN_TEXT = """\
+import pkg
+
+a = pkg.App {name = "web"}
+b = pkg.double(21)
+"""
+
+PKG_TEXT = """\
+schema App:
+    name: str
+    replicas: int = 1
+
+double = lambda x: int {
+    x * 2
+}
+"""
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("KCLPY_CACHE_DIR", str(folder))
+    monkeypatch.delenv("KCLPY_NO_CACHE", raising=False)
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "kcl.mod").write_text('[package]\nname = "demo"\n')
+    (root / "main.k").write_text(MAIN_TEXT)
+    (root / "pkg" / "app.k").write_text(PKG_TEXT)
+    return root
+
+
+def _entries(folder: Path) -> list[Path]:
+    programs = folder / "programs"
+    return sorted(programs.iterdir()) if programs.is_dir() else []
+
+
+def _run(root: Path) -> kclpy.RunResult:
+    return kclpy.run_files([str(root / "main.k")], work_dir=str(root))
+
+
+def _forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(self: Loader, path: str) -> object:
+        raise AssertionError(f"parsed {path} on a cache hit")
+
+    monkeypatch.setattr(Loader, "parse", fail)
+
+
+def test_hit_after_miss_gives_identical_output(
+    cache_dir: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _run(project)
+    assert first.ok, first.diagnostics
+    assert len(_entries(cache_dir)) == 1
+    _forbid_parsing(monkeypatch)
+    second = _run(project)
+    assert second.ok
+    assert second.text == first.text
+    assert second.documents == first.documents
+    assert "replicas: 1" in second.text and "b: 42" in second.text
+
+
+@pytest.mark.parametrize("edited", ["main.k", "pkg/app.k"])
+def test_a_changed_file_invalidates(cache_dir: Path, project: Path, edited: str) -> None:
+    assert _run(project).ok
+    target = project / edited
+    target.write_text(target.read_text().replace("21", "5").replace("= 1\n", "= 3\n"))
+    result = _run(project)
+    assert result.ok
+    if edited == "main.k":
+        assert "b: 10" in result.text
+    else:
+        assert "replicas: 3" in result.text
+
+
+def test_a_new_file_in_an_imported_package_invalidates(cache_dir: Path, project: Path) -> None:
+    assert _run(project).ok
+
+    def entry() -> cache_module.ProgramCache:
+        found = cache_module.open_cache([str(project / "main.k")], str(project), {}, True)
+        assert found is not None
+        return found
+
+    assert entry().lookup() is not None
+    (project / "pkg" / "extra.k").write_text("triple = lambda x: int {\n    x * 3\n}\n")
+    assert entry().lookup() is None
+    (project / "main.k").write_text(MAIN_TEXT + "c = pkg.triple(2)\n")
+    result = _run(project)
+    assert result.ok, result.diagnostics
+    assert "c: 6" in result.text
+
+
+def test_a_package_appearing_where_an_import_fell_through_invalidates(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "p2"
+    (root / "lib").mkdir(parents=True)
+    (root / "main.k").write_text("import lib\n\nx = lib.v\n")
+    (root / "lib" / "a.k").write_text("v = 1\n")
+    assert "x: 1" in _run(root).text
+    # a file lib.k does not shadow the folder; a folder does not appear from nowhere,
+    # but removing the folder's file makes the import resolve to lib.k
+    (root / "lib.k").write_text("v = 2\n")
+    assert "x: 1" in _run(root).text
+    (root / "lib" / "a.k").unlink()
+    assert "x: 2" in _run(root).text
+
+
+def test_a_corrupt_entry_is_ignored_and_replaced(cache_dir: Path, project: Path) -> None:
+    expected = _run(project).text
+    (entry,) = _entries(cache_dir)
+    entry.write_bytes(b"\x80\x05garbage")
+    assert _run(project).text == expected
+    (entry,) = _entries(cache_dir)
+    entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])  # truncated
+    assert _run(project).text == expected
+    assert entry.stat().st_size > 100
+
+
+def test_no_cache_is_honoured(
+    cache_dir: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KCLPY_NO_CACHE", "1")
+    assert _run(project).ok
+    assert not cache_dir.exists()
+    assert cache_module.cache_dir() is None
+
+
+def test_cache_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("KCLPY_NO_CACHE", raising=False)
+    monkeypatch.delenv("KCLPY_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_module.cache_dir() == os.path.join(str(tmp_path), "kclpy")
+    monkeypatch.setenv("KCLPY_CACHE_DIR", str(tmp_path / "x"))
+    assert cache_module.cache_dir() == str(tmp_path / "x")
+
+
+def test_code_given_as_text_is_not_cached(cache_dir: Path) -> None:
+    assert kclpy.run("a = 1\n").text == "a: 1\n"
+    assert not cache_dir.exists()
+
+
+def test_programs_with_errors_are_not_cached(cache_dir: Path, project: Path) -> None:
+    (project / "main.k").write_text("import pkg\n\na: int = 'x'\n")
+    assert not _run(project).ok
+    assert _entries(cache_dir) == []
+
+
+def test_runtime_error_on_a_hit_renders_the_source_line(
+    cache_dir: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "pkg" / "app.k").write_text(
+        PKG_TEXT + "\nfirst = lambda xs: [int] {\n    xs[5]\n}\n"
+    )
+    (project / "main.k").write_text("import pkg\n\nv = pkg.first([1, 2])\n")
+    miss = _run(project)
+    assert not miss.ok and len(_entries(cache_dir)) == 1
+    _forbid_parsing(monkeypatch)
+    hit = _run(project)
+    assert not hit.ok
+    text = render(hit.diagnostics[0])
+    assert text == render(miss.diagnostics[0])
+    assert "xs[5]" in text and "app.k" in text
+
+
+def test_concurrent_writers(cache_dir: Path, project: Path) -> None:
+    env = dict(os.environ, KCLPY_CACHE_DIR=str(cache_dir))
+    command = [sys.executable, "-m", "kclpy", "run", str(project / "main.k")]
+    processes = [
+        subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outputs = [process.communicate(timeout=120)[0] for process in processes]
+    assert [process.returncode for process in processes] == [0, 0]
+    assert outputs[0] == outputs[1] and "b: 42" in outputs[0]
+    entries = _entries(cache_dir)
+    assert len(entries) == 1 and not entries[0].name.startswith(".tmp")
+    again = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
+    assert again.returncode == 0 and again.stdout == outputs[0]
+
+
+def test_an_entry_with_foreign_objects_is_ignored(cache_dir: Path, project: Path) -> None:
+    expected = _run(project).text
+    (entry,) = _entries(cache_dir)
+    with entry.open("rb") as handle:
+        manifest = pickle.load(handle)
+    with entry.open("wb") as handle:
+        pickle.dump(manifest, handle)
+        pickle.dump({"__main__": SourceFile("x.k", "a = 1\n")}, handle)
+    found = cache_module.open_cache([str(project / "main.k")], str(project), {}, True)
+    assert found is not None and found.lookup() is None
+    assert _run(project).text == expected
+    assert found.lookup() is not None
+
+
+def test_entries_hold_only_compiled_code(cache_dir: Path, project: Path) -> None:
+    assert _run(project).ok
+    (entry,) = _entries(cache_dir)
+    classes: set[tuple[str, str]] = set()
+
+    class Recorder(pickle.Unpickler):
+        def find_class(self, module: str, name: str) -> object:
+            classes.add((module, name))
+            return super().find_class(module, name)
+
+    with entry.open("rb") as handle:
+        Recorder(handle).load()
+        codes = Recorder(handle).load()
+    assert {module for module, _ in classes} == {"kclpy.compile.code"}
+    assert set(codes) == {"__main__", "pkg"}

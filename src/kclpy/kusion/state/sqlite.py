@@ -8,6 +8,7 @@ time are serialised and the second one sees the first one's release.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,9 +29,19 @@ class SqliteStateBackend(SqlStateBackend):
         self._connection = sqlite3.connect(
             str(path), timeout=30.0, isolation_level=None, check_same_thread=False
         )
-        self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.execute("PRAGMA busy_timeout=30000")
-        self._connection.execute(SCHEMA)
+        # Switching to WAL and creating the tables can fail at once with "database is
+        # locked" while other connections open the same new file (SQLite does not use
+        # the busy handler there): retry for a while.
+        for attempt in range(200):
+            try:
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.execute(SCHEMA)
+                break
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or attempt == 199:
+                    raise
+                time.sleep(0.05)
 
     def _execute(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         cursor = self._connection.execute(sql, tuple(parameters))

@@ -1,0 +1,40 @@
+"""Codegen goldens: the disassembly of small programs (KCLPY_UPDATE_GOLDENS=1 rewrites)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from kclpy.compile.disasm import disassemble_package
+from kclpy.compile.stmts import PackageCompiler
+from kclpy.syntax import parse_source
+
+GOLDENS = Path(__file__).parent / "goldens"
+
+PROGRAMS = {
+    "assign_and_order": "a = b + 1\nb = 2\n_c = [x * 2 for x in [1, 2] if x > 1]\n",
+    "schema_and_config": (
+        "schema P:\n    name: str\n    n: int = 1\n    check:\n        n > 0, \"n\"\n"
+        'p = P {name = "x", n: 2}\nq = {a.b = 1, **p, if True: c = 3}\n'
+    ),
+    "lambda_and_quantifier": (
+        "f = lambda x: int, y = 1 {\n    z = x + y\n    z * 2\n}\n"
+        "ok = all v in [1, 2] { v > 0 }\nm = map k, v in {a = 1} { k }\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_disassembly_matches_golden(name: str) -> None:
+    module, diagnostics = parse_source(PROGRAMS[name], "main.k")
+    assert not diagnostics
+    compiler = PackageCompiler("__main__", [module], lambda _: {})
+    package = compiler.compile()
+    assert not compiler.diagnostics
+    text = disassemble_package(package, {"main.k": module.file})
+    golden = GOLDENS / f"{name}.disasm"
+    if os.environ.get("KCLPY_UPDATE_GOLDENS") or not golden.exists():
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")

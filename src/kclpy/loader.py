@@ -137,7 +137,11 @@ class Loader:
         return self.program
 
     def expand(self, item: str) -> str:
-        """``${name:KCL_MOD}/x.k`` in an input path: ``x.k`` of the external package."""
+        """``${name:KCL_MOD}/x.k`` in an input path: ``x.k`` of the external package;
+        ``${KCL_MOD}/x.k``: ``x.k`` of the package root (the ``kcl.mod`` folder)."""
+        if item.startswith("${KCL_MOD}"):
+            mod_root = find_root(self.work_dir) or self.work_dir
+            return os.path.join(mod_root, item[len("${KCL_MOD}") :].lstrip("/"))
         match = _KCL_MOD.match(item)
         if match is None:
             return item

@@ -31,4 +31,9 @@ def select_paths(documents: list[Any], paths: Sequence[str]) -> list[Any]:
     """The documents a run prints for the given selectors (one value, or a list of them)."""
     document = documents[0] if documents else {}
     selected = [select_path(document, path) for path in paths]
-    return [selected[0]] if len(selected) == 1 else [selected]
+    if len(selected) > 1:
+        return [selected]
+    value = selected[0]
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return list(value)  # a list of configs prints as a stream of documents
+    return [value]

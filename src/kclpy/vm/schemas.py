@@ -49,6 +49,7 @@ class CheckFailure(KclRuntimeError):
 def instance_check_failed(failure: CheckFailure) -> KclRuntimeError:
     """The error of a failed check: at the instantiation site, the check as a second label."""
     error = KclRuntimeError(failure.message)
+    error.check_message = getattr(failure, "check_message", "")  # type: ignore[attr-defined]
     error.related = [(getattr(failure, "location", None), failure.message)]  # type: ignore[attr-defined]
     error.primary_label = "Instance check failed"  # type: ignore[attr-defined]
     return error
@@ -521,9 +522,13 @@ class SchemaRuntime:
 
     def check_failure(self, message: Any, frame: Frame) -> KclRuntimeError:
         text = "Check failed on the condition"
+        user = ""
         if message is not None and message is not UNDEFINED:
-            text = f"{text}: {to_str(message)}"
-        return CheckFailure(text)
+            user = to_str(message)
+            text = f"{text}: {user}"
+        failure = CheckFailure(text)
+        failure.check_message = user  # type: ignore[attr-defined]
+        return failure
 
     def run_rule(
         self,

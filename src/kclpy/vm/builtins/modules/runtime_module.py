@@ -22,7 +22,8 @@ def catch(ctx: RuntimeContext, func: Any) -> Any:
     try:
         ctx.call(func, [], {})
     except KclRuntimeError as error:
-        return error.message
+        # a failed check reports its own message, without "Check failed on ..."
+        return getattr(error, "check_message", None) or error.message
     return UNDEFINED
 
 

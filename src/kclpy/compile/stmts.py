@@ -360,16 +360,7 @@ class PackageCompiler:
         for stmt in stmts:
             compiler.at(stmt)
             if isinstance(stmt, ast.IfStmt):
-                compiler.expr(stmt.cond)
-                skip = out.emit(Op.JUMP_IF_FALSE)
-                self.body_stmts(compiler, stmt.body)
-                if stmt.orelse:
-                    end = out.emit(Op.JUMP)
-                    out.patch(skip)
-                    self.body_stmts(compiler, stmt.orelse)
-                    out.patch(end)
-                else:
-                    out.patch(skip)
+                emit_if_stmt(compiler, stmt, lambda block: self.body_stmts(compiler, block))
             elif isinstance(stmt, ast.ExprStmt):
                 compiler.expr(stmt.expr)
                 compiler.at(stmt)
@@ -386,6 +377,23 @@ class PackageCompiler:
                         continue
                     out.emit(Op.LOAD_GLOBAL, self.slots[name])
                     out.emit(Op.POP)
+
+
+def emit_if_stmt(
+    compiler: ExprCompiler, stmt: ast.IfStmt, block: Callable[[list[ast.Stmt]], None]
+) -> None:
+    """``if``/``elif``/``else`` around blocks compiled by ``block``."""
+    out = compiler.out
+    compiler.expr(stmt.cond)
+    skip = out.emit(Op.JUMP_IF_FALSE)
+    block(stmt.body)
+    if stmt.orelse:
+        end = out.emit(Op.JUMP)
+        out.patch(skip)
+        block(stmt.orelse)
+        out.patch(end)
+    else:
+        out.patch(skip)
 
 
 def compile_assert(compiler: ExprCompiler, stmt: ast.AssertStmt) -> None:
@@ -590,16 +598,7 @@ class SchemaCompiler:
                 continue
             compiler.at(stmt)
             if isinstance(stmt, ast.IfStmt):
-                compiler.expr(stmt.cond)
-                skip = out.emit(Op.JUMP_IF_FALSE)
-                self.body_stmts(compiler, stmt.body)
-                if stmt.orelse:
-                    end = out.emit(Op.JUMP)
-                    out.patch(skip)
-                    self.body_stmts(compiler, stmt.orelse)
-                    out.patch(end)
-                else:
-                    out.patch(skip)
+                emit_if_stmt(compiler, stmt, lambda block: self.body_stmts(compiler, block))
             elif isinstance(stmt, ast.ExprStmt):
                 compiler.expr(stmt.expr)
                 out.emit(Op.POP)
@@ -717,16 +716,7 @@ def lambda_stmts(compiler: ExprCompiler, stmts: list[ast.Stmt], result: int) -> 
                 out.emit(Op.LOAD_LOCAL, index)
                 out.emit(Op.STORE_LOCAL, result)
         elif isinstance(stmt, ast.IfStmt):
-            compiler.expr(stmt.cond)
-            skip = out.emit(Op.JUMP_IF_FALSE)
-            lambda_stmts(compiler, stmt.body, result)
-            if stmt.orelse:
-                end = out.emit(Op.JUMP)
-                out.patch(skip)
-                lambda_stmts(compiler, stmt.orelse, result)
-                out.patch(end)
-            else:
-                out.patch(skip)
+            emit_if_stmt(compiler, stmt, lambda block: lambda_stmts(compiler, block, result))
         elif isinstance(stmt, ast.AssertStmt):
             compile_assert(compiler, stmt)
         else:

@@ -589,6 +589,13 @@ def reduce(ctx: RuntimeContext, reducer: Any, iterable: Any, initial: Any = NO_A
     items: list[Any] = iterable
     if initial is NO_ARGUMENT or initial is UNDEFINED:
         if not items:
+            accumulator_type = _first_parameter_type(reducer)
+            if accumulator_type is not None and not _nullable(accumulator_type):
+                text = getattr(accumulator_type, "text", "") or accumulator_type.kind
+                raise KclRuntimeError(
+                    "reduce() empty list with no initial value and non-nullable "
+                    f"accumulator type '{text}'"
+                )
             return None
         accumulator, rest = items[0], items[1:]
     else:
@@ -596,6 +603,22 @@ def reduce(ctx: RuntimeContext, reducer: Any, iterable: Any, initial: Any = NO_A
     for item in rest:
         accumulator = ctx.call(reducer, [accumulator, item], {})
     return accumulator
+
+
+def _first_parameter_type(function: Any) -> Any:
+    """The declared type of a KCL function's first parameter (None: untyped or builtin)."""
+    proto = getattr(function, "proto", None)
+    params = getattr(proto, "params", None)
+    return params[0].type if params else None
+
+
+def _nullable(type_ref: Any) -> bool:
+    """Whether a runtime type admits None (``None`` literal, or a union containing it)."""
+    if type_ref.kind == "literal":
+        return bool(type_ref.args[0] is None)
+    if type_ref.kind == "union":
+        return any(member is None or _nullable(member) for member in type_ref.args)
+    return False
 
 
 BUILTINS: Final[dict[str, Callable[..., Any]]] = {

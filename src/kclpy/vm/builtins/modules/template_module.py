@@ -8,7 +8,7 @@ subset that covers what configuration templates use:
   ``@index``, ``@key``, ``@first``, ``@last``, ``@root.x``, ``@../index``;
 * blocks ``#if``, ``#unless``, ``#each`` (lists and dicts), ``#with``, each with
   ``{{else}}``, and ``{{else if ...}}`` chains;
-* helpers ``eq ne gt gte lt lte and or not len lookup``, also as ``(sub expressions)``;
+* helpers ``eq ne gt gte lt lte and or not len lookup raw``, also as ``(sub expressions)``;
   literals ``"text"``, ``'text'``, numbers, ``true``, ``false``, ``null``;
 * comments ``{{! ...}}`` / ``{{!-- ... --}}``, whitespace control ``{{~`` / ``~}}``,
   ``\\{{`` for a literal ``{{``, and Handlebars' standalone rule (a line holding only a
@@ -34,7 +34,7 @@ _ESCAPES: Final = {
 }  # fmt: skip
 _BLOCKS: Final = frozenset(["if", "unless", "each", "with"])
 _HELPERS: Final = frozenset(
-    ["eq", "ne", "gt", "gte", "lt", "lte", "and", "or", "not", "len", "lookup"]
+    ["eq", "ne", "gt", "gte", "lt", "lte", "and", "or", "not", "len", "lookup", "raw"]
 )
 
 
@@ -364,7 +364,8 @@ class _Renderer:
             else:
                 value = self.expression(node.body, frame, node)
                 text = _display(value)
-                out.append(_escape(text) if node.kind == "escaped" else text)
+                escape = node.kind == "escaped" and _words(node.body)[0] != "raw"
+                out.append(_escape(text) if escape else text)
         return "".join(out)
 
     def block(self, block: _Block, frame: _Frame) -> str:
@@ -427,6 +428,8 @@ class _Renderer:
             return any(_truthy(value) for value in values)
         if name == "not":
             return not (values and _truthy(values[0]))
+        if name == "raw":
+            return values[0] if values else None
         if name == "len":
             target = values[0] if values else None
             if isinstance(target, str):

@@ -303,3 +303,41 @@ def get_schema_types(
     from kclpy.tools.schema_types import get_schema_types as collect
 
     return dict(collect(Loader(work_dir).load(files), schema_name))
+
+
+def validate_code(
+    code: str,
+    data: str,
+    *,
+    format: str = "json",
+    schema: str | None = None,
+    attribute_name: str = "value",
+    filename: str = "main.k",
+) -> list[Diagnostic]:
+    """Validate JSON/YAML ``data`` against ``schema`` (default: the code's first schema).
+
+    Defaults, types, checks and strictness apply as in KCL; an empty list means valid.
+    """
+    from kclpy.tools.vet import validation_program
+
+    program = validation_program(
+        code,
+        data,
+        data_format=format,
+        schema=schema,
+        attribute_name=attribute_name,
+        code_path=filename,
+    )
+    if isinstance(program, Diagnostic):
+        return [program]
+    return [d for d in run(program, filename=filename).diagnostics if d.is_error]
+
+
+def parse_program(
+    files: Sequence[str], work_dir: str = "", external_pkgs: Mapping[str, str] | None = None
+) -> Any:
+    """Load and parse a program: a ``kclpy.loader.Program`` (packages of syntax trees,
+    import tables, diagnostics), without checking or running it."""
+    from kclpy.loader import Loader
+
+    return Loader(work_dir, dict(external_pkgs or {})).load(files)

@@ -62,6 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", aliases=["r"], help="compile KCL files and print the result")
     _add_run_options(run)
     commands.add_parser("version", help="print the version")
+    vet = commands.add_parser("vet", help="validate JSON or YAML data against a KCL schema")
+    vet.add_argument("data", help="the data file (- for standard input)")
+    vet.add_argument("code", help="the .k file with the schema")
+    vet.add_argument("-s", "--schema", help="the schema name (default: the first schema)")
+    vet.add_argument("-a", "--attribute_name", default="value")
+    vet.add_argument("--format", choices=["json", "yaml"], default="json")
+    vet.add_argument("--no_style", action="store_true")
     kusion = commands.add_parser("kusion", help="preview, apply and destroy compiled resources")
     try:
         from kclpy.kusion import cli as kusion_cli
@@ -88,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if args.command in ("run", "r"):
             return run_command(args)
+        if args.command == "vet":
+            return vet_command(args)
         if args.command == "kusion":
             from kclpy.kusion import cli as kusion_cli
 
@@ -200,3 +209,35 @@ def _externals(items: list[str]) -> dict[str, str]:
             raise SystemExit(EXIT_USAGE)
         externals[name] = path
     return externals
+
+
+def vet_command(args: argparse.Namespace) -> int:
+    """``kcl vet DATA CODE``: print "Validate success!" or the diagnostics."""
+    from kclpy.api import validate_code
+    from kclpy.diag.render import render_all, use_colour
+
+    try:
+        data = sys.stdin.read() if args.data == "-" else _read_text(args.data)
+        code = _read_text(args.code)
+    except OSError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return EXIT_USAGE
+    diagnostics = validate_code(
+        code,
+        data,
+        format=args.format,
+        schema=args.schema,
+        attribute_name=args.attribute_name,
+        filename=args.code,
+    )
+    if diagnostics:
+        colour = not args.no_style and use_colour(sys.stderr)
+        sys.stderr.write(render_all(diagnostics, "human", colour))
+        return EXIT_PROGRAM_ERROR
+    print("Validate success!")
+    return EXIT_OK
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()

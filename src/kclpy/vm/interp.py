@@ -61,6 +61,8 @@ LIST_APPEND = int(Op.LIST_APPEND)
 CALL = int(Op.CALL)
 RETURN = int(Op.RETURN)
 POP = int(Op.POP)
+LOAD_NONE = int(Op.LOAD_NONE)
+STORE_ATTR_SELF = int(Op.STORE_ATTR_SELF)
 
 
 class Interpreter(RuntimeBase):
@@ -170,6 +172,12 @@ class Interpreter(RuntimeBase):
                     return pop()
                 elif op == POP:
                     pop()
+                elif op == LOAD_NONE:
+                    push(None)
+                elif op == STORE_ATTR_SELF:
+                    instance = scope.instance
+                    assert instance is not None
+                    instance.values[names[arg]] = pop()
                 else:
                     pc = self.execute_rare(op, arg, pc, stack, here, configs)
         except KclRuntimeError as error:
@@ -198,9 +206,7 @@ class Interpreter(RuntimeBase):
         code = here.code
         consts = code.consts
         here.pc = pc
-        if op == Op.LOAD_NONE:
-            push(None)
-        elif op == Op.LOAD_UNDEFINED:
+        if op == Op.LOAD_UNDEFINED:
             push(UNDEFINED)
         elif op == Op.LOAD_TRUE:
             push(True)
@@ -222,10 +228,6 @@ class Interpreter(RuntimeBase):
             push(self.builtin(code.names[arg]))
         elif op == Op.LOAD_IMPORT:
             push(self.import_module(consts[arg], here))
-        elif op == Op.STORE_ATTR_SELF:
-            instance = here.scope.instance
-            assert instance is not None
-            instance.values[code.names[arg]] = pop()
         elif op == Op.LOAD_CONFIG_KEY:
             name, target = consts[arg]
             for config in reversed(configs):

@@ -341,3 +341,90 @@ def parse_program(
     from kclpy.loader import Loader
 
     return Loader(work_dir, dict(external_pkgs or {})).load(files)
+
+
+def must_run(code: str, **kwargs: Any) -> RunResult:
+    """Like :func:`run`, but raises ``DiagnosticError`` when the program has errors."""
+    from kclpy.diag.diagnostic import DiagnosticError
+
+    result = run(code, **kwargs)
+    if not result.ok:
+        raise DiagnosticError([d for d in result.diagnostics if d.is_error])
+    return result
+
+
+@dataclass
+class TestCaseResult:
+    """One ``test_*`` lambda of a ``kcl test`` run."""
+
+    name: str
+    error: Diagnostic | None
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None
+
+
+def test(package_dir: str, run_regexp: str = "", fail_fast: bool = False) -> list[TestCaseResult]:
+    """``kcl test``: every top-level lambda named ``test_*`` of the package's ``.k`` and
+    ``*_test.k`` files is a test; it passes when calling it raises no error. A compile or
+    run error of the package fails every test."""
+    import time
+
+    files = sorted(
+        os.path.join(package_dir, name)
+        for name in os.listdir(package_dir)
+        if name.endswith(".k") and os.path.isfile(os.path.join(package_dir, name))
+    )
+    result = RunResult()
+    loaded = _load_check_compile(files, package_dir, None, None, True, result, None)
+    names = _test_names(files)
+    pattern = re.compile(run_regexp) if run_regexp else None
+    names = [name for name in names if pattern is None or pattern.search(name)]
+    if loaded is None:
+        failure = next(d for d in result.diagnostics if d.is_error)
+        return [TestCaseResult(name, failure, 0.0) for name in names]
+    codes, root, files_by_path = loaded
+    from kclpy.vm.objects import DONE
+    from kclpy.vm.runner import Runner
+    from kclpy.vm.values import KclRuntimeError
+
+    runner = Runner(codes, MAIN, {}, package_dir, root)
+    try:
+        runner.run()
+    except KclRuntimeError as error:
+        failure = runtime_diagnostic(error, files_by_path)
+        return [TestCaseResult(name, failure, 0.0) for name in names]
+    package = runner.main_package
+    assert package is not None
+    outcomes: list[TestCaseResult] = []
+    for name in names:
+        slot = package.code.slot_of(name)
+        if slot < 0 or package.states[slot] != DONE:
+            continue
+        start = time.perf_counter()
+        error_diagnostic = None
+        try:
+            runner.call(package.values[slot], [], {})
+        except KclRuntimeError as error:
+            error_diagnostic = runtime_diagnostic(error, files_by_path)
+        outcomes.append(TestCaseResult(name, error_diagnostic, time.perf_counter() - start))
+        if fail_fast and error_diagnostic is not None:
+            break
+    return outcomes
+
+
+def _test_names(files: Sequence[str]) -> list[str]:
+    """Top-level names ``test_*`` bound to lambdas, in file order."""
+    from kclpy.syntax import ast, parse_file
+
+    names: list[str] = []
+    for path in files:
+        module, _ = parse_file(path)
+        for stmt in module.body:
+            if isinstance(stmt, ast.AssignStmt) and isinstance(stmt.value, ast.LambdaExpr):
+                for target in stmt.targets:
+                    if isinstance(target, ast.NameExpr) and target.name.startswith("test_"):
+                        names.append(target.name)
+    return names

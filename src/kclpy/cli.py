@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", aliases=["r"], help="compile KCL files and print the result")
     _add_run_options(run)
     commands.add_parser("version", help="print the version")
+    test = commands.add_parser("test", help="run the test_* lambdas of KCL packages")
+    test.add_argument("packages", nargs="*", default=["."], help="package folders; ./... recurses")
+    test.add_argument("--run", default="", help="only tests whose name matches this regexp")
+    test.add_argument("--fail-fast", action="store_true")
     vet = commands.add_parser("vet", help="validate JSON or YAML data against a KCL schema")
     vet.add_argument("data", help="the data file (- for standard input)")
     vet.add_argument("code", help="the .k file with the schema")
@@ -95,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if args.command in ("run", "r"):
             return run_command(args)
+        if args.command == "test":
+            return test_command(args)
         if args.command == "vet":
             return vet_command(args)
         if args.command == "kusion":
@@ -241,3 +247,35 @@ def vet_command(args: argparse.Namespace) -> int:
 def _read_text(path: str) -> str:
     with open(path, encoding="utf-8") as handle:
         return handle.read()
+
+
+def test_command(args: argparse.Namespace) -> int:
+    """``kcl test``: ``name: PASS (2ms)`` / ``FAIL`` lines and a summary."""
+    from kclpy.api import test
+    from kclpy.diag.render import render
+
+    folders: list[str] = []
+    for item in args.packages:
+        if item.endswith("/..."):
+            base = item[: -len("/...")] or "."
+            for current, _, names in sorted(os.walk(base)):
+                if any(name.endswith("_test.k") for name in names):
+                    folders.append(current)
+        else:
+            folders.append(item)
+    total = failed = 0
+    for folder in folders:
+        for case in test(folder, args.run, args.fail_fast):
+            total += 1
+            millis = round(case.seconds * 1000)
+            if case.passed:
+                print(f"{case.name}: PASS ({millis}ms)")
+            else:
+                failed += 1
+                print(f"{case.name}: FAIL ({millis}ms)")
+                assert case.error is not None
+                print(render(case.error))
+            if failed and args.fail_fast:
+                break
+    print(f"FAIL: {failed}/{total}" if failed else f"PASS: {total}/{total}")
+    return EXIT_PROGRAM_ERROR if failed else EXIT_OK

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 import kclpy
 
 
@@ -71,3 +73,22 @@ def test_overrides_rewrite_the_program_before_checking(tmp_path: Path) -> None:
     assert result.text == "p:\n  name: Bob\n  age: 1\nc: 3\n"
     assert kclpy.override_file(str(main), ["p.age=7"])
     assert kclpy.run_files([str(main)]).text == "p:\n  name: a\n  age: 7\n"
+
+
+def test_vendored_and_kcl_pkg_path_packages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = tmp_path / "app"
+    (app / "vendor" / "helloworld_0.1.0").mkdir(parents=True)
+    (app / "kcl.mod").write_text('[package]\nname = "app"\n')
+    (app / "vendor" / "helloworld_0.1.0" / "main.k").write_text('hello = "vendored"\n')
+    store = tmp_path / "store" / "greet_1.0.0"
+    store.mkdir(parents=True)
+    (store / "main.k").write_text('msg = "from KCL_PKG_PATH"\n')
+    (app / "main.k").write_text(
+        "import helloworld\nimport greet\na = helloworld.hello\nb = greet.msg\n"
+    )
+    monkeypatch.setenv("KCL_PKG_PATH", str(tmp_path / "store"))
+    result = kclpy.run_files([str(app / "main.k")])
+    assert result.ok, result.diagnostics
+    assert result.text == "a: vendored\nb: from KCL_PKG_PATH\n"

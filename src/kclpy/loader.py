@@ -220,13 +220,40 @@ class Loader:
             parts = [p for p in path[dots:].split(".") if p]
             return self.candidate(os.path.join(base, *parts))
         head, _, rest = path.partition(".")
-        external = self.externals.get(head)
+        external = self.externals.get(head) or self.discover(head)
         if external is not None:
             found = self.candidate(os.path.join(external, *rest.split(".")) if rest else external)
             if found is not None:
                 return found
         root = self.root_of(module.file.path)
         return self.candidate(os.path.join(root, *path.split(".")))
+
+    def discover(self, name: str) -> str | None:
+        """A package ``name`` from ``vendor/`` beside ``kcl.mod`` or from ``$KCL_PKG_PATH``
+        (a folder ``name`` or ``name_<version>``, the highest version); it becomes an
+        external package like ``-E name=path``."""
+        places = [os.path.join(self.program.root, "vendor")]
+        places.extend(p for p in os.environ.get("KCL_PKG_PATH", "").split(os.pathsep) if p)
+        for place in places:
+            exact = os.path.join(place, name)
+            if os.path.isdir(exact):
+                found = exact
+            else:
+                try:
+                    versions = sorted(
+                        entry
+                        for entry in os.listdir(place)
+                        if entry.startswith(name + "_")
+                        and os.path.isdir(os.path.join(place, entry))
+                    )
+                except OSError:
+                    continue
+                if not versions:
+                    continue
+                found = os.path.join(place, versions[-1])
+            self.externals[name] = os.path.abspath(found)
+            return self.externals[name]
+        return None
 
     def root_of(self, path: str) -> str:
         """The root that absolute imports of a file resolve against: its external

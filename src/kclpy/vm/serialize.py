@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring
 from typing import Any, Final
 
@@ -389,8 +389,9 @@ def _line_text(value: str) -> str | None:
     return _scalar(value)
 
 
-def _other_text(value: Any) -> str | None:
-    """The text of a non-string scalar; None for what is never written."""
+def _other_text(value: Any, float_text: Callable[[float], str] | None = None) -> str | None:
+    """The text of a non-string scalar (YAML floats unless ``float_text`` says otherwise);
+    None for what is never written."""
     if value is None:
         return "null"
     if value is True:
@@ -400,9 +401,9 @@ def _other_text(value: Any) -> str | None:
     if isinstance(value, int):
         return int.__repr__(value)
     if isinstance(value, float):
-        return format_float(value)
+        return (float_text or format_float)(value)
     if isinstance(value, NumberMultiplier):
-        return format_float(value.value)
+        return (float_text or format_float)(value.value)
     return None
 
 
@@ -724,19 +725,7 @@ def json_string(text: str) -> str:
 
 def _json_other(value: Any) -> str | None:
     """The JSON text of a non-string scalar; None for what is never written."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return int.__repr__(value)
-    if isinstance(value, float):
-        return format_json_float(value)
-    if isinstance(value, NumberMultiplier):
-        return format_json_float(value.value)
-    return None
+    return _other_text(value, format_json_float)
 
 
 class _Json(_Filter):

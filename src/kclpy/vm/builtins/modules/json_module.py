@@ -153,54 +153,41 @@ class _Reader:
             raise self.error_at("recursion limit exceeded")
         self.pos += 1
 
+    def next_item(self, close: str, what: str, first: bool) -> str | None:
+        """Before an item of an array or object: None (consumed) at ``close``, else the
+        item's first character, after the ``,`` separator unless ``first``."""
+        char = self.skip_whitespace()
+        if not char:
+            raise self.error(f"EOF while parsing {what}")
+        if char == close:
+            self.pos += 1
+            self.depth -= 1
+            return None
+        if first:
+            return char
+        if char != ",":
+            raise self.error_at(f"expected `,` or `{close}`")
+        self.pos += 1
+        char = self.skip_whitespace()
+        if char == close:
+            raise self.error_at("trailing comma")
+        if not char:
+            raise self.error("EOF while parsing a value")
+        return char
+
     def array(self) -> list[Any]:
         self.enter()
         result: list[Any] = []
-        first = True
-        while True:
-            char = self.skip_whitespace()
-            if not char:
-                raise self.error("EOF while parsing a list")
-            if char == "]":
-                self.pos += 1
-                self.depth -= 1
-                return result
-            if first:
-                first = False
-            elif char == ",":
-                self.pos += 1
-                char = self.skip_whitespace()
-                if char == "]":
-                    raise self.error_at("trailing comma")
-                if not char:
-                    raise self.error("EOF while parsing a value")
-            else:
-                raise self.error_at("expected `,` or `]`")
+        while self.next_item("]", "a list", not result) is not None:
             result.append(self.value())
+        return result
 
     def object(self) -> dict[str, Any]:
         self.enter()
         result: dict[str, Any] = {}
-        first = True
-        while True:
-            char = self.skip_whitespace()
-            if not char:
-                raise self.error("EOF while parsing an object")
-            if char == "}":
-                self.pos += 1
-                self.depth -= 1
-                return result
-            if first:
-                first = False
-            elif char == ",":
-                self.pos += 1
-                char = self.skip_whitespace()
-                if char == "}":
-                    raise self.error_at("trailing comma")
-                if not char:
-                    raise self.error("EOF while parsing a value")
-            else:
-                raise self.error_at("expected `,` or `}`")
+        seen = False
+        while (char := self.next_item("}", "an object", not seen)) is not None:
+            seen = True
             if char != '"':
                 raise self.error_at("key must be a string")
             self.pos += 1
@@ -212,6 +199,7 @@ class _Reader:
                 raise self.error_at("expected `:`")
             self.pos += 1
             result[key] = self.value()
+        return result
 
     def string(self) -> str:
         text = self.text

@@ -64,12 +64,12 @@ class CallsMixin(ConfigMixin):
         if isinstance(callee, SchemaType):
             if callee.instance:
                 self.compile_error(f"schema '{callee.ty_str()}' instance is not callable", span)
-                self._silent_call_arguments(node)
+                self._silent_arguments(node)
                 return ANY
             self.check_arguments(node.func, node.args, node.keywords, callee.info.func, span)
             return SchemaType(callee.info, True)
         self.compile_error(f"'{callee.ty_str()}' object is not callable", span)
-        self._silent_call_arguments(node)
+        self._silent_arguments(node)
         return ANY
 
     def _forward_lambda(self, func: ast.Expr) -> FuncType | None:
@@ -83,12 +83,6 @@ class CallsMixin(ConfigMixin):
         if symbol is None or self.scope.lookup(func.name) is not symbol:
             return None
         return self.lambda_sigs.get(self.pkgpath, {}).get(func.name)
-
-    def _silent_call_arguments(self, node: ast.CallExpr) -> None:
-        for arg in node.args:
-            self.silent_expr(arg)
-        for keyword in node.keywords:
-            self.silent_expr(keyword.value)
 
     def check_arguments(
         self,

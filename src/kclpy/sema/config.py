@@ -619,7 +619,8 @@ class ConfigMixin(OperatorsMixin):
                 config.span,
             )
 
-    def _silent_arguments(self, node: ast.SchemaExpr) -> None:
+    def _silent_arguments(self, node: ast.SchemaExpr | ast.CallExpr) -> None:
+        """Visit call arguments for their bindings only (no argument checks)."""
         for arg in node.args:
             self.silent_expr(arg)
         for keyword in node.keywords:

@@ -47,8 +47,7 @@ nested lists too), one line each.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from kclpy.vm.serialize import (
     is_literal_block,
@@ -68,8 +67,7 @@ class EmitError(KclRuntimeError):
     as in the reference)."""
 
 
-@dataclass(frozen=True, slots=True)
-class EmitOptions:
+class EmitOptions(NamedTuple):
     """How ``kcl run`` prints its result (``--format``, ``-k``, ``-n``, ``-H``, and the
     ``include_schema_type_path`` setting)."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Iterable
 
 from kclpy.diag import Code, Diagnostic, make_error
@@ -73,8 +72,14 @@ def mod_dependencies(root: str) -> dict[str, str]:
     """Local ``path`` dependencies declared in ``root/kcl.mod``: name -> absolute path."""
     try:
         with open(os.path.join(root, "kcl.mod"), "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+            raw = handle.read()
+    except OSError:
+        return {}
+    import tomllib  # only when there is a kcl.mod: the import costs ~5 ms
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
     deps: dict[str, str] = {}
     for name, spec in (data.get("dependencies") or {}).items():

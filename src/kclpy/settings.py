@@ -7,7 +7,6 @@ output, path_selector, overrides, external (``name=path``).
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -41,6 +40,8 @@ def load_settings(paths: list[str]) -> dict[str, Any]:
         for item in data.get("kcl_options") or []:
             if not isinstance(item, dict) or "key" not in item:
                 raise SettingsError(f"Failed to load '{path}', invalid setting file format")
+            import json
+
             encoded = json.dumps(item.get("value"), ensure_ascii=False)
             merged.setdefault("options", []).append(f"{item['key']}={encoded}")
     return merged

@@ -9,13 +9,16 @@ import re
 import subprocess
 import sys
 
+import ply.lex
 import ply.yacc
+import pytest
 
-from kclpy.syntax import parser, parsetab
+from kclpy.syntax import lexer, parse_source, parser, parsetab, tables
+from kclpy.syntax.dump import dump
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GRAMMAR_FILE = ROOT / "grammar" / "kcl.grammar"
-REGEN = "python -m kclpy.syntax.parser --regen"
+REGEN = "python -m kclpy.syntax.tables --regen"
 
 
 def _reflect() -> ply.yacc.ParserReflect:
@@ -29,9 +32,45 @@ def test_tables_are_fresh() -> None:
     assert parsetab._lr_signature == _reflect().signature(), f"stale tables: run {REGEN}"
 
 
+def test_signature_without_ply_is_plys() -> None:
+    assert parser.grammar_signature(parser.grammar_dict()) == _reflect().signature()
+
+
+def test_runtime_tables_parse_like_plys_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    loaded = parser.get_parser()
+    assert isinstance(loaded, parser.Tables)  # the fast path: parsetab.py is fresh
+    built = tables.build_in_memory(parser.grammar_dict())
+    assert [(r.name, r.len, r.callable) for r in loaded.productions] == [
+        (p.name, p.len, p.callable) for p in built.productions
+    ]
+    programs = [
+        path.read_text(encoding="utf-8")
+        for path in sorted((ROOT / "tests" / "conformance").rglob("*.k"))[:150]
+    ]
+    programs += ["a = [1, 2\nb = (\n", "schema A:\n  x: int\n y = 1\n", "x = {a: 1, }}\n"]
+
+    def parse_all() -> list[str]:
+        results = []
+        for text in programs:
+            module, diagnostics = parse_source(text, "main.k")
+            results.append(dump(module) + "".join(d.message for d in diagnostics))
+        return results
+
+    with_tables = parse_all()
+    monkeypatch.setattr(parser, "_parser", built)
+    assert parse_all() == with_tables
+
+
+def test_master_regex_without_ply_is_plys() -> None:
+    built = ply.lex.lex(module=lexer, reflags=re.UNICODE, errorlog=ply.lex.NullLogger())
+    (regex, _index), *rest = built.lexre
+    assert not rest
+    assert lexer.master_pattern() == regex.pattern
+
+
 def test_conflicts_are_pinned() -> None:
-    log = parser.ConflictLog()
-    parser.generate_tables(None, log)
+    log = tables.ConflictLog()
+    tables.generate_tables(None, log)
     assert log.reduce_reduce == parser.REDUCE_REDUCE_CONFLICTS == 0
     assert log.shift_reduce == parser.SHIFT_REDUCE_CONFLICTS, log.messages
 
@@ -76,7 +115,7 @@ def test_grammar_file_matches_the_parser() -> None:
     assert in_parser == in_file
 
 
-def test_only_lexer_and_parser_import_ply() -> None:
+def test_only_table_generation_imports_ply() -> None:
     package = ROOT / "src" / "kclpy"
     offenders = []
     for path in package.rglob("*.py"):
@@ -85,7 +124,7 @@ def test_only_lexer_and_parser_import_ply() -> None:
         text = path.read_text(encoding="utf-8")
         if re.search(r"^\s*(import ply|from ply)", text, re.MULTILINE):
             offenders.append(str(path.relative_to(package)))
-    assert sorted(offenders) == ["syntax/lexer.py", "syntax/parser.py"]
+    assert sorted(offenders) == ["syntax/tables.py"]
 
 
 def test_loading_writes_nothing_and_prints_nothing(tmp_path: pathlib.Path) -> None:

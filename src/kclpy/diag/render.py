@@ -6,7 +6,6 @@ and the ``NO_COLOR`` / ``FORCE_COLOR`` conventions.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import IO
 
@@ -33,6 +32,8 @@ def render(diagnostic: Diagnostic, style: str = "human", colour: bool = False) -
     if style == "short":
         return render_short(diagnostic)
     if style == "json":
+        import json
+
         return json.dumps(to_json(diagnostic), ensure_ascii=False)
     return render_human(diagnostic, colour)
 
@@ -40,6 +41,8 @@ def render(diagnostic: Diagnostic, style: str = "human", colour: bool = False) -
 def render_all(diagnostics: list[Diagnostic], style: str = "human", colour: bool = False) -> str:
     """Several diagnostics, separated as the reference separates them."""
     if style == "json":
+        import json
+
         return json.dumps([to_json(d) for d in diagnostics], ensure_ascii=False, indent=2) + "\n"
     sep = "\n" if style == "short" else "\n\n"
     return sep.join(render(d, style, colour) for d in diagnostics) + "\n"

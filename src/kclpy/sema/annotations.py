@@ -7,8 +7,6 @@ suggestions of close names.
 
 from __future__ import annotations
 
-from difflib import get_close_matches
-
 from kclpy.sema.base import CheckerBase
 from kclpy.sema.symbols import Symbol
 from kclpy.sema.types import (
@@ -45,6 +43,8 @@ RESERVED_TYPE_NAMES = ("any", "int", "float", "str", "bool")
 
 def suggestion_text(name: str, candidates: list[str]) -> str:
     """``, did you mean '["a", "b"]'?`` for close candidates, else ``""``."""
+    from difflib import get_close_matches
+
     close = get_close_matches(name, [c for c in candidates if c != name], n=3, cutoff=0.75)
     if not close:
         return ""

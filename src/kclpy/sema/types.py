@@ -13,7 +13,6 @@ built before a schema is complete still see its attributes.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -90,6 +89,8 @@ def float_text(value: float) -> str:
         return str(int(value))
     text = repr(value)
     if "e" in text or "E" in text:
+        from decimal import Decimal
+
         text = format(Decimal(text), "f")
     return text
 

@@ -1,6 +1,6 @@
 """The KCL lexer: ply.lex rules that cut source text into raw tokens.
 
-Takes a string (or a slice of one) and returns a list of ply ``LexToken``
+Takes a string (or a slice of one) and returns a list of ``Token``
 objects whose ``type`` is a raw kind, ``value`` the matched text and
 ``lexpos`` the code-point offset in the whole text. Everything is a plain
 string rule, so ply matches one master regular expression with no Python call
@@ -14,11 +14,8 @@ literal values, indentation and error messages are the layout filter's job
 from __future__ import annotations
 
 import re
-import sys
 import threading
 from typing import Any
-
-import ply.lex
 
 from kclpy.syntax.tokens import Token
 
@@ -169,40 +166,37 @@ def t_error(token: Any) -> None:  # pragma: no cover - ERRORCHAR matches everyth
     token.lexer.skip(1)
 
 
-class _NullLog:
-    """A ply logger that says nothing (no output to stderr, ever)."""
+def master_pattern() -> str:
+    """The one regular expression ply.lex builds from the string rules above: each
+    rule a named group, ordered by decreasing regex length (a stable sort of the rules
+    in name order, as ``dir()`` lists them to ply). Built here so that running the
+    lexer imports no ply (its reflection costs ~15 ms of start-up); a test checks
+    that ply.lex builds the same."""
+    rules = [
+        (name, value)
+        for name, value in sorted(globals().items())
+        if name.startswith("t_") and name != "t_ignore" and isinstance(value, str)
+    ]
+    rules.sort(key=lambda rule: len(rule[1]), reverse=True)
+    return "|".join(f"(?P<{name}>{regex})" for name, regex in rules)
 
-    def debug(self, *args: object, **kwargs: object) -> None:
-        pass
 
-    info = warning = error = critical = debug
-
-
-_master: Any = None
+_master: tuple[Any, dict[str, str | None]] | None = None
 _lock = threading.Lock()
-_local = threading.local()
 
 
-def _master_lexer() -> Any:
+def _master_regex() -> tuple[Any, dict[str, str | None]]:
+    """The compiled master regex and, per group name, the token kind (None: skipped)."""
     global _master
     with _lock:
         if _master is None:
-            _master = ply.lex.lex(
-                module=sys.modules[__name__],
-                reflags=re.UNICODE,
-                optimize=False,
-                errorlog=_NullLog(),
-                debug=False,
-            )
+            regex = re.compile(master_pattern(), re.UNICODE)
+            kinds = {
+                name: None if name.startswith("t_ignore_") else name[2:]
+                for name in regex.groupindex
+            }
+            _master = (regex, kinds)
     return _master
-
-
-def _thread_lexer() -> Any:
-    lexer = getattr(_local, "lexer", None)
-    if lexer is None:
-        lexer = _master_lexer().clone()
-        _local.lexer = lexer
-    return lexer
 
 
 _SPACES = re.compile("[" + t_ignore + "]+")
@@ -214,15 +208,11 @@ def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
     Runs ply's master regular expression in a tight loop (what ply's own
     ``token()`` does, minus its per-token bookkeeping), skipping blanks in runs.
     """
-    lexer = _master_lexer()
-    (regex, index), *rest = lexer.lexre
-    if rest:  # pragma: no cover - ply split the master regex; use its own loop
-        return _ply_tokens(text, start, end)
-    kinds = [entry[1] if entry else None for entry in index]
+    regex, kinds = _master_regex()
     stop = len(text) if end is None else end
     match = regex.match
     spaces = _SPACES.match
-    ignore = lexer.lexignore
+    ignore = t_ignore
     result: list[Token] = []
     append = result.append
     pos = start
@@ -236,22 +226,8 @@ def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
             pos += 1
             continue
         after = found.end()
-        kind = kinds[found.lastindex or 0]
+        kind = kinds[found.lastgroup]
         if kind is not None:
             append(Token(kind, found.group(), pos, after))
         pos = after
-    return result
-
-
-def _ply_tokens(text: str, start: int, end: int | None) -> list[Token]:
-    lexer = _thread_lexer()
-    lexer.input(text)
-    lexer.lexpos = start
-    if end is not None:
-        lexer.lexlen = end
-    result = []
-    tok = lexer.token()
-    while tok is not None:
-        result.append(Token(tok.type, tok.value, tok.lexpos, tok.lexpos + len(tok.value)))
-        tok = lexer.token()
     return result

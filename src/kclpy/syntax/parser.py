@@ -4,7 +4,7 @@ Takes source text (or a fragment: an interpolated ``${...}``, a ``-O`` value)
 and returns the tree plus diagnostics; it never raises on bad input.
 
 * The LALR tables are generated ahead of time into ``parsetab.py`` (run
-  ``python -m kclpy.syntax.parser --regen``); loading them writes nothing and
+  ``python -m kclpy.syntax.tables --regen``); loading them writes nothing and
   prints nothing. A test checks they match the grammar and pins the number of
   conflicts (all shift/reduce, resolved as shift = "keep the expression going").
 * One table serves files and lone expressions: a synthetic ``EXPR_START`` token
@@ -19,17 +19,11 @@ and returns the tree plus diagnostics; it never raises on bad input.
 from __future__ import annotations
 
 import gc
-import marshal
-import os
-import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-
-import ply.yacc
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.source import SourceFile, Span
@@ -77,13 +71,6 @@ MAX_INTERPOLATION_DEPTH = 8
 _OPERAND_START = frozenset(("NAME", "NUMBER", "STRING", "LPAREN", "LBRACKET", "LBRACE"))
 
 
-class _NullLog:
-    def debug(self, *args: object, **kwargs: object) -> None:
-        pass
-
-    info = warning = error = critical = debug
-
-
 def _p_error(tok: Any) -> None:
     _CURRENT[-1].on_error(tok)
 
@@ -105,27 +92,81 @@ _CURRENT: list[_Parse] = []
 
 
 def get_parser() -> Any:
-    """The shared ply parser (tables loaded once; regenerated in memory if stale)."""
+    """The parse tables (loaded once). When ``parsetab.py`` does not match the grammar
+    (edited without ``--regen``), ply builds fresh tables in memory instead."""
     global _parser
     with _lock:
         if _parser is None:
-            _parser = ply.yacc.yacc(
-                module=_Module(grammar_dict()),
-                tabmodule=TABLE_MODULE,
-                write_tables=False,
-                debug=False,
-                optimize=False,
-                errorlog=_NullLog(),
-            )
+            pdict = grammar_dict()
+            from kclpy.syntax import parsetab
+
+            if parsetab._lr_signature == grammar_signature(pdict):
+                _parser = Tables(parsetab, pdict)
+            else:  # pragma: no cover - a developer's stale tables
+                from kclpy.syntax.tables import build_in_memory
+
+                _parser = build_in_memory(pdict)
     return _parser
 
 
-class _Module:
-    """Presents a dict to ply as the module holding the grammar."""
+def grammar_signature(pdict: dict[str, Any]) -> str:
+    """ply's signature of a grammar (start symbol, precedence, tokens and the rule
+    docstrings in ply's order), computed without importing ply."""
+    rules = []
+    for name, item in pdict.items():
+        if name.startswith("p_") and name != "p_error" and callable(item):
+            module = sys.modules[item.__module__]
+            rules.append((item.__code__.co_firstlineno, str(module), name, item.__doc__))
+    rules.sort()
+    parts = [pdict["start"], "".join("".join(level) for level in pdict["precedence"])]
+    parts.append(" ".join(sorted(pdict["tokens"])))
+    parts.extend(doc for _, _, _, doc in rules if doc)
+    return "".join(parts)
 
-    def __init__(self, pdict: dict[str, Any]) -> None:
-        self.__dict__.update(pdict)
-        self.__file__ = grammar_stmt.__file__
+
+class Rule:
+    """One production as the driver reads it: name, length and action."""
+
+    __slots__ = ("callable", "len", "name")
+
+    def __init__(self, name: str, length: int, action: Any) -> None:
+        self.name = name
+        self.len = length
+        self.callable = action
+
+
+class Tables:
+    """The LALR tables of ``parsetab.py`` in the shape the driver reads (ply's
+    ``LRParser`` attributes), with the rule actions bound by name."""
+
+    __slots__ = (
+        "action",
+        "defaulted_states",
+        "errorok",
+        "goto",
+        "productions",
+        "state",
+        "statestack",
+        "symstack",
+    )
+
+    def __init__(self, tables: Any, pdict: dict[str, Any]) -> None:
+        self.action: dict[int, dict[str, int]] = tables._lr_action
+        self.goto: dict[int, dict[str, int]] = tables._lr_goto
+        self.productions = [
+            Rule(name, length, pdict[function] if function else None)
+            for _text, name, length, function, _file, _line in tables._lr_productions
+        ]
+        # ply's defaulted states: one possible action, and it is a reduction
+        self.defaulted_states: dict[int, int] = {}
+        for state, actions in self.action.items():
+            only = list(actions.values())
+            if len(only) == 1 and only[0] < 0:
+                self.defaulted_states[state] = only[0]
+        self.errorok = True
+        self.state = 0
+        self.statestack: list[int] = []
+        self.symstack: list[Any] = []
 
 
 class _Cursor:
@@ -409,103 +450,3 @@ def _format_spec(
             diagnostics.append(make_error(Code.INVALID_SYNTAX, message, Span(file, at, at)))
             return tok.lexpos, None
     return end, None
-
-
-# --------------------------------------------------------------------------- table generation
-
-
-def generate_tables(outputdir: str | None = None, log: Any = None) -> Any:
-    """Build the LALR tables from the grammar (ignoring any existing ones); with
-    ``outputdir``, write them there as ``parsetab.py``."""
-    with tempfile.TemporaryDirectory() as scratch:
-        name = "kclpy_parsetab_build"
-        parser = ply.yacc.yacc(
-            module=_Module(grammar_dict()),
-            tabmodule=name,
-            outputdir=scratch,
-            write_tables=outputdir is not None,
-            debug=True,
-            debuglog=_NullLog(),
-            optimize=False,
-            errorlog=log or _NullLog(),
-        )
-        if outputdir is not None:
-            with open(os.path.join(scratch, name + ".py"), encoding="utf-8") as handle:
-                text = compact_tables(handle.read())
-            with open(os.path.join(outputdir, "parsetab.py"), "w", encoding="utf-8") as handle:
-                handle.write(text)
-    return parser
-
-
-def compact_tables(ply_text: str) -> str:
-    """ply's table module rewritten to load fast: ply builds the action and goto dicts
-    with Python loops at import (~100 ms); here they are one marshalled constant (~2 ms).
-    """
-    namespace: dict[str, Any] = {}
-    exec(compile(ply_text, "<ply tables>", "exec"), namespace)
-    tables = marshal.dumps((namespace["_lr_action"], namespace["_lr_goto"]), 4)
-    lines = [
-        _TABLE_HEADER,
-        "# This file is automatically generated. Do not edit.",
-        "import marshal as _marshal",
-        "",
-        f"_tabversion = {namespace['_tabversion']!r}",
-        f"_lr_method = {namespace['_lr_method']!r}",
-        f"_lr_signature = {namespace['_lr_signature']!r}",
-        f"_lr_action, _lr_goto = _marshal.loads({tables!r})",
-        "_lr_productions = [",
-        *(f"    {production!r}," for production in namespace["_lr_productions"]),
-        "]",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-_TABLE_HEADER = (
-    "# parsetab.py: generated by `python -m kclpy.syntax.parser --regen`\n# mypy: ignore-errors"
-)
-
-
-class ConflictLog:
-    """A ply logger that collects the conflict counts reported while building tables."""
-
-    def __init__(self) -> None:
-        self.shift_reduce = 0
-        self.reduce_reduce = 0
-        self.messages: list[str] = []
-
-    def debug(self, msg: str, *args: object, **kwargs: object) -> None:
-        pass
-
-    info = debug
-
-    def warning(self, msg: str, *args: object, **kwargs: object) -> None:
-        text = msg % args if args else msg
-        self.messages.append(text)
-        count = text.split()[0]
-        if count.isdigit() and " shift/reduce conflict" in text:
-            self.shift_reduce = int(count)
-        if count.isdigit() and " reduce/reduce conflict" in text:
-            self.reduce_reduce = int(count)
-
-    error = critical = warning
-
-
-def _regenerate() -> None:
-    """Write ``parsetab.py`` (in a child with a fixed hash seed, so output is stable)."""
-    if os.environ.get("PYTHONHASHSEED") != "0":
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        code = subprocess.call([sys.executable, "-m", "kclpy.syntax.parser", "--regen"], env=env)
-        raise SystemExit(code)
-    here = os.path.dirname(os.path.abspath(__file__))
-    log = ConflictLog()
-    generate_tables(here, log)
-    print(f"wrote {os.path.join(here, 'parsetab.py')}")
-    print(f"shift/reduce conflicts: {log.shift_reduce}, reduce/reduce: {log.reduce_reduce}")
-
-
-if __name__ == "__main__":
-    if "--regen" in sys.argv[1:]:
-        _regenerate()
-    else:
-        print("usage: python -m kclpy.syntax.parser --regen")

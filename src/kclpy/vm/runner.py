@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from decimal import Decimal
 from typing import Any
 
 from kclpy.compile.code import PackageCode
@@ -273,6 +272,8 @@ def _plain_float(value: float) -> str:
     """A float without exponent and without a needless ``.0`` (``120.0`` -> ``120``)."""
     if value != value or value in (float("inf"), float("-inf")):
         return {True: "NaN"}.get(value != value, "inf" if value > 0 else "-inf")
+    from decimal import Decimal
+
     text = format(Decimal(repr(value)), "f")
     if "." in text:
         text = text.rstrip("0").rstrip(".")

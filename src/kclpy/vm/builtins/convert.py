@@ -23,7 +23,6 @@ Text rules, as the reference (kcl-lib 0.13.2) prints them:
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any, Final
 
 from kclpy.vm.values import UNDEFINED, NumberMultiplier, SchemaInstance
@@ -40,6 +39,8 @@ def float_to_str(value: float) -> str:
         if text == "nan":
             return "NaN.0"
         return text
+    from decimal import Decimal
+
     text = format(Decimal(text), "f")
     return text if "." in text else text + ".0"
 

@@ -17,12 +17,10 @@ mutable state with another run.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kclpy.diag import Code, Diagnostic, Label, make_error
 from kclpy.source import SourceFile, Span, read_source
@@ -34,15 +32,38 @@ if TYPE_CHECKING:
 MAIN = "__main__"
 
 
-@dataclass
 class RunResult:
     """The outcome of a run: the emitted text and values, print output, diagnostics."""
 
-    text: str = ""
-    documents: list[Any] = field(default_factory=list)
-    log: str = ""
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    format: str = "yaml"
+    __slots__ = ("diagnostics", "documents", "format", "log", "text")
+
+    def __init__(
+        self,
+        text: str = "",
+        documents: list[Any] | None = None,
+        log: str = "",
+        diagnostics: list[Diagnostic] | None = None,
+        format: str = "yaml",
+    ) -> None:
+        self.text = text
+        self.documents: list[Any] = [] if documents is None else documents
+        self.log = log
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.format = format
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.text, self.documents, self.log, self.diagnostics, self.format)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunResult) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(text={self.text!r}, documents={self.documents!r}, log={self.log!r}, "
+            f"diagnostics={self.diagnostics!r}, format={self.format!r})"
+        )
 
     @property
     def ok(self) -> bool:
@@ -73,6 +94,8 @@ def parse_option(text: str) -> tuple[str, Any]:
     if _SCIENTIFIC.match(stripped):
         return key, value
     try:
+        import json
+
         return key, json.loads(value, parse_constant=_reject_constant)
     except ValueError:
         pass
@@ -353,8 +376,7 @@ def must_run(code: str, **kwargs: Any) -> RunResult:
     return result
 
 
-@dataclass
-class TestCaseResult:
+class TestCaseResult(NamedTuple):
     """One ``test_*`` lambda of a ``kcl test`` run."""
 
     name: str
@@ -428,3 +450,35 @@ def _test_names(files: Sequence[str]) -> list[str]:
                     if isinstance(target, ast.NameExpr) and target.name.startswith("test_"):
                         names.append(target.name)
     return names
+
+
+def lint_path(
+    paths: Sequence[str] | str,
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+) -> list[Diagnostic]:
+    """``kcl lint``: every syntax and type error of the programs at ``paths`` (files,
+    package folders, ``folder/...``) plus the lint warnings (W0411 unused import, ...).
+
+    ``select``/``ignore`` are codes, code prefixes or rule names; ``[lint]`` in kcl.mod
+    configures the rest. Raises ``kclpy.tools.lint.LintConfigError`` (a ValueError)
+    for an unknown selector or a bad ``[lint]`` section.
+    """
+    from kclpy.tools.lint import lint
+
+    inputs = [paths] if isinstance(paths, str) else list(paths)
+    return lint(inputs, select=select, ignore=ignore).diagnostics
+
+
+def lint_code(
+    code: str,
+    filename: str = "main.k",
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+) -> list[Diagnostic]:
+    """:func:`lint_path` for source text (linted as if it were the file ``filename``)."""
+    from kclpy.tools.lint import lint
+
+    return lint([filename], select=select, ignore=ignore, sources={filename: code}).diagnostics

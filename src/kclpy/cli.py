@@ -25,6 +25,23 @@ class _Parser(argparse.ArgumentParser):
         sys.stderr.write(f"error: {message}\n")
         raise SystemExit(EXIT_USAGE)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse builds a formatter for every add_argument; with the width given,
+        # it does not import shutil to ask the terminal (~3 ms of start-up)
+        return argparse.HelpFormatter(prog=self.prog, width=_terminal_width() - 2)
+
+
+def _terminal_width() -> int:
+    """As ``shutil.get_terminal_size``: $COLUMNS, else the terminal's, else 80."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options shared by ``run`` and the commands that compile programs first."""
@@ -55,10 +72,13 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
+    """The ``kcl`` argument parser; ``kusion_arguments=False`` leaves the arguments of
+    ``kcl kusion`` out (importing them costs start-up time every other command saves)."""
     parser = _Parser(prog="kcl", description="kclpy: the KCL configuration language toolchain")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+    # an explicit prog spares argparse a help formatter (and importing shutil) at start-up
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser, prog="kcl")
     run = commands.add_parser("run", aliases=["r"], help="compile KCL files and print the result")
     _add_run_options(run)
     commands.add_parser("version", help="print the version")
@@ -73,12 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     vet.add_argument("-a", "--attribute_name", default="value")
     vet.add_argument("--format", choices=["json", "yaml"], default="json")
     vet.add_argument("--no_style", action="store_true")
+    _add_lint_parser(commands)
     kusion = commands.add_parser("kusion", help="preview, apply and destroy compiled resources")
-    try:
+    if kusion_arguments:
         from kclpy.kusion import cli as kusion_cli
-    except ImportError:
-        kusion_cli = None  # type: ignore[assignment]
-    if kusion_cli is not None:
+
         kusion_cli.add_arguments(kusion)
     return parser
 
@@ -89,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # `kcl main.k` is `kcl run main.k`, as in the reference CLI.
     if args_list and (args_list[0].endswith(".k") or os.path.isdir(args_list[0])):
         args_list.insert(0, "run")
-    parser = build_parser()
+    parser = build_parser(kusion_arguments=args_list[:1] == ["kusion"])
     args = parser.parse_args(args_list)
     try:
         if args.version or args.command == "version":
@@ -103,6 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return test_command(args)
         if args.command == "vet":
             return vet_command(args)
+        if args.command == "lint":
+            return lint_command(args)
         if args.command == "kusion":
             from kclpy.kusion import cli as kusion_cli
 
@@ -215,6 +236,59 @@ def _externals(items: list[str]) -> dict[str, str]:
             raise SystemExit(EXIT_USAGE)
         externals[name] = path
     return externals
+
+
+def _add_lint_parser(commands: Any) -> None:
+    lint = commands.add_parser("lint", help="report errors and lint warnings of KCL programs")
+    lint.add_argument(
+        "paths", nargs="*", default=["."], help="files, package folders, folder/... (default .)"
+    )
+    lint.add_argument("--select", help="only these codes, prefixes or rule names (comma list)")
+    lint.add_argument("--ignore", help="not these codes, prefixes or rule names (comma list)")
+    lint.add_argument("--format", choices=["text", "concise", "json", "github"], default="text")
+    lint.add_argument("--fix", action="store_true", help="remove unused and repeated imports")
+    lint.add_argument("--max-line-length", type=int, help="for E0501 (default 200)")
+    lint.add_argument("-E", "--external", metavar="NAME=PATH", action="append", default=[])
+    lint.add_argument("--no_style", action="store_true", help="no colour")
+
+
+def lint_command(args: argparse.Namespace) -> int:
+    """``kcl lint``: print the findings; exit 1 when there are any, 0 when clean."""
+    from kclpy.diag.render import use_colour
+    from kclpy.tools.lint import (
+        LintConfigError,
+        fixed_texts,
+        lint,
+        render_report,
+        split_selectors,
+    )
+
+    for path in args.paths:
+        base = path[: -len("...")].rstrip("/") or "." if path.endswith("...") else path
+        if not os.path.exists(base):
+            sys.stderr.write(f"error: no such file or folder: {path}\n")
+            return EXIT_USAGE
+    options: dict[str, Any] = {
+        "select": split_selectors(args.select),
+        "ignore": split_selectors(args.ignore),
+        "max_line_length": args.max_line_length,
+        "external_pkgs": _externals(args.external),
+    }
+    try:
+        report = lint(args.paths, **options)
+        if args.fix:
+            texts, fixed = fixed_texts(report)
+            for path, text in texts.items():
+                write_atomically(path, text)
+            if texts:
+                report = lint(args.paths, **options)
+            sys.stderr.write(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.\n")
+    except LintConfigError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return EXIT_USAGE
+    colour = args.format == "text" and not args.no_style and use_colour(sys.stdout)
+    sys.stdout.write(render_report(report, args.format, colour))
+    return EXIT_PROGRAM_ERROR if report.diagnostics else EXIT_OK
 
 
 def vet_command(args: argparse.Namespace) -> int:

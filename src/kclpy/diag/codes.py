@@ -36,6 +36,16 @@ class Code(Enum):
     INTERNAL_ERROR = ("E9999", "InternalError")
     IO_ERROR = ("E9001", "IOError")
     USAGE_ERROR = ("E9002", "UsageError")
+    # The lint rules of ``kcl lint`` (kclpy.tools.lint): warnings, whatever their letter.
+    LINT_IMPORT_POSITION = ("W0413", "ImportPosition")
+    LINT_REIMPORT = ("W0404", "Reimport")
+    LINT_UNUSED_IMPORT = ("W0411", "UnusedImport")
+    LINT_SELF_IMPORT = ("E0406", "SelfImport")
+    LINT_LINE_TOO_LONG = ("E0501", "LineTooLong")
+    LINT_INVALID_NAME = ("C0103", "InvalidName")
+    LINT_DISALLOWED_NAME = ("C0104", "DisallowedName")
+    LINT_UNUSED_PRIVATE = ("W0612", "UnusedPrivateVariable")
+    LINT_DEPRECATED_USE = ("W1505", "DeprecatedUse")
 
     @property
     def id(self) -> str:
@@ -47,7 +57,12 @@ class Code(Enum):
 
     @property
     def is_warning(self) -> bool:
-        return self.value[0].startswith("W")
+        return self.value[0].startswith("W") or self.is_lint
+
+    @property
+    def is_lint(self) -> bool:
+        """A lint rule's code (reported by ``kcl lint`` only)."""
+        return self.name.startswith("LINT_")
 
 
 _BY_KIND = {code.kind: code for code in Code}

@@ -1,0 +1,309 @@
+"""``kcl lint`` / kclpy.lint_path: the rules, suppression, configuration, --fix, output.
+
+The programs are the chunks of ``lint_cases/*.k`` (the format of the checker's
+error files, tests/sema/chunks.py): each finding must be expected by a
+``# E: CODE fragment`` comment on its line, and every expectation met. The import
+rules are also compared with the reference's ``lint_path`` (in a subprocess).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "sema"))
+
+from chunks import Chunk, parse_chunks, where, write_chunk  # noqa: E402
+from tools_helpers import HAVE_REFERENCE  # noqa: E402
+
+import kclpy  # noqa: E402
+from kclpy.cli import main  # noqa: E402
+from kclpy.syntax import parse_source  # noqa: E402
+from kclpy.tools import lint_rules  # noqa: E402
+from kclpy.tools.lint import LintConfigError, lint  # noqa: E402
+
+CASES = os.path.join(HERE, "lint_cases")
+CHUNKS = [
+    chunk
+    for name in sorted(os.listdir(CASES))
+    if name.endswith(".k")
+    for chunk in parse_chunks(os.path.join(CASES, name))
+]
+IMPORT_CHUNKS = [chunk for chunk in CHUNKS if chunk.source.endswith("imports.k")]
+W04 = ("W0411", "W0404", "W0413")
+
+
+def _mismatches(chunk: Chunk, directory: str) -> list[str]:
+    found = [(where(d, directory), d) for d in kclpy.lint_path(directory)]
+    problems = [
+        f"missing {e.code} '{e.fragment}' at {e.path}:{e.line}"
+        for e in chunk.expectations
+        if not any(
+            place == (e.path, e.line) and d.code.id == e.code and e.fragment in d.message
+            for place, d in found
+        )
+    ]
+    expected = Counter((e.path, e.line, e.code) for e in chunk.expectations)
+    actual = Counter((*place, d.code.id) for place, d in found)
+    problems += [f"unexpected {key}" for key in actual - expected]
+    return problems
+
+
+@pytest.mark.parametrize("chunk", CHUNKS, ids=[chunk.name for chunk in CHUNKS])
+def test_chunk(chunk: Chunk, tmp_path: Path) -> None:
+    write_chunk(chunk, str(tmp_path))
+    assert _mismatches(chunk, str(tmp_path)) == []
+
+
+_REFERENCE_LINT = r"""
+import json, sys
+import kcl_lib.api as api
+
+out = {}
+for path in json.loads(sys.stdin.read()):
+    try:
+        out[path] = list(api.API().lint_path(api.LintPathArgs(paths=[path])).results)
+    except Exception as error:
+        out[path] = ["exception: " + str(error)]
+sys.stdout.write(json.dumps(out))
+"""
+
+
+def reference_lint(paths: list[str]) -> dict[str, list[str]]:
+    """The reference's lint messages for each path (one subprocess for all)."""
+    completed = subprocess.run(
+        [sys.executable, "-c", _REFERENCE_LINT],
+        input=json.dumps(paths),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    result: dict[str, list[str]] = json.loads(completed.stdout)
+    return result
+
+
+def _is_w04(message: str) -> bool:
+    return message == "The import stmt should be placed at the top of the module" or (
+        message.startswith("Module '")
+        and message.endswith(("' imported but unused", "' is reimported multiple times"))
+    )
+
+
+@pytest.mark.skipif(not HAVE_REFERENCE, reason="the reference (kcl_lib) is not installed")
+def test_import_rules_match_the_reference(tmp_path: Path) -> None:
+    folders = []
+    for index, chunk in enumerate(IMPORT_CHUNKS):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        write_chunk(chunk, str(folder))
+        folders.append(str(folder))
+    theirs = reference_lint(folders)
+    differences = {}
+    for chunk, folder in zip(IMPORT_CHUNKS, folders, strict=True):
+        ours = Counter(d.message for d in kclpy.lint_path(folder, select=list(W04)))
+        reference = Counter(m for m in theirs[folder] if _is_w04(m))
+        if ours != reference:
+            differences[chunk.name] = (ours, reference)
+    assert differences == {}
+
+
+# --------------------------------------------------------------------------- usage detection
+
+
+def _used(text: str) -> set[str]:
+    module, diagnostics = parse_source(text, "main.k")
+    assert not diagnostics
+    return lint_rules.used_names(module.body)
+
+
+def test_used_names_cover_decorators_types_and_interpolation() -> None:
+    assert {"deco", "mod", "base", "mix", "host", "t1", "t2"} <= _used(
+        "@deco.x\nschema A(base.B):\n    mixin [mix.M]\n    a: t1.T | {str: t2.T} = {}\n"
+        "mixin M for host.P:\n    b: int = 1\nx = '${mod.y}'\n"
+    )
+    used = _used("f = lambda a: p1.T -> p2.R { a }\n")
+    assert {"p1", "p2"} <= used and "a" not in used
+    used = _used("c = {key: 1, key2.sub: 2, (computed): 3, lst[index]: 4}\n")
+    assert {"computed", "index"} <= used and not {"key", "key2", "lst"} & used
+    assert "x" not in _used("x = 1\ny: int = 2\n")
+
+
+def test_lint_code_and_lint_path(tmp_path: Path) -> None:
+    [finding] = kclpy.lint_code("import math\na = 1\n")
+    assert (finding.code.id, finding.span and finding.span.begin_pos) == ("W0411", (1, 1))
+    assert not finding.is_error and finding.code.is_lint
+    (tmp_path / "main.k").write_text("import math\n")
+    [finding] = kclpy.lint_path(str(tmp_path / "main.k"))
+    assert finding.message == "Module 'math' imported but unused"
+    assert kclpy.lint_code("import math\na = math.log(1)\n") == []
+
+
+def test_compile_errors_are_reported_with_the_warnings() -> None:
+    found = kclpy.lint_code("import json\na: int = 'x'\nb = c +\n")
+    codes = [d.code.id for d in found]
+    assert "W0411" in codes and "E1001" in codes
+
+
+def test_select_and_ignore() -> None:
+    code = "import math\nimport math\nfoo = 1\n"
+    assert [d.code.id for d in kclpy.lint_code(code, select=["W0404"])] == ["W0404"]
+    assert {d.code.id for d in kclpy.lint_code(code, select=["W04"])} == {"W0404", "W0411"}
+    assert {d.code.id for d in kclpy.lint_code(code, ignore=["unused-import"])} == {
+        "W0404",
+        "C0104",
+    }
+    assert kclpy.lint_code(code, select=["ALL"], ignore=["W", "C"]) == []
+    with pytest.raises(LintConfigError, match="unknown rule selector 'X99'"):
+        kclpy.lint_code(code, select=["X99"])
+
+
+@pytest.mark.parametrize(
+    "section",
+    [
+        "[lint]\nmax_line_length = 0\n",
+        "[lint]\nmax_line_length = 'long'\n",
+        "[lint]\nselect = ['NOPE']\n",
+        "[lint]\nignore = 3\n",
+        "[lint]\nunknown = 1\n",
+        "lint = 1\n",
+        "[lint\n",
+    ],
+)
+def test_bad_lint_config_is_an_error(tmp_path: Path, section: str) -> None:
+    (tmp_path / "kcl.mod").write_text(section + '[package]\nname = "x"\n')
+    (tmp_path / "main.k").write_text("a = 1\n")
+    with pytest.raises(LintConfigError):
+        lint([str(tmp_path)])
+
+
+def test_arguments_override_the_config(tmp_path: Path) -> None:
+    (tmp_path / "kcl.mod").write_text('[package]\nname = "x"\n[lint]\nselect = "C0104"\n')
+    (tmp_path / "main.k").write_text("import math\nfoo = 1\n")
+    assert [d.code.id for d in kclpy.lint_path(str(tmp_path))] == ["C0104"]
+    assert [d.code.id for d in kclpy.lint_path(str(tmp_path), select=["W"])] == ["W0411"]
+    assert kclpy.lint_path(str(tmp_path), ignore=["C0104"]) == []
+
+
+def test_folders_and_recursion(tmp_path: Path) -> None:
+    (tmp_path / "kcl.mod").write_text('[package]\nname = "x"\n')
+    for name in ("a", "b", "a/c", ".hidden"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "main.k").write_text("import math\n")
+    found = {
+        os.path.relpath(os.path.dirname(d.location()), tmp_path)
+        for d in lint([str(tmp_path)]).diagnostics
+    }
+    assert found == {"a", "b", os.path.join("a", "c")}
+    found_a = lint([str(tmp_path / "a")]).diagnostics
+    assert [os.path.dirname(d.location()) for d in found_a] == [str(tmp_path / "a")]
+    assert len(lint([str(tmp_path / "a") + "/..."]).diagnostics) == 2
+
+
+def test_bad_input_is_a_diagnostic(tmp_path: Path) -> None:
+    (tmp_path / "main.k").write_bytes(b"\xff\xfe import \x00 math\n")
+    assert any(d.is_error for d in kclpy.lint_path(str(tmp_path / "main.k")))
+    missing = kclpy.lint_path(str(tmp_path / "missing.k"))
+    assert missing and "Cannot find" in missing[0].message
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["lint", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    (clean / "main.k").write_text("a = 1\n")
+    assert _cli([str(clean)], capsys) == (0, "All checks passed!\n", "")
+    (clean / "main.k").write_text("import math\n")
+    code, out, _ = _cli([str(clean)], capsys)
+    assert code == 1 and "Found 1 problem (0 errors, 1 warning)." in out
+    assert _cli([str(tmp_path / "missing")], capsys)[0] == 2
+    code, _, err = _cli(["--select", "NOPE", str(clean)], capsys)
+    assert code == 2 and "unknown rule selector" in err
+    with pytest.raises(SystemExit) as stop:
+        main(["lint", "--format", "xml"])
+    assert stop.value.code == 2
+
+
+def test_cli_default_is_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "main.k").write_text("import math\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = _cli(["--format", "concise"], capsys)
+    assert code == 1 and ":1:1: W0411 Module 'math' imported but unused\n" in out
+
+
+def test_cli_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main_k = tmp_path / "main.k"
+    main_k.write_text("import math\nimport math\na = math.log(1)\n")
+    path = str(main_k)
+    _, out, _ = _cli(["--format", "concise", path], capsys)
+    assert out.splitlines() == [
+        f"{path}:2:1: W0404 Module 'math' is reimported multiple times",
+        "Found 1 problem (0 errors, 1 warning).",
+        "[*] 1 fixable with the `--fix` option.",
+    ]
+    _, out, _ = _cli(["--format", "json", path], capsys)
+    [item] = json.loads(out)
+    assert item["code"] == "W0404" and item["rule"] == "reimport" and item["fixable"]
+    assert item["severity"] == "warning" and item["labels"][0]["line"] == 2
+    _, out, _ = _cli(["--format", "github", path], capsys)
+    assert out == (
+        f"::warning file={path},line=2,col=1,endLine=2,endColumn=12,"
+        "title=kcl lint (W0404)::W0404 Module 'math' is reimported multiple times\n"
+    )
+    _, out, _ = _cli(["--no_style", path], capsys)
+    assert out.startswith("warning[W0404]: Reimport\n") and "2 | import math\n" in out
+    assert "^^^^^^^^^^^ Module 'math' is reimported multiple times" in out
+
+
+def test_cli_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main_k = tmp_path / "main.k"
+    main_k.write_text(
+        "import math  # trailing comment\nimport json\nimport json\nimport yaml as y\n"
+        "import yaml\nimport units  # kcl-lint: disable=W0411\n\na = json.encode(y.encode(1))\n"
+    )
+    other = tmp_path / "other.k"
+    other.write_text("import json\nb = 1 +\n")  # a syntax error: left alone
+    code, out, err = _cli(["--fix", "--format", "concise", str(tmp_path)], capsys)
+    assert "Fixed 3 findings." in err
+    text = main_k.read_text()
+    assert text == (
+        "import json\nimport yaml as y\nimport units  # kcl-lint: disable=W0411\n\n"
+        "a = json.encode(y.encode(1))\n"
+    )
+    assert parse_source(text, "main.k")[1] == []
+    assert other.read_text() == "import json\nb = 1 +\n"
+    assert code == 1 and "other.k" in out and "main.k" not in out
+    other.unlink()
+    assert _cli(["--fix", str(tmp_path)], capsys)[:2] == (0, "All checks passed!\n")
+
+
+def test_cli_fix_keeps_a_used_alias(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main_k = tmp_path / "main.k"
+    main_k.write_text("import math\nimport math as m\na = m.log(1)\n")
+    code, out, _ = _cli(["--fix", "--format", "concise", str(main_k)], capsys)
+    assert main_k.read_text() == "import math as m\na = m.log(1)\n"
+    assert code == 0, out
+
+
+def test_run_prints_no_lint_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "main.k").write_text("import math\na = 1\n")
+    assert main(["run", str(tmp_path / "main.k")]) == 0
+    out, err = capsys.readouterr()
+    assert out == "a: 1\n" and err == ""

@@ -22,6 +22,8 @@ def _operand(code: Code, op: Op, arg: int) -> str:
         return f"{arg} ({code.names[arg]})" if arg < len(code.names) else str(arg)
     if kind == "operator":
         return f"{OPERATORS[arg]}"
+    if kind == "target+local":
+        return f"{arg & 0xFFFFFFFF} local={arg >> 32}"
     if kind == "deref":
         return f"depth={arg >> 16} local={arg & 0xFFFF}"
     if kind == "function":

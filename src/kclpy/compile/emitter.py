@@ -32,8 +32,10 @@ class Emitter:
         return len(self.code.ops)
 
     def patch(self, pc: int, target: int | None = None) -> None:
-        """Point the jump at ``pc`` to ``target`` (default: here)."""
-        self.code.ops[pc + 1] = self.here() if target is None else target
+        """Point the jump at ``pc`` to ``target`` (default: here); operand bits above
+        the low 32 (FOR_ITER_LOCAL's variable) are kept."""
+        ops = self.code.ops
+        ops[pc + 1] = (ops[pc + 1] >> 32 << 32) | (self.here() if target is None else target)
 
     def const(self, value: Any) -> int:
         """The index of a constant; strings, numbers and tuples of them are shared."""

@@ -569,10 +569,18 @@ class ExprCompiler:
         self.at(iterable)
         out.emit(Op.GET_ITER, len(slots))
         start = out.here()
+        return start, self.for_iter(slots)
+
+    def for_iter(self, slots: list[int]) -> int:
+        """FOR_ITER and the loop variables' stores; one variable is stored by the
+        FOR_ITER_LOCAL itself. Returns the offset to patch with the exit."""
+        out = self.out
+        if len(slots) == 1:
+            return out.emit(Op.FOR_ITER_LOCAL, slots[0] << 32)
         for_iter = out.emit(Op.FOR_ITER)
         for slot in reversed(slots):
             out.emit(Op.STORE_LOCAL, slot)
-        return start, for_iter
+        return for_iter
 
     def end_loop(self, start: int, for_iter: int) -> None:
         out = self.out
@@ -600,15 +608,15 @@ class ExprCompiler:
         out.emit(Op.STORE_LOCAL, accumulator)
 
         def body() -> None:
-            out.emit(Op.LOAD_LOCAL, accumulator)
             item = node.elt
             if isinstance(item, ast.StarredExpr):
+                out.emit(Op.LOAD_LOCAL, accumulator)
                 self.expr(item.value)
                 out.emit(Op.LIST_EXTEND)
+                out.emit(Op.POP)
             else:
                 self.expr(item)
-                out.emit(Op.LIST_APPEND)
-            out.emit(Op.POP)
+                out.emit(Op.APPEND_LOCAL, accumulator)
 
         self.comprehension(node.generators, body)
         out.emit(Op.LOAD_LOCAL, accumulator)
@@ -661,9 +669,7 @@ class ExprCompiler:
         out.emit(Op.LOAD_LOCAL, target)
         out.emit(Op.GET_ITER, len(slots))
         start = out.here()
-        for_iter = out.emit(Op.FOR_ITER)
-        for slot in reversed(slots):
-            out.emit(Op.STORE_LOCAL, slot)
+        for_iter = self.for_iter(slots)
         if node.cond is not None:
             self.expr(node.cond)
             out.emit(Op.JUMP_IF_FALSE, start)
@@ -677,10 +683,7 @@ class ExprCompiler:
             out.emit(Op.POP)  # the iterator
             breaks.append(out.emit(Op.JUMP))
         elif op == "map":
-            out.emit(Op.LOAD_LOCAL, result)
-            out.emit(Op.SWAP)
-            out.emit(Op.LIST_APPEND)
-            out.emit(Op.POP)
+            out.emit(Op.APPEND_LOCAL, result)
             out.emit(Op.JUMP, start)
         else:
             out.emit(Op.JUMP_IF_FALSE, start)

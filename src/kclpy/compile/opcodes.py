@@ -63,6 +63,7 @@ class Op(IntEnum):
     # --- building values
     BUILD_LIST = 60  # x1..xn -> [x1..xn]
     LIST_APPEND = 61  # l x -> l         (l.append(x); Undefined kept)
+    APPEND_LOCAL = 71  # x ->            (locals[arg].append(x): a comprehension's list)
     LIST_EXTEND = 62  # l x -> l         (*x; None/Undefined skipped)
     BUILD_CONFIG = 63  # -> {}            (also enters the config scope for sibling names)
     CONFIG_END = 64  # c -> c            (leaves the config scope)
@@ -82,6 +83,8 @@ class Op(IntEnum):
     # --- iteration
     GET_ITER = 90  # a -> iterator      (arg: 1 or 2 loop variables)
     FOR_ITER = 91  # it -> it x | it k v (2 variables) | - (exhausted: pop, jump to arg)
+    FOR_ITER_LOCAL = 92  # it -> it       (one loop variable stored in locals[arg >> 32];
+    #                   exhausted: pop, jump to arg & 0xFFFFFFFF)
     # --- statements
     ASSERT = 100  # cond msg ->        (fails with msg when cond is falsy)
     EXPR_OUTPUT = 101  # a ->           (a bare top-level expression feeds the output)
@@ -151,6 +154,7 @@ STACK_EFFECT: Final[dict[Op, int | Callable[[int], int]]] = {
     Op.SLICE: -3,
     Op.BUILD_LIST: lambda n: 1 - n,
     Op.LIST_APPEND: -1,
+    Op.APPEND_LOCAL: -1,
     Op.LIST_EXTEND: -1,
     Op.BUILD_CONFIG: 1,
     Op.CONFIG_END: 0,
@@ -168,6 +172,7 @@ STACK_EFFECT: Final[dict[Op, int | Callable[[int], int]]] = {
     Op.AS_TYPE: 0,
     Op.GET_ITER: 0,
     Op.FOR_ITER: 1,  # (2 with two loop variables; -1 when exhausted)
+    Op.FOR_ITER_LOCAL: 0,  # (-1 when exhausted)
     Op.ASSERT: -2,
     Op.EXPR_OUTPUT: -1,
     Op.RETURN: -1,
@@ -205,6 +210,8 @@ OPERAND: Final[dict[Op, str]] = {
     Op.JUMP_IF_TRUE_OR_POP: "target",
     Op.JUMP_IF_NONE: "target",
     Op.FOR_ITER: "target",
+    Op.FOR_ITER_LOCAL: "target+local",
+    Op.APPEND_LOCAL: "local",
     Op.GET_ATTR: "name",
     Op.GET_ATTR_OPT: "name",
     Op.BUILD_LIST: "count",

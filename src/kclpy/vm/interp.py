@@ -63,6 +63,12 @@ RETURN = int(Op.RETURN)
 POP = int(Op.POP)
 LOAD_NONE = int(Op.LOAD_NONE)
 STORE_ATTR_SELF = int(Op.STORE_ATTR_SELF)
+APPEND_LOCAL = int(Op.APPEND_LOCAL)
+FOR_ITER_LOCAL = int(Op.FOR_ITER_LOCAL)
+GET_ITEM = int(Op.GET_ITEM)
+LOAD_BUILTIN = int(Op.LOAD_BUILTIN)
+# COMPARE operators by operand (the compiler emits only comparison operators)
+_COMPARE_OPS: list[Any] = [COMPARE.get(name) for name in OPERATORS]
 
 
 class Interpreter(RuntimeBase):
@@ -83,7 +89,8 @@ class Interpreter(RuntimeBase):
         push = stack.append
         pop = stack.pop
         configs: list[Config] = []
-        binary = self.binary
+        binary_ops = self.binary_ops
+        compare_ops = _COMPARE_OPS
         pc = 0
         saved_package = self._current_package
         self._current_package = package
@@ -96,61 +103,47 @@ class Interpreter(RuntimeBase):
                     push(values[arg])
                 elif op == LOAD_CONST:
                     push(consts[arg])
+                elif op == BINARY_OP:
+                    right = pop()
+                    function = binary_ops[arg]
+                    if function is None:  # `|`: may union configs and schemas
+                        here.pc = pc
+                        stack[-1] = self.bit_or(stack[-1], right, here)
+                    else:
+                        stack[-1] = function(stack[-1], right)
+                elif op == STORE_LOCAL:
+                    values[arg] = pop()
+                elif op == FOR_ITER_LOCAL:
+                    item = next(stack[-1], _STOP)
+                    if item is _STOP:
+                        pop()
+                        pc = arg & 0xFFFFFFFF
+                    else:
+                        values[arg >> 32] = item
+                elif op == JUMP:
+                    pc = arg
+                elif op == APPEND_LOCAL:
+                    values[arg].append(pop())
+                elif op == COMPARE_OP:
+                    right = pop()
+                    stack[-1] = compare_ops[arg](stack[-1], right)
+                elif op == JUMP_IF_FALSE:
+                    if not truthy(pop()):
+                        pc = arg
+                elif op == CONFIG_ENTRY:
+                    value = pop()
+                    path, op_text = consts[arg]
+                    here.pc = pc
+                    self.config_entry(stack[-1], path, value, _OPS_BY_TEXT[op_text], here)
+                elif op == LOAD_NAME:
+                    here.pc = pc
+                    push(self.load_name(consts[arg], scope, package, here))
                 elif op == LOAD_GLOBAL:
                     if package.states[arg] == DONE:
                         push(package.values[arg])
                     else:
                         here.pc = pc
                         push(self.force_global(package, arg, here))
-                elif op == STORE_LOCAL:
-                    values[arg] = pop()
-                elif op == LOAD_NAME:
-                    here.pc = pc
-                    push(self.load_name(consts[arg], scope, package, here))
-                elif op == GET_ATTR:
-                    here.pc = pc
-                    push(self.get_attr(pop(), names[arg], here))
-                elif op == BINARY_OP:
-                    right = pop()
-                    left = pop()
-                    name = OPERATORS[arg]
-                    if name == "|":
-                        here.pc = pc
-                        push(self.bit_or(left, right, here))
-                    else:
-                        push(binary[name](left, right))
-                elif op == COMPARE_OP:
-                    right = pop()
-                    push(COMPARE[OPERATORS[arg]](pop(), right))
-                elif op == CONFIG_ENTRY:
-                    value = pop()
-                    path, op_text = consts[arg]
-                    here.pc = pc
-                    self.config_entry(stack[-1], path, value, _OPS_BY_TEXT[op_text], here)
-                elif op == BUILD_CONFIG:
-                    config = Config()
-                    configs.append(config)
-                    push(config)
-                elif op == CONFIG_END:
-                    configs.pop()
-                elif op == JUMP:
-                    pc = arg
-                elif op == JUMP_IF_FALSE:
-                    if not truthy(pop()):
-                        pc = arg
-                elif op == FOR_ITER:
-                    item = next(stack[-1], _STOP)
-                    if item is _STOP:
-                        pop()
-                        pc = arg
-                    elif type(item) is tuple:
-                        push(item[0])
-                        push(item[1])
-                    else:
-                        push(item)
-                elif op == LIST_APPEND:
-                    item = pop()
-                    stack[-1].append(item)
                 elif op == CALL:
                     count = arg & 0xFFFF
                     keywords_index = arg >> 16
@@ -168,16 +161,45 @@ class Interpreter(RuntimeBase):
                         arguments = arguments[:split]
                     here.pc = pc
                     push(self.call(function, arguments, kwargs, here))
-                elif op == RETURN:
-                    return pop()
-                elif op == POP:
-                    pop()
                 elif op == LOAD_NONE:
                     push(None)
+                elif op == RETURN:
+                    return pop()
+                elif op == BUILD_CONFIG:
+                    config = Config()
+                    configs.append(config)
+                    push(config)
+                elif op == CONFIG_END:
+                    configs.pop()
+                elif op == POP:
+                    pop()
                 elif op == STORE_ATTR_SELF:
                     instance = scope.instance
                     assert instance is not None
                     instance.values[names[arg]] = pop()
+                elif op == GET_ATTR:
+                    here.pc = pc
+                    push(self.get_attr(pop(), names[arg], here))
+                elif op == FOR_ITER:
+                    item = next(stack[-1], _STOP)
+                    if item is _STOP:
+                        pop()
+                        pc = arg
+                    elif type(item) is tuple:
+                        push(item[0])
+                        push(item[1])
+                    else:
+                        push(item)
+                elif op == LIST_APPEND:
+                    item = pop()
+                    stack[-1].append(item)
+                elif op == LOAD_BUILTIN:
+                    here.pc = pc
+                    push(self.builtin(names[arg]))
+                elif op == GET_ITEM:
+                    here.pc = pc
+                    index = pop()
+                    stack[-1] = self.get_item(stack[-1], index)
                 else:
                     pc = self.execute_rare(op, arg, pc, stack, here, configs)
         except KclRuntimeError as error:

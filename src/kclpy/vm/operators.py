@@ -45,7 +45,10 @@ def add(left: Any, right: Any) -> Any:
     lk = type(left)
     rk = type(right)
     if lk is int and rk is int:
-        return _check_int(left + right)
+        result = left + right
+        if INT_MIN <= result <= INT_MAX:
+            return result
+        return _check_int(result)
     if (lk is float or lk is int) and (rk is float or rk is int):
         return left + right
     if lk is str and rk is str:
@@ -57,7 +60,10 @@ def add(left: Any, right: Any) -> Any:
 
 def subtract(left: Any, right: Any) -> Any:
     if type(left) is int and type(right) is int:
-        return _check_int(left - right)
+        result = left - right
+        if INT_MIN <= result <= INT_MAX:
+            return result
+        return _check_int(result)
     if _is_number(left) and _is_number(right):
         return left - right
     raise _unsupported("-", left, right)
@@ -67,8 +73,11 @@ def multiply(left: Any, right: Any) -> Any:
     lk = type(left)
     rk = type(right)
     if lk is int and rk is int:
-        return _check_int(left * right)
-    if _is_number(left) and _is_number(right):
+        result = left * right
+        if INT_MIN <= result <= INT_MAX:
+            return result
+        return _check_int(result)
+    if (lk is float or lk is int) and (rk is float or rk is int):
         return left * right
     if (lk is str or lk is list) and rk is int:
         if right < 0 and lk is str:
@@ -96,6 +105,8 @@ def floor_divide(left: Any, right: Any) -> Any:
 
 
 def modulo(left: Any, right: Any) -> Any:
+    if type(left) is int and type(right) is int and right:
+        return left % right  # |result| < |right|: no overflow
     if _is_number(left) and _is_number(right):
         if right == 0:
             if type(left) is float or type(right) is float:

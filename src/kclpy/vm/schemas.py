@@ -10,9 +10,11 @@ checks of the chain run, base first.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kclpy.compile.code import AttrSpec, Code, NameRef, PackageCode, TypeRef
+from kclpy.compile.opcodes import OPERATORS
 from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str
 from kclpy.vm.objects import (
@@ -67,6 +69,7 @@ class SchemaRuntime:
         self.types = TypeChecker(self.resolve_type, self.coerce, self.is_subschema)
         self.main_package: PackageState | None = None
         self.binary = BINARY
+        self.binary_ops = _operand_table(BINARY)
         self.expression_values: list[Any] = []
 
     # provided by the interpreter and RuntimeBase
@@ -88,6 +91,7 @@ class SchemaRuntime:
     def set_strict_range_check(self, strict: bool) -> None:
         """``-r``: arithmetic results must fit 32-bit ints and floats."""
         self.binary = STRICT_BINARY if strict else BINARY
+        self.binary_ops = _operand_table(self.binary)
 
     def locate(self, error: KclRuntimeError, frame: Frame, pc: int) -> None:
         """Record where ``error`` happened (the runner renders it)."""
@@ -567,3 +571,9 @@ class SchemaRuntime:
             self.context.warn(message)
             return
         raise KclRuntimeError(message, "Deprecated")
+
+
+def _operand_table(binary: dict[str, Callable[[Any, Any], Any]]) -> list[Any]:
+    """BINARY's functions indexed by operand; None for ``|``, which the interpreter
+    handles itself (it unions configs and schemas as well as ints)."""
+    return [None if name == "|" else binary.get(name) for name in OPERATORS]

@@ -107,7 +107,7 @@ def _order(left: Any, right: Any, op: str) -> int | None:
 def less(left: Any, right: Any) -> bool:
     """KCL ``<``."""
     if type(left) is int and type(right) is int:
-        return bool(left < right)
+        return left < right
     order = _order(left, right, "<")
     return order is not None and order < 0
 
@@ -115,7 +115,7 @@ def less(left: Any, right: Any) -> bool:
 def less_equal(left: Any, right: Any) -> bool:
     """KCL ``<=``."""
     if type(left) is int and type(right) is int:
-        return bool(left <= right)
+        return left <= right
     order = _order(left, right, "<=")
     return order is not None and order <= 0
 
@@ -123,7 +123,7 @@ def less_equal(left: Any, right: Any) -> bool:
 def greater(left: Any, right: Any) -> bool:
     """KCL ``>``."""
     if type(left) is int and type(right) is int:
-        return bool(left > right)
+        return left > right
     order = _order(left, right, ">")
     return order is not None and order > 0
 
@@ -131,7 +131,7 @@ def greater(left: Any, right: Any) -> bool:
 def greater_equal(left: Any, right: Any) -> bool:
     """KCL ``>=``."""
     if type(left) is int and type(right) is int:
-        return bool(left >= right)
+        return left >= right
     order = _order(left, right, ">=")
     return order is not None and order >= 0
 

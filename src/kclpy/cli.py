@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"kclpy {__version__}")
             return EXIT_OK
         if args.command in ("run", "r"):
-            return run_command(args)
+            return run_command(args, exiting=argv is None)
         if args.command == "test":
             return test_command(args)
         if args.command == "vet":
@@ -176,16 +176,29 @@ def write_atomically(path: str, text: str) -> None:
         raise
 
 
-def run_command(args: argparse.Namespace) -> int:
-    """``kcl run``: compile, print the result or the diagnostics."""
+def run_command(args: argparse.Namespace, exiting: bool = False) -> int:
+    """``kcl run``: compile, print the result or the diagnostics. ``exiting``: the
+    process ends after this command (``kcl`` itself, not a caller of :func:`main`)."""
     import gc
-
-    from kclpy.api import run_files
 
     # A run builds large acyclic graphs (syntax trees, configs) and the process ends
     # right after: the cyclic collector only rescans them (40% of the CPU time on 10k
     # schema instances) while freeing almost nothing. Reference counting still frees.
+    # At exit the interpreter collects once more whatever the setting; freezing the
+    # heap first spares that last full scan (0.6 s of 3 s on 10k schema instances).
+    enabled = gc.isenabled()
     gc.disable()
+    try:
+        return _run(args)
+    finally:
+        if exiting:
+            gc.freeze()
+        elif enabled:
+            gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
+    from kclpy.api import run_files
     from kclpy.diag.render import render_all, use_colour
 
     settings = _load_settings(args)

@@ -371,17 +371,21 @@ class ConfigMixin(OperatorsMixin):
             entry_op = ":"
         key_span = first.span
         checked = self._checked_value(name, first, walk)
-        depth = self.push_names([name])
-        try:
-            val_type = checked if checked is not None else walk()
-            key_type = self._key_expr(first) if name in self.local_vars else str_lit(name)
-            self.check_attr_key_type(key_type, key_span)
-            self._add_literal_key(name, val_type, key_span, first, collected)
-            collected.keys.append(key_type)
-            collected.vals.append(val_type)
-            self._check_insert(entry_op, val_type, value.span)
-        finally:
-            self.pop_expect(depth)
+        if checked is not None and name not in self.local_vars:
+            val_type = checked  # walked under the attribute's type already
+            key_type: Type = str_lit(name)
+        else:
+            depth = self.push_names([name])
+            try:
+                val_type = checked if checked is not None else walk()
+                key_type = self._key_expr(first) if name in self.local_vars else str_lit(name)
+                self.check_attr_key_type(key_type, key_span)
+            finally:
+                self.pop_expect(depth)
+        self._add_literal_key(name, val_type, key_span, first, collected)
+        collected.keys.append(key_type)
+        collected.vals.append(val_type)
+        self._check_insert(entry_op, val_type, value.span)
 
     def _nested_config(self, parts: list[ast.Expr], op: str, value: ast.Expr) -> Type:
         """The single-entry config ``{parts[0]: ...}`` a dotted key stands for."""

@@ -199,7 +199,6 @@ def run_command(args: argparse.Namespace, exiting: bool = False) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from kclpy.api import run_files
-    from kclpy.diag.render import render_all, use_colour
 
     settings = _load_settings(args)
     files = list(args.files) or list(settings.get("files", []))  # type: ignore[call-overload]
@@ -211,6 +210,18 @@ def _run(args: argparse.Namespace) -> int:
     def flag(name: str) -> bool:
         return bool(getattr(args, name) or settings.get(name))
 
+    overrides: list[str] = [*settings.get("overrides", []), *args.overrides]  # type: ignore[misc]
+    if overrides and flag("debug"):
+        # `-d` writes the overrides into the source files (then they are in the program)
+        from kclpy.tools.override import OverrideError, override_files
+
+        sources = [f for f in files if f.endswith(".k") and os.path.isfile(f)]
+        try:
+            if sources:
+                override_files(sources, overrides)
+                overrides = []
+        except OverrideError as error:
+            return _report(error.diagnostics, args)
     result = run_files(
         files,
         options=options,
@@ -219,25 +230,32 @@ def _run(args: argparse.Namespace) -> int:
         sort_keys=flag("sort_keys"),
         show_hidden=flag("show_hidden"),
         strict_range_check=flag("strict_range_check"),
-        overrides=[*settings.get("overrides", []), *args.overrides],  # type: ignore[misc]
+        overrides=overrides,
         format=args.format or str(settings.get("format") or "yaml"),
         external_pkgs=_externals([*settings.get("external", []), *args.external]),  # type: ignore[misc]
     )
     if result.log:
         sys.stdout.write(result.log)
     if not result.ok:
-        sys.stdout.flush()
-        style = "short" if args.error_format == "short" else args.error_format
-        style = "human" if style == "pretty" else style
-        colour = not args.no_style and use_colour(sys.stderr)
-        sys.stderr.write(render_all(result.diagnostics, style, colour))
-        return EXIT_PROGRAM_ERROR
+        return _report(result.diagnostics, args)
     output = args.output or settings.get("output")
     if output:
         write_atomically(str(output), result.text)
     else:
         sys.stdout.write(result.text)
     return EXIT_OK
+
+
+def _report(diagnostics: list[Any], args: argparse.Namespace) -> int:
+    """Print a failed run's diagnostics on stderr; the exit code of a program error."""
+    from kclpy.diag.render import render_all, use_colour
+
+    sys.stdout.flush()
+    style = "short" if args.error_format == "short" else args.error_format
+    style = "human" if style == "pretty" else style
+    colour = not args.no_style and use_colour(sys.stderr)
+    sys.stderr.write(render_all(diagnostics, style, colour))
+    return EXIT_PROGRAM_ERROR
 
 
 def _externals(items: list[str]) -> dict[str, str]:

@@ -266,3 +266,70 @@ def test_union_of_a_config_with_a_non_config_adds_a_new_binding() -> None:
 def test_override_source_multiline_list() -> None:
     text, _ = override_source("l = [\n    1\n]\n", ["l+=[2, 3]"])
     assert text == "l = [\n    1\n    2\n    3\n]\n"
+
+
+def test_cli_debug_writes_overrides_into_the_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kclpy.cli import main
+
+    main_k = tmp_path / "main.k"
+    other_k = tmp_path / "other.k"
+    main_k.write_text("a = 1\nb = {x = 1}\n")
+    other_k.write_text("c = 2\n")
+    code = main([str(main_k), str(other_k), "-O", "b.x=2", "-O", "d=5", "-O", "c=3", "-d"])
+    assert code == 0
+    assert capsys.readouterr().out == "a: 1\nb:\n  x: 2\nc: 3\nd: 5\n"
+    # each spec lands in the file that binds its variable; a new one in the last file
+    assert main_k.read_text() == "a = 1\nb = {x = 2}\n"
+    assert other_k.read_text() == "c = 3\nd = 5\n"
+    # the files now hold the overrides: a plain run gives the same result
+    assert main([str(main_k), str(other_k)]) == 0
+    assert capsys.readouterr().out == "a: 1\nb:\n  x: 2\nc: 3\nd: 5\n"
+
+
+def test_cli_debug_with_a_bad_spec_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kclpy.cli import main
+
+    main_k = tmp_path / "main.k"
+    main_k.write_text("a = 1\n")
+    assert main([str(main_k), "-O", "a=2", "-O", "b.x=", "-d"]) == 1
+    assert "Invalid spec format 'b.x='" in capsys.readouterr().err
+    assert main_k.read_text() == "a = 1\n"
+
+
+@needs_reference
+def test_cli_debug_single_file_matches_reference(tmp_path: Path) -> None:
+    """One file: the reference writes the same program (its layout aside) and prints
+    the same YAML."""
+    import subprocess
+    import sys
+
+    ours = tmp_path / "ours" / "main.k"
+    theirs = tmp_path / "theirs" / "main.k"
+    for path in (ours, theirs):
+        path.parent.mkdir()
+        path.write_text(PROGRAM)
+    specs = ["p.age=9", "cfg.x.z=2", "w=[1, 2]"]
+    script = (
+        "import sys, kcl_lib.api as api\n"
+        "args = api.ExecProgramArgs(k_filename_list=[sys.argv[1]], debug=1)\n"
+        "args.overrides.extend(sys.argv[2:])\n"
+        "print(api.API().exec_program(args).yaml_result)\n"
+    )
+    reference_run = subprocess.run(
+        [sys.executable, "-c", script, str(theirs), *specs],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    from kclpy.api import run_files
+    from kclpy.cli import main
+
+    assert main([str(ours), *[arg for spec in specs for arg in ("-O", spec)], "-d"]) == 0
+    assert run_files([str(ours)]).text == reference_run.stdout
+    answers = reference([{"kind": "run", "files": [str(ours)], "specs": []}])
+    assert answers[0]["yaml"] + "\n" == reference_run.stdout

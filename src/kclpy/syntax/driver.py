@@ -90,6 +90,7 @@ def run(
     errorcount = 0
     state = 0
     default = defaulted.get
+    chains = _chains(parser)
     while True:
         t = default(state)
         if t is None:
@@ -111,12 +112,20 @@ def run(
             if t < 0:
                 pname, plen, action, is_unit = rules[-t]
                 if is_unit:
+                    # A run of unit reductions (NAME -> ident -> ... -> test) only
+                    # renames the top symbol and moves the top state: taken in one
+                    # step, memoised by (state below, state, lookahead).
+                    below = statestack[-2]
+                    key = (below, state, None if lookahead is None else lookahead.type)
+                    hop = chains.get(key)
+                    if hop is None:
+                        hop = chains[key] = _unit_chain(parser, rules, below, pname, key[2])
+                    state, pname = hop
                     top = symstack[-1]
                     if top.__class__ is Symbol:
                         top.type = pname
                     else:
                         symstack[-1] = Symbol(pname, top.value)
-                    state = goto[statestack[-2]][pname]
                     statestack[-1] = state
                     continue
                 sym = Symbol(pname)
@@ -164,3 +173,41 @@ def run(
             symstack.pop()
             statestack.pop()
             state = statestack[-1]
+
+
+def _chains(parser: Any) -> dict[tuple[int, int, str | None], tuple[int, str]]:
+    """The memo of unit-reduction runs, kept on the parser object."""
+    chains: dict[tuple[int, int, str | None], tuple[int, str]] | None = getattr(
+        parser, "unit_chains", None
+    )
+    if chains is None:
+        chains = {}
+        parser.unit_chains = chains
+    return chains
+
+
+def _unit_chain(
+    parser: Any,
+    rules: list[tuple[str, int, Any, bool]],
+    below: int,
+    pname: str,
+    lookahead: str | None,
+) -> tuple[int, str]:
+    """Where reducing by the unit rule ``-> pname`` over state ``below`` ends: the
+    state and symbol name after every unit reduction that follows (with the
+    lookahead, or in defaulted states only when no token has been read)."""
+    goto = parser.goto
+    actions = parser.action
+    defaulted = parser.defaulted_states
+    state = goto[below][pname]
+    while True:
+        t = defaulted.get(state)
+        if t is None and lookahead is not None:
+            t = actions[state].get(lookahead)
+        if t is None or t >= 0:
+            return state, pname
+        name, _length, _action, is_unit = rules[-t]
+        if not is_unit:
+            return state, pname
+        pname = name
+        state = goto[below][pname]

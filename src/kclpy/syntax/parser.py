@@ -148,6 +148,7 @@ class Tables:
         "state",
         "statestack",
         "symstack",
+        "unit_chains",
     )
 
     def __init__(self, tables: Any, pdict: dict[str, Any]) -> None:
@@ -167,6 +168,8 @@ class Tables:
         self.state = 0
         self.statestack: list[int] = []
         self.symstack: list[Any] = []
+        # the driver's memo of unit-reduction runs (driver._unit_chain)
+        self.unit_chains: dict[tuple[int, int, str | None], tuple[int, str]] = {}
 
 
 class _Cursor:

@@ -39,6 +39,7 @@ __all__ = [
     "OverrideSpec",
     "apply_overrides",
     "override_file",
+    "override_files",
     "override_source",
     "parse_override_spec",
 ]
@@ -587,12 +588,49 @@ def override_file(path: str, specs: list[str]) -> bool:
 
     Raises OverrideError for a bad spec or value, an unreadable or unparsable file.
     """
+    text = _read(path)
+    new, changed = override_source(text, specs, path)
+    if changed and new != text:
+        _write(path, new)
+    return changed
+
+
+def override_files(paths: list[str], specs: list[str]) -> list[str]:
+    """``kcl run -d -O``: write the specs into the files of the main package; returns
+    the paths that changed. A spec goes to the first file binding its variable at the
+    top level; a new variable is appended to the last file. (The reference applies
+    every spec to every file, so a multi-file package gets duplicate statements.)
+
+    Raises OverrideError like :func:`override_file`; then no file is written.
+    """
+    texts = {path: _read(path) for path in paths}
+    changed: list[str] = []
+    for spec_text in specs:
+        name = parse_override_spec(spec_text).path[0]
+        target = next((p for p in paths if _file_binds(texts[p], p, name)), paths[-1])
+        new, did = override_source(texts[target], [spec_text], target)
+        if did and new != texts[target]:
+            texts[target] = new
+            if target not in changed:
+                changed.append(target)
+    for path in changed:
+        _write(path, texts[path])
+    return changed
+
+
+def _file_binds(text: str, path: str, name: str) -> bool:
+    module, _ = parse_source(text, path)
+    return any(_binds(stmt, name) for stmt in module.body)
+
+
+def _read(path: str) -> str:
     file, problem = read_source(path)
     if problem is not None:
         raise OverrideError([make_error(Code.IO_ERROR, problem, None)])
-    text, changed = override_source(file.text, specs, path)
-    if not changed or text == file.text:
-        return changed
+    return file.text
+
+
+def _write(path: str, text: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     handle, temp = tempfile.mkstemp(prefix=".override-", suffix=".k", dir=directory)
     try:
@@ -605,4 +643,3 @@ def override_file(path: str, specs: list[str]) -> bool:
         if os.path.exists(temp):
             os.unlink(temp)
         raise
-    return True

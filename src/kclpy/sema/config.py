@@ -404,12 +404,20 @@ class ConfigMixin(OperatorsMixin):
             return None
         key_span = key.span
         owner = top.type
+        attr = None
+        plain = False  # a schema without index signature
         if isinstance(owner, SchemaType):
             attr = owner.info.get_attr(name)
+            plain = owner.info.index_signature is None
             if attr is not None:
                 self.bind(key, attr)
-        self.must_check_config_attr(name, owner, key_span)
-        depth = self.push_names([name])
+        if attr is not None and plain:
+            # a declared attribute of a schema without index signature: the key is
+            # fine and the value is expected to have the attribute's type
+            depth = self.push_expect(Expect(attr.type, attr.span))
+        else:
+            self.must_check_config_attr(name, owner, key_span)
+            depth = self.push_names([name])
         try:
             value_type = walk()
             last = self.top_expect()

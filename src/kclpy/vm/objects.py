@@ -84,6 +84,7 @@ class SchemaType:
     __slots__ = (
         "_attr_index",
         "_mro",
+        "_setter_index",
         "instances",
         "mixin_types",
         "package",
@@ -102,6 +103,7 @@ class SchemaType:
         self.instances: list[Any] = []
         self._mro: list[SchemaType] | None = None
         self._attr_index: dict[str, Any] | None = None
+        self._setter_index: dict[str, Any] | None = None
 
     @property
     def name(self) -> str:

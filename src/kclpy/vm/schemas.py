@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kclpy.compile.code import AttrSpec, Code, NameRef, PackageCode, TypeRef
-from kclpy.compile.opcodes import OPERATORS
+from kclpy.compile.opcodes import OPERATORS, Op
 from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str
 from kclpy.vm.objects import (
@@ -70,6 +70,8 @@ class SchemaRuntime:
         self.main_package: PackageState | None = None
         self.binary = BINARY
         self.binary_ops = _operand_table(BINARY)
+        # setter code -> the literal it stores, or _NOT_CONSTANT (constant_store)
+        self.constant_setters: dict[Code, Any] = {}
         self.expression_values: list[Any] = []
 
     # provided by the interpreter and RuntimeBase
@@ -186,6 +188,18 @@ class SchemaRuntime:
             order.extend(member.mixin_types)
         schema._mro = order
         return order
+
+    def setters(self, schema: SchemaType) -> dict[str, list[tuple[SchemaType, Code]]]:
+        """Per attribute name, the setters of the schema chain in order (cached)."""
+        cached = schema._setter_index
+        if cached is not None:
+            return cached
+        index: dict[str, list[tuple[SchemaType, Code]]] = {}
+        for member in self.chain(schema):
+            for name, setter in member.proto.setters.items():
+                index.setdefault(name, []).append((member, setter))
+        schema._setter_index = index
+        return index
 
     def attribute_table(self, schema: SchemaType) -> dict[str, AttrSpec | None]:
         """Every attribute name of the schema chain in output order, with its declaration."""
@@ -398,9 +412,13 @@ class SchemaRuntime:
         saved = self._current_package
         try:
             if not (in_config and op == OP_OVERRIDE):
-                for member in self.chain(state.schema):
-                    setter = member.proto.setters.get(name)
-                    if setter is None:
+                for member, setter in self.setters(state.schema).get(name, ()):
+                    constant = self.constant_setters.get(setter, _UNKNOWN)
+                    if constant is _UNKNOWN:
+                        constant = self.constant_setters[setter] = constant_store(setter)
+                    if constant is not _NOT_CONSTANT:
+                        stored, literal = constant  # `name = <literal>`: no code to run
+                        state.values[stored] = literal
                         continue
                     scope = self.scope_for(state, member)
                     self._current_package = member.package
@@ -577,3 +595,24 @@ def _operand_table(binary: dict[str, Callable[[Any, Any], Any]]) -> list[Any]:
     """BINARY's functions indexed by operand; None for ``|``, which the interpreter
     handles itself (it unions configs and schemas as well as ints)."""
     return [None if name == "|" else binary.get(name) for name in OPERATORS]
+
+
+_UNKNOWN = object()
+_NOT_CONSTANT = object()
+_LITERAL_LOADS = {int(Op.LOAD_TRUE): True, int(Op.LOAD_FALSE): False, int(Op.LOAD_NONE): None}
+_STORE_RETURN = [int(Op.STORE_ATTR_SELF), int(Op.LOAD_NONE), int(Op.RETURN)]
+
+
+def constant_store(code: Code) -> Any:
+    """(attribute, value) when all a setter does is store a scalar literal
+    (``port: int = 80``: load, STORE_ATTR_SELF, return); else _NOT_CONSTANT."""
+    ops = code.ops
+    if len(ops) != 8 or [ops[2], ops[4], ops[6]] != _STORE_RETURN:
+        return _NOT_CONSTANT
+    name = code.names[ops[3]]
+    if ops[0] == Op.LOAD_CONST:
+        value = code.consts[ops[1]]
+        return (name, value) if type(value) in (int, float, str) else _NOT_CONSTANT
+    if ops[0] in _LITERAL_LOADS:
+        return (name, _LITERAL_LOADS[ops[0]])
+    return _NOT_CONSTANT

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
-BYTECODE_VERSION: Final = 2
+BYTECODE_VERSION: Final = 3
 
 # Fallback kinds of LOAD_NAME (when the schema being built has no such attribute).
 FALLBACK_GLOBAL: Final = 0
@@ -164,6 +164,7 @@ class SchemaProto:
         "params",
         "parent",
         "path",
+        "path_setters",
         "pkgpath",
         "plain_attrs",
         "position",
@@ -186,7 +187,11 @@ class SchemaProto:
         self.plain_attrs: list[str] = []
         # declared and assigned names in order of first appearance in the body
         self.attr_order: list[str] = []
+        # per attribute: its assignments (``a = v``, ``a: T = v``, ``a += v``, ``a: v``)
+        # and, apart, the assignments into its value (``a.b = v``, ``a[0] = v``): the
+        # runtime applies the instance's config between the two
         self.setters: dict[str, Code] = {}
+        self.path_setters: dict[str, Code] = {}
         self.body: Code | None = None
         self.checks: Code | None = None
         self.index_signature: IndexSignatureSpec | None = None

@@ -74,7 +74,8 @@ def disassemble_package(package: PackageCode, files: dict[str, SourceFile]) -> s
             if isinstance(const, FunctionProto):
                 add(const.code)
             elif isinstance(const, SchemaProto):
-                for inner in [*const.setters.values(), const.body, const.checks]:
+                setters = [*const.setters.values(), *const.path_setters.values()]
+                for inner in [*setters, const.body, const.checks]:
                     if inner is not None:
                         add(inner)
 

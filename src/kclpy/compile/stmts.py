@@ -540,34 +540,43 @@ class SchemaCompiler:
 
         walk_setters(body, [], on_setter)
         for name, setters in grouped.items():
-            code, compiler = self.new_code(name)
-            out = compiler.out
-            name_index = out.name(name)
-            for stmt, guards in setters:
-                jumps = emit_guards(compiler, guards)
-                compiler.at(stmt)
-                if isinstance(stmt, ast.SchemaAttr):
-                    assert stmt.value is not None
-                    compiler.expr(stmt.value)
-                    if stmt.op not in ("=", ""):
-                        compiler.load_name(name, stmt.span)
-                        out.emit(Op.SWAP)
-                        out.emit(Op.BINARY, OPERATOR_INDEX[stmt.op.rstrip("=")])
-                elif isinstance(stmt, ast.AugAssignStmt | ast.AssignStmt):
-                    self.compile_body_assign(compiler, name, stmt)
-                elif isinstance(stmt, ast.UnificationStmt):
+            whole = [(stmt, guards) for stmt, guards in setters if not _into_value(stmt, name)]
+            into = [(stmt, guards) for stmt, guards in setters if _into_value(stmt, name)]
+            if whole:
+                self.proto.setters[name] = self.compile_setter(name, whole)
+            if into:
+                self.proto.path_setters[name] = self.compile_setter(name, into)
+
+    def compile_setter(self, name: str, setters: list[tuple[ast.Stmt, list[Guard]]]) -> Code:
+        """One code running the given assignments of attribute ``name`` in order."""
+        code, compiler = self.new_code(name)
+        out = compiler.out
+        name_index = out.name(name)
+        for stmt, guards in setters:
+            jumps = emit_guards(compiler, guards)
+            compiler.at(stmt)
+            if isinstance(stmt, ast.SchemaAttr):
+                assert stmt.value is not None
+                compiler.expr(stmt.value)
+                if stmt.op not in ("=", ""):
                     compiler.load_name(name, stmt.span)
-                    compiler.expr(stmt.value)
-                    compiler.at(stmt)
-                    out.emit(Op.UNION)
-                else:
-                    continue
-                out.emit(Op.STORE_ATTR_SELF, name_index)
-                for pc in jumps:
-                    out.patch(pc)
-            out.emit(Op.LOAD_NONE)
-            out.emit(Op.RETURN)
-            self.proto.setters[name] = code
+                    out.emit(Op.SWAP)
+                    out.emit(Op.BINARY, OPERATOR_INDEX[stmt.op.rstrip("=")])
+            elif isinstance(stmt, ast.AugAssignStmt | ast.AssignStmt):
+                self.compile_body_assign(compiler, name, stmt)
+            elif isinstance(stmt, ast.UnificationStmt):
+                compiler.load_name(name, stmt.span)
+                compiler.expr(stmt.value)
+                compiler.at(stmt)
+                out.emit(Op.UNION)
+            else:
+                continue
+            out.emit(Op.STORE_ATTR_SELF, name_index)
+            for pc in jumps:
+                out.patch(pc)
+        out.emit(Op.LOAD_NONE)
+        out.emit(Op.RETURN)
+        return code
 
     def compile_body_assign(
         self, compiler: ExprCompiler, name: str, stmt: ast.AssignStmt | ast.AugAssignStmt
@@ -760,3 +769,14 @@ def store_local_target(
     emit_assign(compiler, target, load_root, load_value, aug_op, type_node)
     unit.blocks[0][root] = index
     out.emit(Op.STORE_LOCAL, index)
+
+
+def _into_value(stmt: ast.Stmt, name: str) -> bool:
+    """Whether a schema body statement assigns into attribute ``name``'s value
+    (``name.b = v``, ``name[0] += v``) rather than the attribute itself."""
+    if isinstance(stmt, ast.AssignStmt):
+        target = next((t for t in stmt.targets if target_root(t) == name), None)
+        return target is not None and not isinstance(target, ast.NameExpr)
+    if isinstance(stmt, ast.AugAssignStmt):
+        return not isinstance(stmt.target, ast.NameExpr)
+    return False

@@ -189,17 +189,35 @@ class SchemaRuntime:
         schema._mro = order
         return order
 
-    def setters(self, schema: SchemaType) -> dict[str, list[tuple[SchemaType, Code]]]:
-        """Per attribute name, the setters of the schema chain in order (cached)."""
+    def setters(self, schema: SchemaType) -> dict[str, _Setters]:
+        """Per attribute name, the setters of the schema chain in order: those that
+        assign the attribute and those that assign into its value (cached)."""
         cached = schema._setter_index
         if cached is not None:
             return cached
-        index: dict[str, list[tuple[SchemaType, Code]]] = {}
+        index: dict[str, _Setters] = {}
         for member in self.chain(schema):
             for name, setter in member.proto.setters.items():
-                index.setdefault(name, []).append((member, setter))
+                index.setdefault(name, ([], []))[0].append((member, setter))
+            for name, setter in member.proto.path_setters.items():
+                index.setdefault(name, ([], []))[1].append((member, setter))
         schema._setter_index = index
         return index
+
+    def run_setters(
+        self, state: SchemaState, setters: list[tuple[SchemaType, Code]], frame: Frame | None
+    ) -> None:
+        for member, setter in setters:
+            constant = self.constant_setters.get(setter, _UNKNOWN)
+            if constant is _UNKNOWN:
+                constant = self.constant_setters[setter] = constant_store(setter)
+            if constant is not _NOT_CONSTANT:
+                stored, literal = constant  # `name = <literal>`: no code to run
+                state.values[stored] = literal
+                continue
+            scope = self.scope_for(state, member)
+            self._current_package = member.package
+            self.execute(setter, scope, member.package, frame)
 
     def attribute_table(self, schema: SchemaType) -> dict[str, AttrSpec | None]:
         """Every attribute name of the schema chain in output order, with its declaration."""
@@ -411,21 +429,21 @@ class SchemaRuntime:
         op = ops.get(name, OP_UNION) if in_config else OP_UNION
         saved = self._current_package
         try:
+            whole, into = self.setters(state.schema).get(name, _NO_SETTERS)
             if not (in_config and op == OP_OVERRIDE):
-                for member, setter in self.setters(state.schema).get(name, ()):
-                    constant = self.constant_setters.get(setter, _UNKNOWN)
-                    if constant is _UNKNOWN:
-                        constant = self.constant_setters[setter] = constant_store(setter)
-                    if constant is not _NOT_CONSTANT:
-                        stored, literal = constant  # `name = <literal>`: no code to run
-                        state.values[stored] = literal
-                        continue
-                    scope = self.scope_for(state, member)
-                    self._current_package = member.package
-                    self.execute(setter, scope, member.package, frame)
+                self.run_setters(state, whole, frame)
             value = state.values.get(name, UNDEFINED)
             if in_config:
                 value = self.combine(value, config[name], op, name)
+            if into and not (in_config and op == OP_OVERRIDE):
+                # `name.b = v` in a body assigns into the value the config was merged
+                # into, and the config is merged again on top (it wins), as the
+                # reference merges it after every assignment
+                state.values[name] = value
+                self.run_setters(state, into, frame)
+                value = state.values.get(name, UNDEFINED)
+                if in_config and op == OP_UNION:
+                    value = self.combine(value, config[name], op, name)
             spec = self.attribute_table(state.schema).get(name)
             if spec is not None:
                 for decorator, arguments in spec.decorators:
@@ -597,6 +615,8 @@ def _operand_table(binary: dict[str, Callable[[Any, Any], Any]]) -> list[Any]:
     return [None if name == "|" else binary.get(name) for name in OPERATORS]
 
 
+_Setters = tuple[list[tuple[SchemaType, Code]], list[tuple[SchemaType, Code]]]
+_NO_SETTERS: _Setters = ([], [])
 _UNKNOWN = object()
 _NOT_CONSTANT = object()
 _LITERAL_LOADS = {int(Op.LOAD_TRUE): True, int(Op.LOAD_FALSE): False, int(Op.LOAD_NONE): None}

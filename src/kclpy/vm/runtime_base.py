@@ -344,7 +344,13 @@ class RuntimeBase(SchemaRuntime):
             )
         items = list(current)
         if op == OP_INSERT:
-            if not 0 <= index <= len(items):
+            if index < 0:  # counted from the end, as a list index
+                if index < -len(items):
+                    raise KclRuntimeError(
+                        f"index out of bounds: the len is {len(items)} but the index is {index}"
+                    )
+                index += len(items)
+            if index > len(items):
                 raise KclRuntimeError(
                     f"insertion index (is {index}) should be <= len (is {len(items)})"
                 )

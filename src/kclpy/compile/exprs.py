@@ -272,6 +272,21 @@ class ExprCompiler:
         else:
             self.out.emit(Op.LOAD_CONST, self.out.const(node.value))
 
+    def literal_type_value(self, node: ast.LiteralType) -> None:
+        """Push the value of a literal type (``"x"``, ``80``, ``1Ki``, ``True``)."""
+        self.at(node)
+        value = node.value
+        if node.suffix:
+            self.out.emit(Op.LOAD_UNIT, self.out.const((value, node.suffix)))
+        elif value is True:
+            self.out.emit(Op.LOAD_TRUE)
+        elif value is False:
+            self.out.emit(Op.LOAD_FALSE)
+        elif value is None:
+            self.out.emit(Op.LOAD_NONE)
+        else:
+            self.out.emit(Op.LOAD_CONST, self.out.const(value))
+
     def string_expr(self, node: ast.StringExpr) -> None:
         self.at(node)
         self.out.emit(Op.LOAD_CONST, self.out.const(node.value))

@@ -534,7 +534,13 @@ class SchemaCompiler:
         grouped: dict[str, list[tuple[ast.Stmt, list[Guard]]]] = {}
 
         def on_setter(name: str, stmt: ast.Stmt, guards: list[Guard]) -> None:
-            if isinstance(stmt, ast.SchemaAttr) and stmt.value is None:
+            # a required `a: "x"` (one literal as the type) defaults to that literal, as
+            # in the reference; other declarations without a value set nothing
+            if (
+                isinstance(stmt, ast.SchemaAttr)
+                and stmt.value is None
+                and (stmt.optional or not isinstance(stmt.type, ast.LiteralType))
+            ):
                 return
             grouped.setdefault(name, []).append((stmt, guards))
 
@@ -556,8 +562,11 @@ class SchemaCompiler:
             jumps = emit_guards(compiler, guards)
             compiler.at(stmt)
             if isinstance(stmt, ast.SchemaAttr):
-                assert stmt.value is not None
-                compiler.expr(stmt.value)
+                if stmt.value is None:
+                    assert isinstance(stmt.type, ast.LiteralType)
+                    compiler.literal_type_value(stmt.type)
+                else:
+                    compiler.expr(stmt.value)
                 if stmt.op not in ("=", ""):
                     compiler.load_name(name, stmt.span)
                     out.emit(Op.SWAP)

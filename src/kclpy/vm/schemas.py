@@ -127,8 +127,11 @@ class SchemaRuntime:
         return value
 
     def resolve_type(self, ref: Any) -> SchemaType:
-        package = self.current_package
-        return self.resolve_schema(ref, package)
+        """The schema a type names, its parents resolved (union selection reads the
+        inherited attributes)."""
+        schema = self.resolve_schema(ref, self.current_package)
+        self.prepare(schema)
+        return schema
 
     @property
     def current_package(self) -> PackageState:

@@ -131,11 +131,11 @@ def apply_entry(
         config[key] = value
         config.ops[key] = OP_OVERRIDE
     else:
-        existed = key in config
         old = config.get(key, UNDEFINED)
         config[key] = insert(old, value)
-        if not existed:
-            config.ops[key] = OP_INSERT
+        # the last entry's operator is the key's: `val = [2]` then `val += [1]` inserts
+        # [2, 1] into a schema's default, as in the reference
+        config.ops[key] = OP_INSERT
 
 
 def insert(old: Any, value: Any, index: int | None = None) -> list[Any]:

@@ -115,8 +115,14 @@ def apply_entry(
     op: int,
     path: list[str] | None = None,
     rebuild: Rebuild | None = None,
+    written: bool = False,
 ) -> None:
-    """Apply one entry ``key op value`` to a config being built (mutates ``config``)."""
+    """Apply one entry ``key op value`` to a config being built (mutates ``config``).
+
+    ``written``: the entry is written in the config literal itself (not merged in
+    from another config); then a ``+=`` makes the key's operator insert even after
+    other entries (``val = [2]`` then ``val += [1]`` inserts [2, 1] into a schema
+    default), while in a union ``a | {v += [1]}`` an earlier ``=`` stays."""
     if op == OP_UNION:
         if key in config:
             old = config[key]
@@ -131,11 +137,11 @@ def apply_entry(
         config[key] = value
         config.ops[key] = OP_OVERRIDE
     else:
+        existed = key in config
         old = config.get(key, UNDEFINED)
         config[key] = insert(old, value)
-        # the last entry's operator is the key's: `val = [2]` then `val += [1]` inserts
-        # [2, 1] into a schema's default, as in the reference
-        config.ops[key] = OP_INSERT
+        if written or not existed:
+            config.ops[key] = OP_INSERT
 
 
 def insert(old: Any, value: Any, index: int | None = None) -> list[Any]:

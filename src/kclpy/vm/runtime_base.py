@@ -318,7 +318,7 @@ class RuntimeBase(SchemaRuntime):
         self, config: Config, path: tuple[str, ...], value: Any, op: int, frame: Frame
     ) -> None:
         key, nested, nested_op = merge.nest(path, value, op)
-        merge.apply_entry(config, key, nested, nested_op, [], self.rebuild)
+        merge.apply_entry(config, key, nested, nested_op, [], self.rebuild, written=True)
 
     def config_dynamic_entry(
         self, config: Config, key: Any, value: Any, op: int, frame: Frame
@@ -328,7 +328,7 @@ class RuntimeBase(SchemaRuntime):
                 f"A attribute must be string type, got '{value_type_name(key)}'",
                 "IllegalAttributeError",
             )
-        merge.apply_entry(config, key, value, op, [], self.rebuild)
+        merge.apply_entry(config, key, value, op, [], self.rebuild, written=True)
 
     def config_index_entry(
         self, config: Config, path: tuple[str, ...], index: Any, value: Any, op: int

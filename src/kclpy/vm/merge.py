@@ -131,8 +131,9 @@ def apply_entry(
             config[key] = union(old, value, [*(path or []), key], rebuild)
         else:
             config[key] = value
-        if key in config.ops:
-            del config.ops[key]
+        # recorded (not just the default): `**` tells a `:` entry from a value
+        # without an operator (a schema's computed attribute)
+        config.ops[key] = OP_UNION
     elif op == OP_OVERRIDE:
         config[key] = value
         config.ops[key] = OP_OVERRIDE

@@ -365,7 +365,9 @@ class RuntimeBase(SchemaRuntime):
         config[key] = items
 
     def config_unpack(self, config: Config, value: Any) -> None:
-        """``**value``: its entries replace earlier ones; its ``+=`` entries still insert."""
+        """``**value``: each entry applied with its own operator (``:`` entries unify and
+        may conflict); an entry without one (a computed schema attribute, a value from
+        a comprehension) replaces the earlier value."""
         if value is None or value is UNDEFINED:
             return
         if not isinstance(value, dict):
@@ -374,11 +376,7 @@ class RuntimeBase(SchemaRuntime):
             )
         ops: dict[str, int] = getattr(value, "ops", None) or {}
         for key, item in value.items():
-            if ops.get(key) == OP_INSERT:
-                merge.apply_entry(config, key, item, OP_INSERT)
-            else:
-                config[key] = item
-                config.ops.pop(key, None)
+            merge.apply_entry(config, key, item, ops.get(key, OP_OVERRIDE), [], self.rebuild)
 
     # ------------------------------------------------------------------ calls
 

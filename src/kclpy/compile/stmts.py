@@ -328,11 +328,12 @@ class PackageCompiler:
             out.emit(Op.LOAD_NONE)
             out.emit(Op.RETURN)
             codes.append(code)
-        first = setters[0]
-        stmt = first.stmt
+        # instantiated with the last statement's schema arguments, as the reference does
+        last = setters[-1]
+        stmt = last.stmt
         assert isinstance(stmt, ast.UnificationStmt)
-        code = Code(f"{self.pkgpath}.{name}", first.module.file.path)
-        compiler = self.compiler(code, first.module)
+        code = Code(f"{self.pkgpath}.{name}", last.module.file.path)
+        compiler = self.compiler(code, last.module)
         out = compiler.out
         compiler.expr(stmt.value.name)
         operand = compiler.arguments(stmt.value.args, stmt.value.keywords)

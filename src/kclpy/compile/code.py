@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
-BYTECODE_VERSION: Final = 3
+BYTECODE_VERSION: Final = 4
 
 # Fallback kinds of LOAD_NAME (when the schema being built has no such attribute).
 FALLBACK_GLOBAL: Final = 0
@@ -207,7 +207,6 @@ class PackageCode:
         "files",
         "nlocals",
         "output",
-        "output_positions",
         "pkgpath",
         "setters",
         "slot_names",
@@ -225,8 +224,6 @@ class PackageCode:
         self.body: list[Code] = []
         # slots in output order (first definition; a unification at its last statement)
         self.output: list[int] = []
-        # per output slot, (file index, offset) of the statement that places it
-        self.output_positions: dict[int, tuple[int, int]] = {}
         self.nlocals = 0
 
     def slot_of(self, name: str) -> int:

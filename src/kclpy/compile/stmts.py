@@ -215,7 +215,6 @@ class PackageCompiler:
             self.check_immutable(name, self.setters[name])
             package.setters[slot] = self.compile_setters(name, slot, self.setters[name])
         package.output = sorted(self.slots.values(), key=lambda s: order[package.slot_names[s]])
-        package.output_positions = {slot: order[name] for name, slot in self.slots.items()}
         package.body = [self.compile_body(module) for module in self.modules]
         package.nlocals = self.unit.nlocals
         return package
@@ -471,6 +470,8 @@ class SchemaCompiler:
         proto.decorators = decorator_specs(compiler, stmt.decorators)
         if isinstance(stmt, ast.RuleStmt):
             proto.mixins = [self.ref(parent) for parent in stmt.parents]
+            if stmt.for_host is not None:  # `rule R for P`: P's attributes, R's checks
+                proto.parent = self.ref(stmt.for_host)
             proto.checks = self.compile_checks(stmt.checks)
             proto.nlocals = self.unit.nlocals
             return proto
@@ -480,10 +481,10 @@ class SchemaCompiler:
         self.collect_attrs(stmt.body, compiler)
         self.compile_setters(stmt.body)
         proto.body = self.compile_body(stmt.body)
+        if stmt.index_signature is not None:  # first: checks may read the key alias
+            proto.index_signature = self.compile_index_signature(stmt.index_signature)
         if stmt.checks:
             proto.checks = self.compile_checks(stmt.checks)
-        if stmt.index_signature is not None:
-            proto.index_signature = self.compile_index_signature(stmt.index_signature)
         proto.nlocals = self.unit.nlocals
         return proto
 

@@ -14,7 +14,7 @@ from typing import Any
 from kclpy.compile.code import PackageCode
 from kclpy.vm.interp import Interpreter
 from kclpy.vm.objects import DONE, Frame, PackageState, SchemaType
-from kclpy.vm.values import UNDEFINED, Config, KclRuntimeError
+from kclpy.vm.values import UNDEFINED, Config, KclRuntimeError, SchemaInstance
 
 Location = tuple[str, int, int]
 
@@ -163,44 +163,40 @@ class Runner(Interpreter):
         return RunOutput(documents, "".join(self._log), stream_options)
 
     def documents(self, package: PackageState) -> list[Any]:
-        """The output documents: the top-level variables, merged with bare expressions."""
+        """The output documents. As in the reference, the dicts of bare top-level
+        expressions come first (in source order), then the variables; a bare list of
+        dicts adds documents after that one, a bare scalar is the only document."""
         root = Config()
         code = package.code
-        extra = self.expression_values
-        if not extra:
-            for slot in code.output:
-                if package.states[slot] == DONE:
-                    root[code.slot_names[slot]] = package.values[slot]
-            return [root]
-        events: list[tuple[tuple[int, int], int, Any]] = [
-            (code.output_positions[slot], 0, slot)
-            for slot in code.output
-            if package.states[slot] == DONE
-        ]
-        events.extend((position, 1, value) for position, value in extra)
-        events.sort(key=lambda event: event[0])
-        documents: list[Any] = [root]
-        for _, kind, payload in events:
-            if kind == 0:
-                root[code.slot_names[payload]] = package.values[payload]
-                continue
-            value = payload
+        extra = sorted(self.expression_values, key=lambda item: item[0])
+        listed: list[Any] | None = None
+        scalar: list[Any] = []
+        for _, value in extra:
             if isinstance(value, dict):
+                if isinstance(value, SchemaInstance):
+                    root.clear()  # (the reference drops the bare dicts before an instance)
                 for key, item in value.items():
                     root[key] = item
             elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-                documents = [root] if root else []
-                documents.extend(value)
+                listed = list(value)
             else:
-                if len(documents) == 1 and documents[0] is not root:
+                if scalar:
                     raise KclRuntimeError(
-                        f"conflicting values between {_short(value)} and "
-                        f"{_short(documents[0])}"
+                        f"conflicting values between {_short(value)} and {_short(scalar[0])}"
                     )
-                if _has_output(root):
-                    raise KclRuntimeError(f"conflicting values between {{...}} and {_short(value)}")
-                documents = [value]
-        return documents
+                scalar.append(value)
+        for slot in code.output:
+            if package.states[slot] == DONE:
+                root[code.slot_names[slot]] = package.values[slot]
+        if scalar:
+            if _has_output(root):
+                raise KclRuntimeError(
+                    f"conflicting values between {{...}} and {_short(scalar[0])}"
+                )
+            return scalar
+        if listed is not None:
+            return ([root] if root else []) + listed
+        return [root]
 
 
 def _has_output(root: dict[str, Any]) -> bool:

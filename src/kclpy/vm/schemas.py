@@ -149,7 +149,9 @@ class SchemaRuntime:
         proto = schema.proto
         if proto.parent is not None:
             parent = self.resolve_schema(proto.parent, schema.package)
-            if parent.proto.kind in ("mixin", "protocol"):
+            if parent.proto.kind == "mixin" or (
+                parent.proto.kind == "protocol" and proto.kind != "rule"
+            ):
                 raise KclRuntimeError(
                     f"invalid schema inherit object type, expect schema, got '{parent.proto.kind}'",
                     "IllegalInheritError",
@@ -306,10 +308,8 @@ class SchemaRuntime:
     ) -> Any:
         """A new instance of ``schema`` (a rule gives an empty config when it holds)."""
         proto = schema.proto
-        if proto.kind == "rule":
+        if proto.kind == "rule" and proto.parent is None:
             return self.run_rule(schema, config, args, kwargs, frame)
-        if proto.kind == "protocol":
-            raise KclRuntimeError(f"cannot instantiate protocol '{proto.name}'")
         for name, arguments in proto.decorators:
             if name == "deprecated":
                 self.deprecated(proto.name, arguments)
@@ -336,6 +336,10 @@ class SchemaRuntime:
                 extra.insert(0, extra.pop())
             for key in extra:
                 self.force_extra(state, key, signature, frame)
+            if extra and signature is not None and signature[0].key_slot >= 0:
+                # checks see the key alias as the config's last extra key
+                last = next(key for key in reversed(config) if key not in table)
+                self.scope_for(state, signature[1]).values[signature[0].key_slot] = last
             for member in chain:
                 checks = member.proto.checks
                 if checks is not None:
@@ -358,6 +362,8 @@ class SchemaRuntime:
             instance[name] = values.get(name, UNDEFINED)
         for key in extra:
             instance[key] = values.get(key, UNDEFINED)
+        if proto.kind == "rule":  # `rule R for P {...}` is worth its (checked) config
+            return Config(instance)
         site = saved.pkgpath if saved is not None else ""
         current: SchemaType | None = schema
         while current is not None:
@@ -480,10 +486,10 @@ class SchemaRuntime:
         value = state.config[key]
         if signature is not None:
             spec, member = signature
+            scope = self.scope_for(state, member)
+            if spec.key_slot >= 0:  # `[name: str]: T`: checks see the last key as `name`
+                scope.values[spec.key_slot] = key
             if spec.default is not None:
-                scope = self.scope_for(state, member)
-                if spec.key_slot >= 0:
-                    scope.values[spec.key_slot] = key
                 default = self.execute(spec.default, scope, member.package, frame)
                 ops = getattr(state.config, "ops", None) or {}
                 value = self.combine(default, value, ops.get(key, OP_UNION), key)
@@ -588,7 +594,7 @@ class SchemaRuntime:
             checks = member.proto.checks
             if checks is not None:
                 self.execute(checks, scope, member.package, frame)
-        return Config()
+        return Config(config)
 
     def schema_instances(self, schema: SchemaType, full_pkg: bool = False) -> list[Any]:
         """``S.instances()``: instances of S and its subschemas made in the main package

@@ -8,7 +8,8 @@ in the canonical compressed form; an IPv4-mapped IPv6 address keeps its dotted t
 reachable per the IANA special-purpose registry (no private, shared, loopback,
 link-local, documentation, benchmarking, reserved, broadcast or ``192.0.0.0/24``
 except ``.9`` and ``.10``) and not multicast; IPv6 addresses in ``2000::/3`` outside
-``2001:db8::/32`` and ``2001:2::/48``.
+``2001:db8::/32`` and ``2001:2::/48``, and NAT64 addresses (``64:ff9b::/96``) whose
+embedded IPv4 address is global.
 
 CIDR helpers take ``addr/len`` (``addr`` alone means a single address); a network with
 host bits set is rejected with the reference's messages. ``CIDR_subnet``,
@@ -244,7 +245,10 @@ def is_global_unicast_IP(ip: Any) -> bool:
         return False
     if address.version == 4:
         return _global_v4(address.packed)
-    first, second, third = _segments(address)[:3]
+    segments = _segments(address)
+    if segments[:6] == [0x64, 0xFF9B, 0, 0, 0, 0]:  # NAT64: the embedded IPv4 decides
+        return _global_v4(address.packed[12:])
+    first, second, third = segments[:3]
     if first & 0xE000 != 0x2000:
         return False
     return not (first == 0x2001 and (second == 0x0DB8 or (second == 2 and third == 0)))

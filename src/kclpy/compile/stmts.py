@@ -293,7 +293,11 @@ class PackageCompiler:
         elif isinstance(stmt, ast.TypeAliasStmt):
             # an alias of a schema is that schema at run time (pkg.Alias {...} works)
             aliased = stmt.type
-            if isinstance(aliased, ast.NamedType) and aliased.name not in BASIC_TYPES:
+            if (
+                isinstance(aliased, ast.NamedType)
+                and aliased.name not in BASIC_TYPES
+                and isinstance(compiler.resolve_type_name(aliased.name), NameRef)
+            ):
                 head, *rest = aliased.name.split(".")
                 compiler.load_name(head, aliased.span)
                 for part in rest:

@@ -788,10 +788,11 @@ def store_local_target(
 
 def _into_value(stmt: ast.Stmt, name: str) -> bool:
     """Whether a schema body statement assigns into attribute ``name``'s value
-    (``name.b = v``, ``name[0] += v``) rather than the attribute itself."""
+    (``name.b = v``) or updates it (``name |= v``, ``name += v``) rather than
+    replacing it: such statements see the value with the instance's config merged."""
     if isinstance(stmt, ast.AssignStmt):
         target = next((t for t in stmt.targets if target_root(t) == name), None)
         return target is not None and not isinstance(target, ast.NameExpr)
     if isinstance(stmt, ast.AugAssignStmt):
-        return not isinstance(stmt.target, ast.NameExpr)
-    return False
+        return True
+    return isinstance(stmt, ast.SchemaAttr) and stmt.op not in ("=", "")

@@ -533,6 +533,9 @@ class ExprCompiler:
             out.emit(Op.CONFIG_UNPACK)
             return
         path = key_path(key)
+        if path is not None and self.is_loop_variable(path[0]):
+            self.loop_variable_entry(entry, path)
+            return
         if path is not None:
             self.expr(entry.value)
             self.at(entry)
@@ -556,6 +559,32 @@ class ExprCompiler:
         self.expr(entry.value)
         self.at(entry)
         out.emit(Op.CONFIG_ENTRY_DYN, OPERATOR_INDEX[entry.op])
+
+    def is_loop_variable(self, name: str) -> bool:
+        """Whether ``name`` is a variable of an enclosing comprehension or quantifier."""
+        return any(name in block for block in self.unit.blocks[1:])
+
+    def loop_variable_entry(self, entry: ast.ConfigEntry, path: tuple[str, ...]) -> None:
+        """``k = v`` / ``k.b = v`` where ``k`` is a comprehension variable: the key is
+        the variable's value, as in the reference (``[{k = v} for k, v in d]``)."""
+        out = self.out
+        root = entry.key
+        while isinstance(root, ast.SelectorExpr):
+            root = root.value
+        assert root is not None
+        self.expr(root)
+        if len(path) == 1:
+            self.expr(entry.value)
+            self.at(entry)
+            out.emit(Op.CONFIG_ENTRY_DYN, OPERATOR_INDEX[entry.op])
+            return
+        self.at(entry)
+        out.emit(Op.BUILD_CONFIG)
+        self.expr(entry.value)
+        self.at(entry)
+        out.emit(Op.CONFIG_ENTRY, out.const((path[1:], entry.op)))
+        out.emit(Op.CONFIG_END)
+        out.emit(Op.CONFIG_ENTRY_DYN, OPERATOR_INDEX[":"])
 
     def schema_expr(self, node: ast.SchemaExpr) -> None:
         self.expr(node.name)

@@ -207,7 +207,13 @@ class ExprCompiler:
         self.load_name(node.name, node.span)
 
     def load_name(self, name: str, span: Span) -> None:
+        """Push a name's value: a key set earlier in an enclosing config literal (even
+        over a local, as in the reference), else a local, else a global or builtin."""
         out = self.out
+        jump = -1
+        sibling = any(name in keys for keys in self.config_keys)
+        if sibling:
+            jump = out.emit(Op.LOAD_CONFIG_KEY, 0)
         unit: Unit | None = self.unit
         depth = 0
         while unit is not None:
@@ -217,13 +223,11 @@ class ExprCompiler:
                     out.emit(Op.LOAD_LOCAL, index)
                 else:
                     out.emit(Op.LOAD_DEREF, depth << 16 | index)
+                if jump >= 0:
+                    out.code.ops[jump + 1] = out.const((name, out.here()))
                 return
             unit = unit.parent
             depth += 1
-        jump = -1
-        sibling = any(name in keys for keys in self.config_keys)
-        if sibling:
-            jump = out.emit(Op.LOAD_CONFIG_KEY, 0)
         if self.unit.in_schema():
             kind, index = self.fallback(name, span, report=False)
             out.emit(Op.LOAD_NAME, out.const((name, kind, index)))
@@ -533,7 +537,11 @@ class ExprCompiler:
             out.emit(Op.CONFIG_UNPACK)
             return
         path = key_path(key)
-        if path is not None and self.is_loop_variable(path[0]):
+        if (
+            path is not None
+            and not isinstance(key, ast.StringExpr)
+            and self.is_loop_variable(path[0])
+        ):
             self.loop_variable_entry(entry, path)
             return
         if path is not None:

@@ -143,10 +143,9 @@ class TypeChecker:
         if isinstance(value, dict):
             if schema.proto.kind == "protocol":
                 return value
-            try:
-                return self.instantiate(schema, value)
-            except KclRuntimeError:
-                raise
+            if not self.fits(value, schema):
+                raise KclRuntimeError(_not_convertible(value, schema))
+            return self.instantiate(schema, value)
         return _MISMATCH
 
     def convert_union(self, value: Any, members: tuple[TypeRef, ...]) -> Any:
@@ -187,6 +186,27 @@ class _Mismatch:
 
 
 _MISMATCH: Any = _Mismatch()
+
+
+def _not_convertible(value: dict[str, Any], schema: Any) -> str:
+    """The reference's message for a dict with keys a schema does not declare."""
+    name = schema.proto.name
+    lines = [f"expect {name}, got dict. For details:"]
+    attrs = schema_attribute_names(schema)
+    lines.extend(
+        f"Schema {name} does not contain attribute {key}" for key in value if key not in attrs
+    )
+    chain = []
+    current = schema
+    while current is not None:
+        chain.append(current)
+        current = current.parent_type
+    defaulted = {attr for member in chain for attr in member.proto.setters}
+    for member in reversed(chain):
+        for attr in member.proto.attrs:
+            if not attr.optional and attr.name not in value and attr.name not in defaulted:
+                lines.append(f"Schema {name}'s attribute {attr.name} is missing")
+    return "\n".join(lines)
 
 
 def schema_attribute_names(schema: Any) -> set[str]:

@@ -128,6 +128,32 @@ def test_a_package_appearing_where_an_import_fell_through_invalidates(
     assert "x: 2" in _run(root).text
 
 
+def test_a_new_vendored_version_invalidates(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "kcl.mod").write_text('[package]\nname = "app"\n')
+    (root / "main.k").write_text("import helm\n\nv = helm.version\n")
+    (root / "vendor" / "helm_0.1.0").mkdir(parents=True)
+    (root / "vendor" / "helm_0.1.0" / "main.k").write_text('version = "0.1.0"\n')
+    assert "v: '0.1.0'" in _run(root).text
+    assert "v: '0.1.0'" in _run(root).text  # a hit
+    (root / "vendor" / "helm_0.2.0").mkdir()
+    (root / "vendor" / "helm_0.2.0" / "main.k").write_text('version = "0.2.0"\n')
+    assert "v: '0.2.0'" in _run(root).text
+    # the same through $KCL_PKG_PATH
+    shared = tmp_path / "pkgs"
+    (shared / "extra_1.0.0").mkdir(parents=True)
+    (shared / "extra_1.0.0" / "main.k").write_text("count = 1\n")
+    monkeypatch.setenv("KCL_PKG_PATH", str(shared))
+    (root / "main.k").write_text("import extra\n\ncount = extra.count\n")
+    assert "count: 1" in _run(root).text
+    (shared / "extra_1.1.0").mkdir()
+    (shared / "extra_1.1.0" / "main.k").write_text("count = 2\n")
+    assert "count: 2" in _run(root).text
+
+
 def test_a_corrupt_entry_is_ignored_and_replaced(cache_dir: Path, project: Path) -> None:
     expected = _run(project).text
     (entry,) = _entries(cache_dir)

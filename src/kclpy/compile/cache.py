@@ -46,7 +46,7 @@ from kclpy.loader import MAIN, Loader
 from kclpy.syntax import ast, parse_bytes
 
 _PROTOCOL = 5
-_FORMAT = 1  # layout of an entry (manifest pickle, then codes pickle)
+_FORMAT = 2  # layout of an entry (manifest pickle, then codes pickle)
 
 Probe = tuple[str, tuple[str, list[str]] | None]
 
@@ -150,6 +150,7 @@ class RecordingLoader(Loader):
         super().__init__(work_dir, externals, sources)
         self.file_digests: list[tuple[str, str]] = []
         self.probes: list[Probe] = []
+        self.discoveries: list[tuple[str, str | None]] = []
         self.complete = True  # False when a file could not be recorded
 
     def parse(self, path: str) -> tuple[ast.Module, list[Diagnostic]]:
@@ -168,6 +169,11 @@ class RecordingLoader(Loader):
     def candidate(self, base: str) -> tuple[str, list[str]] | None:
         found = super().candidate(base)
         self.probes.append((base, None if found is None else (found[0], list(found[1]))))
+        return found
+
+    def discover(self, name: str) -> str | None:
+        found = super().discover(name)
+        self.discoveries.append((name, found))
         return found
 
 
@@ -252,13 +258,21 @@ class ProgramCache:
             found = self._probe.candidate(base)
             if (None if found is None else (found[0], list(found[1]))) != answer:
                 return False
-        return True
+        # a vendored package or $KCL_PKG_PATH entry found now must be the one used then
+        # (a new name_<version> folder makes the entry stale)
+        discover = self._probe.discover
+        return all(discover(name) == answer for name, answer in manifest["discoveries"])
 
     def store(self, codes: Mapping[str, PackageCode], loader: RecordingLoader) -> bool:
         """Write the entry atomically; False (and no entry) when it cannot be written."""
         if not loader.complete:
             return False
-        manifest = {"key": self.key, "files": loader.file_digests, "probes": loader.probes}
+        manifest = {
+            "key": self.key,
+            "files": loader.file_digests,
+            "probes": loader.probes,
+            "discoveries": loader.discoveries,
+        }
         folder = os.path.dirname(self.path)
         temp = ""
         try:

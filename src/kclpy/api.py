@@ -482,3 +482,20 @@ def lint_code(
     from kclpy.tools.lint import lint
 
     return lint([filename], select=select, ignore=ignore, sources={filename: code}).diagnostics
+
+
+def format_code(code: str, *, filename: str = "<string>") -> str:
+    """The formatted text of KCL source (``kcl fmt``); raises
+    ``kclpy.tools.format.FormatError`` (with ``diagnostics``) on syntax errors."""
+    from kclpy.tools.format import format_code as run
+
+    return run(code, filename=filename)
+
+
+def format_path(path: str, *, check: bool = False) -> list[str]:
+    """Format a ``.k`` file, a folder's files or ``folder/...`` in place (atomically);
+    returns the changed paths (with ``check``: the paths that would change, nothing
+    written). Raises FormatError on a syntax error, then no file is written."""
+    from kclpy.tools.format import format_path as run
+
+    return run(path, check=check)

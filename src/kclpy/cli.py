@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from kclpy.source import write_atomically
+
 EXIT_OK = 0
 EXIT_PROGRAM_ERROR = 1
 EXIT_USAGE = 2
@@ -94,6 +96,17 @@ def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
     vet.add_argument("--format", choices=["json", "yaml"], default="json")
     vet.add_argument("--no_style", action="store_true")
     _add_lint_parser(commands)
+    fmt = commands.add_parser("fmt", help="format KCL files in place")
+    fmt.add_argument("paths", nargs="*", default=["."], help="files, folders, folder/..., -")
+    fmt.add_argument(
+        "--check",
+        "--dry-run",
+        dest="check",
+        action="store_true",
+        help="list the files that would change, write nothing; exit 1 if any",
+    )
+    fmt.add_argument("--diff", action="store_true", help="print the changes as a diff")
+    fmt.add_argument("--no_style", action="store_true")
     kusion = commands.add_parser("kusion", help="preview, apply and destroy compiled resources")
     if kusion_arguments:
         from kclpy.kusion import cli as kusion_cli
@@ -124,6 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return vet_command(args)
         if args.command == "lint":
             return lint_command(args)
+        if args.command == "fmt":
+            return fmt_command(args)
         if args.command == "kusion":
             from kclpy.kusion import cli as kusion_cli
 
@@ -158,22 +173,6 @@ def _load_settings(args: argparse.Namespace) -> dict[str, object]:
         # as the reference: a bad settings file is an EvaluationError of the run
         sys.stderr.write(f"error[E3M38]: EvaluationError\n{error}\n")
         raise SystemExit(EXIT_PROGRAM_ERROR) from None
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".kclpy-", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 def run_command(args: argparse.Namespace, exiting: bool = False) -> int:
@@ -384,3 +383,49 @@ def test_command(args: argparse.Namespace) -> int:
                 break
     print(f"FAIL: {failed}/{total}" if failed else f"PASS: {total}/{total}")
     return EXIT_PROGRAM_ERROR if failed else EXIT_OK
+
+
+def fmt_command(args: argparse.Namespace) -> int:
+    """``kcl fmt``: rewrite files in place and print the changed paths; ``--check``
+    and ``--diff`` write nothing and exit 1 when a file would change; ``-`` formats
+    standard input to standard output. A syntax error is reported (exit 1) and no
+    file of that argument is written."""
+    from kclpy.diag.render import render_all, use_colour
+    from kclpy.tools.format import FormatError, format_code, kcl_files, unified_diff
+
+    would_change = False
+    failed = False
+    for path in args.paths:
+        try:
+            if path == "-":
+                text = sys.stdin.read()
+                sys.stdout.write(format_code(text, filename="<stdin>"))
+                continue
+            pending: list[tuple[str, str, str]] = []
+            for file in kcl_files(path):
+                with open(file, encoding="utf-8") as handle:
+                    before = handle.read()
+                after = format_code(before, filename=file)
+                if after != before:
+                    pending.append((file, before, after))
+        except FormatError as error:
+            colour = not args.no_style and use_colour(sys.stderr)
+            sys.stderr.write(render_all(error.diagnostics, "human", colour))
+            failed = True
+            continue
+        except (OSError, UnicodeDecodeError) as error:
+            sys.stderr.write(f"error: {error}\n")
+            failed = True
+            continue
+        for file, before, after in pending:
+            would_change = True
+            if args.diff:
+                sys.stdout.write(unified_diff(file, before, after))
+            elif args.check:
+                print(file)
+            else:
+                write_atomically(file, after)
+                print(file)
+    if failed:
+        return EXIT_PROGRAM_ERROR
+    return EXIT_PROGRAM_ERROR if would_change and (args.check or args.diff) else EXIT_OK

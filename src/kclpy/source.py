@@ -6,6 +6,7 @@ points (only the language server converts to UTF-16).
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_right
 from typing import NamedTuple
 
@@ -129,3 +130,30 @@ def decode_source(path: str, data: bytes) -> tuple[SourceFile, str | None]:
     except UnicodeDecodeError as error:
         text = data.decode("utf-8", errors="replace")
         return SourceFile(path, text), f"invalid UTF-8 byte at offset {error.start}"
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Replace ``path``'s content in one step: a temporary file beside it (keeping the
+    old file's permissions) renamed over it, so a failure leaves the old file whole."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".kclpy-", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        try:
+            os.chmod(temporary, os.stat(path).st_mode & 0o7777)
+        except OSError:  # a new file: the default permissions
+            os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

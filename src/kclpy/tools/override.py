@@ -19,17 +19,14 @@ There is no formatter yet, so it edits the affected source ranges minimally
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import MAIN, Program
-from kclpy.source import SourceFile, Span, read_source
+from kclpy.source import SourceFile, Span, read_source, write_atomically
 from kclpy.syntax import ast, parse_expr, parse_source
 from kclpy.syntax.walk import walk
 
@@ -591,7 +588,7 @@ def override_file(path: str, specs: list[str]) -> bool:
     text = _read(path)
     new, changed = override_source(text, specs, path)
     if changed and new != text:
-        _write(path, new)
+        write_atomically(path, new)
     return changed
 
 
@@ -614,7 +611,7 @@ def override_files(paths: list[str], specs: list[str]) -> list[str]:
             if target not in changed:
                 changed.append(target)
     for path in changed:
-        _write(path, texts[path])
+        write_atomically(path, texts[path])
     return changed
 
 
@@ -628,18 +625,3 @@ def _read(path: str) -> str:
     if problem is not None:
         raise OverrideError([make_error(Code.IO_ERROR, problem, None)])
     return file.text
-
-
-def _write(path: str, text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(prefix=".override-", suffix=".k", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        with contextlib.suppress(OSError):
-            os.chmod(temp, os.stat(path).st_mode & 0o7777)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise

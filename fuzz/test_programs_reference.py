@@ -136,13 +136,19 @@ def _string_literal(word: str) -> str:
     return json.dumps(word)
 
 
-def int_expr(draw: st.DrawFn, env: Env, depth: int = 0) -> str:
-    options = ["lit", "lit"]
-    if env.names["int"]:
+def _choice(draw: st.DrawFn, env: Env, kind: str, depth: int, composite: list[str]) -> str:
+    """What to build: a literal, a variable of the kind (when there is one), or (not
+    too deep) one of the composite forms."""
+    options = ["lit"]
+    if env.names[kind]:
         options += ["var", "var"]
     if depth < 2:
-        options += ["bin", "len", "if", "sum", "minmax", "mod"]
-    choice = draw(st.sampled_from(options))
+        options += composite
+    return draw(st.sampled_from(options))
+
+
+def int_expr(draw: st.DrawFn, env: Env, depth: int = 0) -> str:
+    choice = _choice(draw, env, "int", depth, ["bin", "len", "if", "sum", "minmax", "mod"])
     if choice == "lit":
         return str(draw(SMALL))
     if choice == "var":
@@ -175,12 +181,9 @@ def list_or_str(draw: st.DrawFn, env: Env, depth: int) -> str:
 
 
 def str_expr(draw: st.DrawFn, env: Env, depth: int = 0) -> str:
-    options = ["lit"]
-    if env.names["str"]:
-        options += ["var", "var"]
-    if depth < 2:
-        options += ["concat", "method", "interp", "str", "format", "join"]
-    choice = draw(st.sampled_from(options))
+    choice = _choice(
+        draw, env, "str", depth, ["concat", "method", "interp", "str", "format", "join"]
+    )
     if choice == "lit":
         return _string_literal(draw(WORDS))
     if choice == "var":
@@ -230,12 +233,9 @@ def bool_expr(draw: st.DrawFn, env: Env, depth: int = 0) -> str:
 
 
 def list_expr(draw: st.DrawFn, env: Env, depth: int = 0) -> str:
-    options = ["lit"]
-    if env.names["list"]:
-        options += ["var", "var"]
-    if depth < 2:
-        options += ["comp", "concat", "sorted", "slice", "map", "filter", "range"]
-    choice = draw(st.sampled_from(options))
+    choice = _choice(
+        draw, env, "list", depth, ["comp", "concat", "sorted", "slice", "map", "filter", "range"]
+    )
     if choice == "lit":
         items = [int_expr(draw, env, depth + 1) for _ in range(draw(st.integers(0, 4)))]
         return "[" + ", ".join(items) + "]"

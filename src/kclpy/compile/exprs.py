@@ -260,36 +260,33 @@ class ExprCompiler:
     def const_expr(self, node: ast.ConstExpr) -> None:
         self.at(node)
         value = node.value
-        if value is True:
-            self.out.emit(Op.LOAD_TRUE)
-        elif value is False:
-            self.out.emit(Op.LOAD_FALSE)
-        elif value is None:
-            self.out.emit(Op.LOAD_NONE)
+        if value is True or value is False or value is None:
+            self.load_value(value)
         else:
             self.out.emit(Op.LOAD_UNDEFINED)
 
     def number_expr(self, node: ast.NumberExpr) -> None:
         self.at(node)
-        if node.suffix:
-            self.out.emit(Op.LOAD_UNIT, self.out.const((node.value, node.suffix)))
-        else:
-            self.out.emit(Op.LOAD_CONST, self.out.const(node.value))
+        self.load_value(node.value, node.suffix)
 
     def literal_type_value(self, node: ast.LiteralType) -> None:
         """Push the value of a literal type (``"x"``, ``80``, ``1Ki``, ``True``)."""
         self.at(node)
-        value = node.value
-        if node.suffix:
-            self.out.emit(Op.LOAD_UNIT, self.out.const((value, node.suffix)))
+        self.load_value(node.value, node.suffix)
+
+    def load_value(self, value: object, suffix: str | None = None) -> None:
+        """Push a literal: a number with a unit suffix, True/False/None, a constant."""
+        out = self.out
+        if suffix:
+            out.emit(Op.LOAD_UNIT, out.const((value, suffix)))
         elif value is True:
-            self.out.emit(Op.LOAD_TRUE)
+            out.emit(Op.LOAD_TRUE)
         elif value is False:
-            self.out.emit(Op.LOAD_FALSE)
+            out.emit(Op.LOAD_FALSE)
         elif value is None:
-            self.out.emit(Op.LOAD_NONE)
+            out.emit(Op.LOAD_NONE)
         else:
-            self.out.emit(Op.LOAD_CONST, self.out.const(value))
+            out.emit(Op.LOAD_CONST, out.const(value))
 
     def string_expr(self, node: ast.StringExpr) -> None:
         self.at(node)

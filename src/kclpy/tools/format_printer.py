@@ -596,38 +596,50 @@ class Printer:
         if not self.multiline(node, items):
             return "[" + ", ".join(self.expr(item, indent) for item in items) + "]"
         lines = ["[" + self.trailing_on_line(node.span.start)]
-        lines.extend(self.items_block(items, indent + 1, node.span.end))
+        lines.extend(self.members_block(items, indent + 1, node.span.end))
         lines.append(INDENT * indent + "]")
         return "\n".join(lines)
 
-    def items_block(self, items: Sequence[ast.Expr], indent: int, end: int) -> list[str]:
+    def members_block(self, members: Sequence[ast.Node], indent: int, end: int) -> list[str]:
+        """The items of a multi-line list or the entries of a multi-line config, one per
+        line (``if`` items and entries as blocks), with their comments."""
         lines: list[str] = []
-        previous: ast.Expr | None = None
-        for item in items:
-            if previous is not None and self.blank_between(previous.span.end, item.span.start):
+        previous: ast.Node | None = None
+        for member in members:
+            if previous is not None and self.blank_between(previous.span.end, member.span.start):
                 lines.append("")
-            lines.extend(self.leading(item.span.start, indent))
-            if isinstance(item, ast.ListIfItem):
-                lines.extend(self.list_if_block(item, indent))
+            lines.extend(self.leading(member.span.start, indent))
+            if isinstance(member, ast.ListIfItem | ast.ConfigIfEntry):
+                lines.extend(self.if_member(member, indent))
             else:
-                text = INDENT * indent + self.expr(item, indent)
-                lines.extend(self.attach_trailing(text.split("\n"), item.span.end))
-            previous = item
+                if isinstance(member, ast.ConfigEntry):
+                    text = self.entry(member, indent)
+                else:
+                    assert isinstance(member, ast.Expr)
+                    text = self.expr(member, indent)
+                lines.extend(
+                    self.attach_trailing((INDENT * indent + text).split("\n"), member.span.end)
+                )
+            previous = member
         lines.extend(self.leading(end - 1, indent))
         return lines
 
-    def list_if_block(self, item: ast.ListIfItem, indent: int, keyword: str = "if") -> list[str]:
-        lines = [f"{INDENT * indent}{keyword} {self.expr(item.cond, indent)}:"]
-        lines[-1] += self.trailing(item.cond.span.end + 1)
-        lines.extend(self.items_block(item.items, indent + 1, self.orelse_start(item)))
-        orelse = item.orelse
-        if isinstance(orelse, ast.ListIfItem):
-            lines.extend(self.list_if_block(orelse, indent, "elif"))
+    def if_member(
+        self, node: ast.ListIfItem | ast.ConfigIfEntry, indent: int, keyword: str = "if"
+    ) -> list[str]:
+        """``if c: ...`` inside a list or config, as a block (with elif/else)."""
+        lines = [f"{INDENT * indent}{keyword} {self.expr(node.cond, indent)}:"]
+        lines[-1] += self.trailing(node.cond.span.end + 1)
+        body = node.items if isinstance(node, ast.ListIfItem) else node.entries
+        lines.extend(self.members_block(body, indent + 1, self.orelse_start(node)))
+        orelse = node.orelse
+        if isinstance(orelse, ast.ListIfItem | ast.ConfigIfEntry):
+            lines.extend(self.if_member(orelse, indent, "elif"))
         elif orelse:
             else_at = self.text.rfind("else", 0, orelse[0].span.start)
             lines.extend(self.leading(else_at, indent))
             lines.append(f"{INDENT * indent}else:" + self.trailing(else_at + 5))
-            lines.extend(self.items_block(orelse, indent + 1, item.span.end + 1))
+            lines.extend(self.members_block(orelse, indent + 1, node.span.end + 1))
         return lines
 
     def orelse_start(self, item: ast.ListIfItem | ast.ConfigIfEntry) -> int:
@@ -662,41 +674,9 @@ class Printer:
         if not block:
             return "{" + ", ".join(self.entry(e, indent) for e in entries) + "}"  # type: ignore[arg-type]
         lines = ["{" + self.trailing_on_line(node.span.start)]
-        lines.extend(self.entries_block(entries, indent + 1, node.span.end))
+        lines.extend(self.members_block(entries, indent + 1, node.span.end))
         lines.append(INDENT * indent + "}")
         return "\n".join(lines)
-
-    def entries_block(
-        self, entries: Sequence[ast.ConfigEntry | ast.ConfigIfEntry], indent: int, end: int
-    ) -> list[str]:
-        lines: list[str] = []
-        previous: ast.Node | None = None
-        for entry in entries:
-            if previous is not None and self.blank_between(previous.span.end, entry.span.start):
-                lines.append("")
-            lines.extend(self.leading(entry.span.start, indent))
-            if isinstance(entry, ast.ConfigIfEntry):
-                lines.extend(self.config_if(entry, indent))
-            else:
-                text = INDENT * indent + self.entry(entry, indent)
-                lines.extend(self.attach_trailing(text.split("\n"), entry.span.end))
-            previous = entry
-        lines.extend(self.leading(end - 1, indent))
-        return lines
-
-    def config_if(self, entry: ast.ConfigIfEntry, indent: int, keyword: str = "if") -> list[str]:
-        lines = [f"{INDENT * indent}{keyword} {self.expr(entry.cond, indent)}:"]
-        lines[-1] += self.trailing(entry.cond.span.end + 1)
-        lines.extend(self.entries_block(entry.entries, indent + 1, self.orelse_start(entry)))
-        orelse = entry.orelse
-        if isinstance(orelse, ast.ConfigIfEntry):
-            lines.extend(self.config_if(orelse, indent, "elif"))
-        elif orelse:
-            else_at = self.text.rfind("else", 0, orelse[0].span.start)
-            lines.extend(self.leading(else_at, indent))
-            lines.append(f"{INDENT * indent}else:" + self.trailing(else_at + 5))
-            lines.extend(self.entries_block(orelse, indent + 1, entry.span.end + 1))
-        return lines
 
     def entry(self, entry: ast.ConfigEntry, indent: int) -> str:
         value = self.expr(entry.value, indent)

@@ -275,7 +275,9 @@ def _add_lint_parser(commands: Any) -> None:
     )
     lint.add_argument("--select", help="only these codes, prefixes or rule names (comma list)")
     lint.add_argument("--ignore", help="not these codes, prefixes or rule names (comma list)")
-    lint.add_argument("--format", choices=["text", "concise", "json", "github"], default="text")
+    lint.add_argument(
+        "--format", choices=["text", "concise", "json", "github", "sarif"], default="text"
+    )
     lint.add_argument("--fix", action="store_true", help="remove unused and repeated imports")
     lint.add_argument("--max-line-length", type=int, help="for E0501 (default 200)")
     lint.add_argument("-E", "--external", metavar="NAME=PATH", action="append", default=[])

@@ -267,6 +267,16 @@ def test_cli_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         f"::warning file={path},line=2,col=1,endLine=2,endColumn=12,"
         "title=kcl lint (W0404)::W0404 Module 'math' is reimported multiple times\n"
     )
+    _, out, _ = _cli(["--format", "sarif", path], capsys)
+    log = json.loads(out)
+    assert log["version"] == "2.1.0"
+    [run] = log["runs"]
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == ["W0404"]
+    [result] = run["results"]
+    assert result["ruleId"] == "W0404" and result["level"] == "warning"
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == path
+    assert location["region"] == {"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 12}
     _, out, _ = _cli(["--no_style", path], capsys)
     assert out.startswith("warning[W0404]: Reimport\n") and "2 | import math\n" in out
     assert "^^^^^^^^^^^ Module 'math' is reimported multiple times" in out

@@ -48,7 +48,7 @@ from kclpy.tools.lint_rules import (
     check_private_variables,
 )
 
-FORMATS = ("text", "concise", "json", "github")
+FORMATS = ("text", "concise", "json", "github", "sarif")
 _SKIPPED_DIRS = ("vendor",)
 _SUPPRESS = re.compile(r"#\s*kcl-lint:\s*disable\s*=\s*([A-Za-z0-9_,\- \t]+)")
 _CONFIG_KEYS = ("select", "ignore", "max_line_length", "bad_names")
@@ -384,7 +384,8 @@ def _has_syntax_errors(text: str, path: str) -> bool:
 
 def render_report(report: LintReport, format: str = "text", colour: bool = False) -> str:
     """The findings as ``text`` (rustc-like, with a summary), ``concise``
-    (``path:line:col: CODE message``), ``json`` or ``github`` (workflow annotations)."""
+    (``path:line:col: CODE message``), ``json``, ``github`` (workflow annotations) or
+    ``sarif`` (SARIF 2.1.0, for code-scanning services)."""
     diagnostics = report.diagnostics
     fixable = {id(diagnostic) for diagnostic, _ in report.fixes}
     if format == "json":
@@ -398,6 +399,8 @@ def render_report(report: LintReport, format: str = "text", colour: bool = False
         return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
     if format == "github":
         return "".join(_github(diagnostic) + "\n" for diagnostic in diagnostics)
+    if format == "sarif":
+        return json.dumps(sarif_log(diagnostics), ensure_ascii=False, indent=2) + "\n"
     if format == "concise":
         body = "".join(_concise(diagnostic) + "\n" for diagnostic in diagnostics)
     else:
@@ -426,6 +429,46 @@ def _summary(report: LintReport) -> str:
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def sarif_log(diagnostics: list[Diagnostic]) -> dict[str, Any]:
+    """A SARIF 2.1.0 log of the findings: one run, a rule per code that occurs."""
+    rules: dict[str, dict[str, Any]] = {}
+    results = []
+    for diagnostic in diagnostics:
+        code = diagnostic.code
+        rule = RULES_BY_ID.get(code.id) if code.is_lint else None
+        rules.setdefault(
+            code.id,
+            {
+                "id": code.id,
+                "name": rule.name if rule is not None else code.kind,
+                "shortDescription": {"text": rule.summary if rule is not None else code.kind},
+            },
+        )
+        result: dict[str, Any] = {
+            "ruleId": code.id,
+            "level": "error" if diagnostic.is_error else "warning",
+            "message": {"text": diagnostic.message},
+        }
+        span = diagnostic.span
+        if span is not None:
+            (line, col), (end_line, end_col) = span.begin_pos, span.end_pos
+            region = {"startLine": line, "startColumn": col, "endLine": end_line}
+            region["endColumn"] = end_col
+            physical = {"artifactLocation": {"uri": span.file.path}, "region": region}
+            result["locations"] = [{"physicalLocation": physical}]
+        results.append(result)
+    driver = {
+        "name": "kclpy lint",
+        "informationUri": "https://kcl-lang.io",
+        "rules": list(rules.values()),
+    }
+    return {
+        "version": "2.1.0",
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "runs": [{"tool": {"driver": driver}, "results": results}],
+    }
 
 
 def _github(diagnostic: Diagnostic) -> str:

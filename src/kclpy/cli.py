@@ -96,6 +96,7 @@ def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
     vet.add_argument("--format", choices=["json", "yaml"], default="json")
     vet.add_argument("--no_style", action="store_true")
     _add_lint_parser(commands)
+    commands.add_parser("lsp", help="run the language server over stdio")
     fmt = commands.add_parser("fmt", help="format KCL files in place")
     fmt.add_argument("paths", nargs="*", default=["."], help="files, folders, folder/..., -")
     fmt.add_argument(
@@ -139,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return lint_command(args)
         if args.command == "fmt":
             return fmt_command(args)
+        if args.command == "lsp":
+            return lsp_command()
         if args.command == "kusion":
             from kclpy.kusion import cli as kusion_cli
 
@@ -431,3 +434,19 @@ def fmt_command(args: argparse.Namespace) -> int:
     if failed:
         return EXIT_PROGRAM_ERROR
     return EXIT_PROGRAM_ERROR if would_change and (args.check or args.diff) else EXIT_OK
+
+
+def lsp_command() -> int:
+    """``kcl lsp``: the language server (package ``kclpy_lsp``, needs the ``lsp`` extra:
+    pygls); imported only here, so no other command pays for it."""
+    import importlib
+
+    try:
+        server = importlib.import_module("kclpy_lsp.server")
+    except ImportError as error:
+        sys.stderr.write(
+            f"error: the language server needs pygls ({error}); pip install 'kclpy[lsp]'\n"
+        )
+        return EXIT_USAGE
+    result: int = server.main()
+    return result

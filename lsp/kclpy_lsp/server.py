@@ -1,0 +1,204 @@
+"""The kclpy language server (pygls 2): diagnostics, formatting, hover, definition.
+
+* Diagnostics on open, change and save: every syntax and type error of the program
+  the document belongs to (its folder's package, with the unsaved text) plus the lint
+  warnings of ``kcl lint``, for that document.
+* Formatting: ``kcl fmt``'s result as the smallest line edits (no whole-document
+  replacement that would move the editor's view); nothing for text with syntax errors.
+* Hover: the kind, name, type and documentation of the symbol under the cursor.
+* Definition: where that symbol is defined.
+
+Positions: kclpy counts code points from 1; LSP counts UTF-16 units (or what the
+client negotiated, via pygls's position codec) from 0.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
+
+from kclpy import __version__
+from kclpy.diag import Diagnostic
+from kclpy.loader import Loader
+from kclpy.sema import check_program
+from kclpy.sema.model import Model
+from kclpy.source import Span
+from kclpy.tools.format import FormatError, format_code
+from kclpy.tools.lint import LintConfigError, lint
+
+server = LanguageServer("kclpy-lsp", __version__)
+
+_MODELS: dict[tuple[str, int | None], Model] = {}
+
+
+def document_path(document: TextDocument) -> str:
+    """The file system path of a ``file:`` document (its URI otherwise)."""
+    if document.path:
+        return str(document.path)
+    parsed = urlparse(document.uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else document.uri
+
+
+def to_range(document: TextDocument, span: Span | None) -> types.Range:
+    """An LSP range for a span of this document (the start of the file without one)."""
+    if span is None:
+        return types.Range(types.Position(0, 0), types.Position(0, 0))
+    start = _position(span.file.text, span.start)
+    end = _position(span.file.text, span.end)
+    return document.position_codec.range_to_client_units(document.lines, types.Range(start, end))
+
+
+def _position(text: str, offset: int) -> types.Position:
+    line = text.count("\n", 0, offset)
+    start = text.rfind("\n", 0, offset) + 1
+    return types.Position(line, offset - start)  # code points; converted by the codec
+
+
+def to_lsp_diagnostic(document: TextDocument, diagnostic: Diagnostic) -> types.Diagnostic:
+    severity = (
+        types.DiagnosticSeverity.Error if diagnostic.is_error else types.DiagnosticSeverity.Warning
+    )
+    message = diagnostic.message
+    for note in diagnostic.notes:
+        message += f"\n{note}"
+    return types.Diagnostic(
+        range=to_range(document, diagnostic.span),
+        message=message,
+        severity=severity,
+        code=diagnostic.code.id,
+        source="kclpy",
+    )
+
+
+def diagnostics_for(document: TextDocument) -> list[types.Diagnostic]:
+    path = document_path(document)
+    try:
+        report = lint([path], sources={path: document.source})
+    except LintConfigError as error:
+        first = types.Range(types.Position(0, 0), types.Position(0, 0))
+        return [types.Diagnostic(range=first, message=str(error), source="kclpy")]
+    mine = os.path.abspath(path)
+    found = []
+    for diagnostic in report.diagnostics:
+        span = diagnostic.span
+        if span is not None and os.path.abspath(span.file.path) != mine:
+            continue
+        found.append(to_lsp_diagnostic(document, diagnostic))
+    return found
+
+
+def publish(ls: LanguageServer, uri: str) -> None:
+    document = ls.workspace.get_text_document(uri)
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(
+            uri=document.uri, version=document.version, diagnostics=diagnostics_for(document)
+        )
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    publish(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    publish(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    publish(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_FORMATTING)
+def formatting(
+    ls: LanguageServer, params: types.DocumentFormattingParams
+) -> list[types.TextEdit] | None:
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    try:
+        formatted = format_code(document.source, filename=document_path(document))
+    except FormatError:
+        return None
+    return line_edits(document.source, formatted)
+
+
+def line_edits(before: str, after: str) -> list[types.TextEdit]:
+    """The smallest whole-line edits turning ``before`` into ``after``."""
+    old = before.splitlines(keepends=True)
+    new = after.splitlines(keepends=True)
+    edits = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        start = types.Position(i1, 0)
+        end = types.Position(i2, 0)
+        edits.append(types.TextEdit(types.Range(start, end), "".join(new[j1:j2])))
+    return edits
+
+
+def model_for(document: TextDocument) -> Model:
+    key = (document.uri, document.version)
+    model = _MODELS.get(key)
+    if model is None:
+        path = document_path(document)
+        loader = Loader(os.path.dirname(path), {}, {path: document.source})
+        model = check_program(loader.load([path]))
+        _MODELS.clear()  # keep the latest document's model only
+        _MODELS[key] = model
+    return model
+
+
+def _symbol(document: TextDocument, position: types.Position) -> Any:
+    codec_position = document.position_codec.position_from_client_units(document.lines, position)
+    model = model_for(document)
+    return model.symbol_at(
+        document_path(document), (codec_position.line + 1, codec_position.character + 1)
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(ls: LanguageServer, params: types.HoverParams) -> types.Hover | None:
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    symbol = _symbol(document, params.position)
+    if symbol is None:
+        return None
+    text = f"```kcl\n({symbol.kind}) {symbol.name}: {symbol.type.ty_str()}\n```"
+    doc = model_for(document).doc(symbol)
+    if doc:
+        text += f"\n\n{doc}"
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+def definition(ls: LanguageServer, params: types.DefinitionParams) -> types.Location | None:
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    symbol = _symbol(document, params.position)
+    if symbol is None or symbol.span is None:
+        return None
+    span: Span = symbol.span
+    target_path = span.file.path
+    if os.path.abspath(target_path) == os.path.abspath(document_path(document)):
+        return types.Location(document.uri, to_range(document, span))
+    target = ls.workspace.get_text_document(f"file://{os.path.abspath(target_path)}")
+    return types.Location(target.uri, to_range(target, span))
+
+
+def main() -> int:
+    """Serve over stdio until the client exits."""
+    server.start_io()
+    return 0

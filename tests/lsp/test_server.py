@@ -1,0 +1,111 @@
+"""The language server, end to end: a real pytest-lsp client drives
+``python -m kclpy_lsp`` over stdio (with VS Code's and Neovim's capabilities)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+pytestmark = pytest.mark.asyncio
+
+SOURCE = '''import math
+import regex
+
+schema Person:
+    """A person."""
+    name: str
+    age: int = 1
+
+alice = Person {name = "alice"}
+n = alice.age + undefined_name
+'''
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "kclpy_lsp"]),
+    params=["visual-studio-code", "neovim"],
+)
+async def client(
+    lsp_client: LanguageClient, request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[None]:
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(request.param), root_uri=tmp_path.as_uri()
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _open(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="kcl", version=version, text=text
+            )
+        )
+    )
+    return uri
+
+
+async def test_diagnostics_hover_definition_formatting(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    lsp, folder = client, tmp_path
+    uri = _open(lsp, folder / "main.k", SOURCE)
+    await lsp.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    found = {(d.code, d.range.start.line) for d in lsp.diagnostics[uri]}
+    assert ("W0411", 0) in found and ("W0411", 1) in found  # unused imports
+    assert ("E2L23", 9) in found  # name 'undefined_name' is not defined
+
+    hover = await lsp.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(8, 10))
+    )
+    assert hover is not None and "Person" in hover.contents.value
+    assert "A person." in hover.contents.value
+
+    location = await lsp.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(8, 10))
+    )
+    assert location is not None and location.range.start.line == 3
+
+    messy = "a=1\nb = {x=1}\n"
+    uri2 = _open(lsp, folder / "other.k", messy)
+    edits = await lsp.text_document_formatting_async(
+        types.DocumentFormattingParams(
+            types.TextDocumentIdentifier(uri2),
+            types.FormattingOptions(tab_size=4, insert_spaces=True),
+        )
+    )
+    assert edits is not None and len(edits) == 1  # minimal: whole changed lines only
+    assert edits[0].new_text == "a = 1\nb = {x = 1}\n"
+
+
+async def test_changes_update_diagnostics(client: LanguageClient, tmp_path: Path) -> None:
+    lsp, folder = client, tmp_path
+    uri = _open(lsp, folder / "main.k", "a = 1\n")
+    await lsp.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert not lsp.diagnostics[uri]
+    lsp.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="a = (\n")],
+        )
+    )
+    await lsp.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert "E1001" in [d.code for d in lsp.diagnostics[uri]]
+    edits = await lsp.text_document_formatting_async(
+        types.DocumentFormattingParams(
+            types.TextDocumentIdentifier(uri),
+            types.FormattingOptions(tab_size=4, insert_spaces=True),
+        )
+    )
+    assert not edits  # a syntax error: nothing to format

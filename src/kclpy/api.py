@@ -499,3 +499,11 @@ def format_path(path: str, *, check: bool = False) -> list[str]:
     from kclpy.tools.format import format_path as run
 
     return run(path, check=check)
+
+
+def generate_doc(path: str = ".", format: str = "md") -> str:
+    """``kcl doc``: the schemas of the package at ``path`` as ``md`` (the reference's
+    Markdown) or ``json-schema``; raises ``kclpy.tools.doc.DocError`` on errors."""
+    from kclpy.tools.doc import generate_doc as run
+
+    return run(path, format)

@@ -97,6 +97,11 @@ def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
     vet.add_argument("--no_style", action="store_true")
     _add_lint_parser(commands)
     commands.add_parser("lsp", help="run the language server over stdio")
+    doc = commands.add_parser("doc", help="document the schemas of a package")
+    doc.add_argument("path", nargs="?", default=".", help="a .k file or package folder")
+    doc.add_argument("--format", choices=["md", "json-schema"], default="md")
+    doc.add_argument("-o", "--output", help="write to this file (atomically)")
+    doc.add_argument("--no_style", action="store_true")
     fmt = commands.add_parser("fmt", help="format KCL files in place")
     fmt.add_argument("paths", nargs="*", default=["."], help="files, folders, folder/..., -")
     fmt.add_argument(
@@ -142,6 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return fmt_command(args)
         if args.command == "lsp":
             return lsp_command()
+        if args.command == "doc":
+            return doc_command(args)
         if args.command == "kusion":
             from kclpy.kusion import cli as kusion_cli
 
@@ -450,3 +457,24 @@ def lsp_command() -> int:
         return EXIT_USAGE
     result: int = server.main()
     return result
+
+
+def doc_command(args: argparse.Namespace) -> int:
+    """``kcl doc``: the schemas of a package as Markdown or JSON Schema."""
+    from kclpy.diag.render import render_all, use_colour
+    from kclpy.tools.doc import DocError, generate_doc
+
+    try:
+        text = generate_doc(args.path, args.format)
+    except DocError as error:
+        if error.diagnostics:
+            colour = not args.no_style and use_colour(sys.stderr)
+            sys.stderr.write(render_all(error.diagnostics, "human", colour))
+        else:
+            sys.stderr.write(f"error: {error}\n")
+        return EXIT_PROGRAM_ERROR
+    if args.output:
+        write_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK

@@ -1,0 +1,146 @@
+"""``kcl doc``: documentation of a package's schemas, from their docstrings.
+
+``generate_doc(path, format)`` checks the program at ``path`` (a ``.k`` file or a
+package folder) and describes every schema of its main package, inherited
+attributes included:
+
+* ``md``: the reference's Markdown (``# Schemas`` / ``## Package`` / ``### Name``,
+  the docstring summary, then a table of attributes sorted by name with type,
+  required, default and description);
+* ``json-schema``: one JSON Schema (draft 2020-12) document whose ``$defs`` hold the
+  schemas (types mapped to JSON types, ``$ref`` for schema-typed attributes, enums
+  for literal unions, defaults when they are plain literals).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from kclpy.diag import Diagnostic
+from kclpy.loader import Loader, package_files
+from kclpy.sema import SchemaInfo, check_program
+from kclpy.sema.types import DictType, ListType, LitType, SchemaType, Type, UnionType
+from kclpy.tools.schema_types import describe_schema
+
+FORMATS = ("md", "json-schema")
+
+
+class DocError(Exception):
+    """The program has errors (``diagnostics``) or the path is not a KCL package."""
+
+    def __init__(self, message: str, diagnostics: list[Diagnostic] | None = None) -> None:
+        super().__init__(message)
+        self.diagnostics = diagnostics or []
+
+
+def generate_doc(path: str = ".", format: str = "md") -> str:
+    """The documentation text of the schemas at ``path`` in ``format`` (md, json-schema)."""
+    if format not in FORMATS:
+        raise DocError(f"unknown format '{format}', expected one of {', '.join(FORMATS)}")
+    files = [path] if os.path.isfile(path) else package_files(path)
+    files = [os.path.abspath(file) for file in files]
+    if not files:
+        raise DocError(f"no KCL files in {path}")
+    program = Loader(os.path.dirname(os.path.abspath(files[0])), {}, {}).load(files)
+    model = check_program(program)
+    errors = [d for d in [*program.diagnostics, *model.diagnostics] if d.is_error]
+    if errors:
+        raise DocError("the program has errors", errors)
+    schemas = sorted(
+        (info for info in model.schemas.values() if not info.is_rule and _is_main(info)),
+        key=lambda info: info.name,
+    )
+    if format == "md":
+        return _markdown(model, schemas)
+    return json.dumps(_json_schema(model, schemas), indent=2, ensure_ascii=False) + "\n"
+
+
+def _is_main(info: SchemaInfo) -> bool:
+    return (info.pkgpath or "__main__") == "__main__"
+
+
+def _markdown(model: Any, schemas: list[SchemaInfo]) -> str:
+    lines = ["# Schemas", "", "## Package __main__", ""]
+    for info in schemas:
+        described = describe_schema(model, info)
+        lines += [f"### {info.name}", ""]
+        if described.doc:
+            lines += [described.doc, ""]
+        lines += [
+            "| Name | Type | Required | Default | Description |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for name in sorted(described.attributes):
+            attr = described.attributes[name]
+            cells = [
+                name,
+                attr.type,
+                "no" if attr.optional else "yes",
+                attr.default,
+                " ".join(attr.description.split()),
+            ]
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _json_schema(model: Any, schemas: list[SchemaInfo]) -> dict[str, Any]:
+    definitions: dict[str, Any] = {}
+    for info in schemas:
+        described = describe_schema(model, info)
+        members = model.members(info)
+        properties: dict[str, Any] = {}
+        for name, attr in described.attributes.items():
+            prop = _json_type(members[name].type)
+            if attr.description:
+                prop["description"] = " ".join(attr.description.split())
+            default = _literal(attr.default)
+            if default is not _NO_DEFAULT:
+                prop["default"] = default
+            properties[name] = prop
+        definition: dict[str, Any] = {"type": "object", "properties": properties}
+        if described.doc:
+            definition["description"] = described.doc
+        required = [name for name in described.required if not described.attributes[name].default]
+        if required:
+            definition["required"] = required
+        definitions[info.name] = definition
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions}
+
+
+_NO_DEFAULT = object()
+
+
+def _literal(text: str) -> Any:
+    """A default's source text as JSON when it is a plain literal."""
+    if not text:
+        return _NO_DEFAULT
+    constants = {"True": True, "False": False, "None": None}
+    if text in constants:
+        return constants[text]
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NO_DEFAULT
+
+
+def _json_type(kind: Type) -> dict[str, Any]:
+    if isinstance(kind, SchemaType):
+        return {"$ref": f"#/$defs/{kind.info.name}"}
+    if isinstance(kind, ListType):
+        return {"type": "array", "items": _json_type(kind.elem)}
+    if isinstance(kind, DictType):
+        return {"type": "object", "additionalProperties": _json_type(kind.val)}
+    if isinstance(kind, LitType):
+        return {"const": kind.value}
+    if isinstance(kind, UnionType):
+        if all(isinstance(member, LitType) for member in kind.types):
+            return {"enum": [member.value for member in kind.types]}  # type: ignore[attr-defined]
+        return {"anyOf": [_json_type(member) for member in kind.types]}
+    name = kind.ty_str()
+    simple = {"int": "integer", "float": "number", "str": "string", "bool": "boolean"}
+    if name in simple:
+        return {"type": simple[name]}
+    return {}

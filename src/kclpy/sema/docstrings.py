@@ -55,7 +55,19 @@ def attribute_docs(doc: str) -> dict[str, str]:
         if stripped and not line.startswith((" ", "\t")):
             current = stripped.split(":", 1)[0].strip().strip("$")
             result.setdefault(current, "")
-        elif stripped and current is not None:
+        elif current is not None and (stripped or result[current]):
             previous = result[current]
             result[current] = f"{previous}\n{stripped}" if previous else stripped
-    return result
+    return {name: text.strip("\n") for name, text in result.items()}
+
+
+def description(doc: str) -> str:
+    """Every line before the first section, joined by spaces (a blank line between
+    paragraphs leaves two), as ``kcl doc`` prints a schema's description."""
+    lines = _clean_lines(doc)
+    out: list[str] = []
+    for index, line in enumerate(lines):
+        if index + 1 < len(lines) and set(lines[index + 1].strip()) == {"-"}:
+            break
+        out.append(line.strip())
+    return " ".join(out).strip()

@@ -21,6 +21,7 @@ from typing import Any
 from kclpy.diag import Diagnostic
 from kclpy.loader import Loader, package_files
 from kclpy.sema import SchemaInfo, check_program
+from kclpy.sema.docstrings import description
 from kclpy.sema.types import DictType, ListType, LitType, SchemaType, Type, UnionType
 from kclpy.tools.schema_types import describe_schema
 
@@ -40,50 +41,82 @@ def generate_doc(path: str = ".", format: str = "md") -> str:
     if format not in FORMATS:
         raise DocError(f"unknown format '{format}', expected one of {', '.join(FORMATS)}")
     files = [path] if os.path.isfile(path) else package_files(path)
-    files = [os.path.abspath(file) for file in files]
     if not files:
         raise DocError(f"no KCL files in {path}")
-    program = Loader(os.path.dirname(os.path.abspath(files[0])), {}, {}).load(files)
+    files = [os.path.abspath(file) for file in files]
+    folder = os.path.dirname(files[0])
+    root = Loader(folder, {}, {}).load(files).root
+    # in a module (kcl.mod), every package of it is documented, as kcl-lib does: a
+    # generated main file imports them all so that one check covers everything
+    in_module = os.path.exists(os.path.join(root, "kcl.mod"))
+    others = _module_packages(root, folder) if in_module else []
+    sources: dict[str, str] = {}
+    if others:
+        imports = os.path.join(folder, "__kclpy_doc_imports__.k")
+        sources[imports] = "".join(f"import {p} as _doc{i}\n" for i, p in enumerate(others))
+        files = [*files, imports]
+    program = Loader(folder, {}, sources).load(files)
     model = check_program(program)
     errors = [d for d in [*program.diagnostics, *model.diagnostics] if d.is_error]
     if errors:
         raise DocError("the program has errors", errors)
-    schemas = sorted(
-        (info for info in model.schemas.values() if not info.is_rule and _is_main(info)),
-        key=lambda info: info.name,
-    )
+    packages: dict[str, list[SchemaInfo]] = {"__main__": []}
+    packages.update((pkgpath, []) for pkgpath in others)
+    for info in model.schemas.values():
+        pkgpath = info.pkgpath or "__main__"
+        if not info.is_rule and pkgpath in packages:
+            packages[pkgpath].append(info)
+    for infos in packages.values():
+        infos.sort(key=lambda info: info.name)
     if format == "md":
-        return _markdown(model, schemas)
+        return _markdown(model, packages)
+    schemas = [info for infos in packages.values() for info in infos]
     return json.dumps(_json_schema(model, schemas), indent=2, ensure_ascii=False) + "\n"
 
 
-def _is_main(info: SchemaInfo) -> bool:
-    return (info.pkgpath or "__main__") == "__main__"
+def _module_packages(root: str, main_folder: str) -> list[str]:
+    """The dotted paths of the module's package folders other than the main one."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")) and d != "vendor")
+        if os.path.abspath(folder) in (os.path.abspath(main_folder), os.path.abspath(root)):
+            continue
+        if any(name.endswith(".k") and not name.endswith("_test.k") for name in names):
+            found.append(os.path.relpath(folder, root).replace(os.sep, "."))
+    return sorted(found)
 
 
-def _markdown(model: Any, schemas: list[SchemaInfo]) -> str:
-    lines = ["# Schemas", "", "## Package __main__", ""]
-    for info in schemas:
-        described = describe_schema(model, info)
-        lines += [f"### {info.name}", ""]
-        if described.doc:
-            lines += [described.doc, ""]
-        lines += [
-            "| Name | Type | Required | Default | Description |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for name in sorted(described.attributes):
-            attr = described.attributes[name]
-            cells = [
-                name,
-                attr.type,
-                "no" if attr.optional else "yes",
-                attr.default,
-                " ".join(attr.description.split()),
-            ]
-            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-        lines.append("")
+def _markdown(model: Any, packages: dict[str, list[SchemaInfo]]) -> str:
+    lines = ["# Schemas", ""]
+    for pkgpath, schemas in packages.items():
+        lines += [f"## Package {pkgpath}", ""]
+        for info in schemas:
+            lines += _markdown_schema(model, info)
     return "\n".join(lines)
+
+
+def _markdown_schema(model: Any, info: SchemaInfo) -> list[str]:
+    described = describe_schema(model, info)
+    lines = [f"### {info.name}", ""]
+    text = description(info.doc)
+    if text:
+        lines += [text, ""]
+    lines += [
+        "| Name | Type | Required | Default | Description |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name in sorted(described.attributes):
+        attr = described.attributes[name]
+        cells = [
+            name,
+            attr.type,
+            "no" if attr.optional else "yes",
+            attr.default,
+            " ".join(attr.description.split("\n")),
+        ]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    lines.append("")
+    return lines
 
 
 def _json_schema(model: Any, schemas: list[SchemaInfo]) -> dict[str, Any]:

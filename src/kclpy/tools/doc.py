@@ -23,6 +23,7 @@ from kclpy.loader import Loader, package_files
 from kclpy.sema import SchemaInfo, check_program
 from kclpy.sema.docstrings import description
 from kclpy.sema.types import DictType, ListType, LitType, SchemaType, Type, UnionType
+from kclpy.syntax import ast
 from kclpy.tools.schema_types import describe_schema
 
 FORMATS = ("md", "json-schema")
@@ -105,10 +106,12 @@ def _markdown_schema(model: Any, info: SchemaInfo) -> list[str]:
         "| Name | Type | Required | Default | Description |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for name in sorted(described.attributes):
+    members = model.members(info)
+    written = {name: _written_name(members[name], name) for name in described.attributes}
+    for name in sorted(described.attributes, key=lambda name: written[name]):
         attr = described.attributes[name]
         cells = [
-            name,
+            written[name],
             attr.type,
             "no" if attr.optional else "yes",
             attr.default,
@@ -117,6 +120,14 @@ def _markdown_schema(model: Any, info: SchemaInfo) -> list[str]:
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     lines.append("")
     return lines
+
+
+def _written_name(symbol: Any, name: str) -> str:
+    """An attribute's name as the source spells it (``$type`` for a keyword)."""
+    node = symbol.node
+    if isinstance(node, ast.SchemaAttr):
+        return node.name_span.file.text[node.name_span.start : node.name_span.end]
+    return name
 
 
 def _json_schema(model: Any, schemas: list[SchemaInfo]) -> dict[str, Any]:

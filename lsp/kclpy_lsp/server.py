@@ -7,6 +7,9 @@
   replacement that would move the editor's view); nothing for text with syntax errors.
 * Hover: the kind, name, type and documentation of the symbol under the cursor.
 * Definition: where that symbol is defined.
+* Completion: after ``x.``, the members of ``x`` (a module's names, a schema's
+  attributes); inside ``Schema {``, its attributes; elsewhere the package's names and
+  the builtin functions.
 
 Positions: kclpy counts code points from 1; LSP counts UTF-16 units (or what the
 client negotiated, via pygls's position codec) from 0.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -27,7 +31,10 @@ from kclpy import __version__
 from kclpy.diag import Diagnostic
 from kclpy.loader import Loader
 from kclpy.sema import check_program
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS, SYSTEM_MODULES
 from kclpy.sema.model import Model
+from kclpy.sema.symbols import SymbolKind
+from kclpy.sema.types import ModuleType
 from kclpy.source import Span
 from kclpy.tools.format import FormatError, format_code
 from kclpy.tools.lint import LintConfigError, lint
@@ -202,3 +209,111 @@ def main() -> int:
     """Serve over stdio until the client exits."""
     server.start_io()
     return 0
+
+
+# --------------------------------------------------------------------------- completion
+
+_CHAIN = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\.([\w$]*)$")
+_SCHEMA_OPEN = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:\([^()]*\))?\s*$")
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
+def completion(ls: LanguageServer, params: types.CompletionParams) -> types.CompletionList:
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    position = document.position_codec.position_from_client_units(document.lines, params.position)
+    line = document.lines[position.line] if position.line < len(document.lines) else ""
+    prefix = line[: position.character]
+    model = model_for(document)
+    chain = _CHAIN.search(prefix)
+    if chain is not None:
+        items = _member_items(model, chain.group(1).split("."))
+    else:
+        offset = sum(len(text) for text in document.lines[: position.line]) + position.character
+        schema = _enclosing_schema(document.source, offset)
+        info = model.schema(schema) if schema else None
+        items = _attribute_items(model, info) if info is not None else _name_items(model)
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+def _member_items(model: Model, names: list[str]) -> list[types.CompletionItem]:
+    """The members of ``a.b`` (a module's names, a schema's attributes)."""
+    symbol = model.package_symbols().get(names[0])
+    if symbol is None:
+        return []
+    kind = symbol.type
+    for name in names[1:]:
+        members = _members_of(model, kind)
+        found = members.get(name)
+        if found is None:
+            return []
+        kind = found.type
+    return [_item(member) for member in _members_of(model, kind).values()]
+
+
+def _members_of(model: Model, kind: Any) -> dict[str, Any]:
+    if isinstance(kind, ModuleType) and kind.pkgpath in SYSTEM_MODULES:
+        return {
+            name: _Builtin(name, member) for name, member in SYSTEM_MODULES[kind.pkgpath].items()
+        }
+    if isinstance(kind, ModuleType):
+        return {
+            name: member
+            for name, member in model.package_symbols(kind.pkgpath).items()
+            if not name.startswith("_")
+        }
+    return model.members(kind)
+
+
+class _Builtin:
+    """A system-module function, shaped like a symbol for completion items."""
+
+    def __init__(self, name: str, type: Any) -> None:
+        self.name = name
+        self.type = type
+        self.kind = SymbolKind.BUILTIN
+
+
+def _attribute_items(model: Model, info: Any) -> list[types.CompletionItem]:
+    return [_item(member, field=True) for member in model.members(info).values()]
+
+
+def _name_items(model: Model) -> list[types.CompletionItem]:
+    items = [_item(symbol) for symbol in model.package_symbols().values()]
+    items += [
+        types.CompletionItem(label=name, kind=types.CompletionItemKind.Function)
+        for name in sorted(BUILTIN_FUNCTIONS)
+    ]
+    return items
+
+
+def _item(symbol: Any, field: bool = False) -> types.CompletionItem:
+    kinds = {
+        SymbolKind.SCHEMA: types.CompletionItemKind.Class,
+        SymbolKind.RULE: types.CompletionItemKind.Class,
+        SymbolKind.MODULE: types.CompletionItemKind.Module,
+        SymbolKind.ATTRIBUTE: types.CompletionItemKind.Field,
+    }
+    kind = types.CompletionItemKind.Field if field else kinds.get(symbol.kind)
+    return types.CompletionItem(
+        label=symbol.name,
+        kind=kind or types.CompletionItemKind.Variable,
+        detail=symbol.type.ty_str(),
+    )
+
+
+def _enclosing_schema(text: str, offset: int) -> str | None:
+    """The schema name before the innermost ``{`` still open at ``offset``
+    (``Person {`` or ``Person(1) {``), if any."""
+    depth = 0
+    index = offset - 1
+    while index >= 0:
+        char = text[index]
+        if char == "}":
+            depth += 1
+        elif char == "{":
+            if depth == 0:
+                head = _SCHEMA_OPEN.search(text[max(0, index - 200) : index])
+                return head.group(1) if head is not None else None
+            depth -= 1
+        index -= 1
+    return None

@@ -109,3 +109,26 @@ async def test_changes_update_diagnostics(client: LanguageClient, tmp_path: Path
         )
     )
     assert not edits  # a syntax error: nothing to format
+
+
+async def test_completion(client: LanguageClient, tmp_path: Path) -> None:
+    text = SOURCE + "bob = Person {\n    \n}\nm = math.\nx = alice.\n"
+    uri = _open(client, tmp_path / "main.k", text)
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    lines = text.splitlines()
+
+    async def labels(line: int, column: int) -> set[str]:
+        result = await client.text_document_completion_async(
+            types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(line, column))
+        )
+        assert isinstance(result, types.CompletionList)
+        return {item.label for item in result.items}
+
+    inside = lines.index("bob = Person {") + 1
+    assert await labels(inside, 4) == {"name", "age"}  # the schema's attributes
+    math_line = lines.index("m = math.")
+    assert {"log", "sqrt", "pow"} <= await labels(math_line, len("m = math."))
+    alice_line = lines.index("x = alice.")
+    assert await labels(alice_line, len("x = alice.")) == {"name", "age"}
+    top = await labels(alice_line, 0)
+    assert {"Person", "alice", "len", "print"} <= top

@@ -6,7 +6,8 @@
 * Formatting: ``kcl fmt``'s result as the smallest line edits (no whole-document
   replacement that would move the editor's view); nothing for text with syntax errors.
 * Hover: the kind, name, type and documentation of the symbol under the cursor.
-* Definition: where that symbol is defined.
+* Definition and references: where that symbol is defined and used.
+* Document symbols: the top-level names, schemas with their attributes.
 * Completion: after ``x.``, the members of ``x`` (a module's names, a schema's
   attributes); inside ``Schema {``, its attributes; elsewhere the package's names and
   the builtin functions.
@@ -197,12 +198,63 @@ def definition(ls: LanguageServer, params: types.DefinitionParams) -> types.Loca
     symbol = _symbol(document, params.position)
     if symbol is None or symbol.span is None:
         return None
-    span: Span = symbol.span
-    target_path = span.file.path
-    if os.path.abspath(target_path) == os.path.abspath(document_path(document)):
+    return _location(ls, document, symbol.span)
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+def references(ls: LanguageServer, params: types.ReferenceParams) -> list[types.Location]:
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    symbol = _symbol(document, params.position)
+    if symbol is None:
+        return []
+    model = model_for(document)
+    spans = model.references(symbol, include_definition=params.context.include_declaration)
+    return [_location(ls, document, span) for span in spans]
+
+
+def _location(ls: LanguageServer, document: TextDocument, span: Span) -> types.Location:
+    """A span as an LSP location (in this document or another file)."""
+    if os.path.abspath(span.file.path) == os.path.abspath(document_path(document)):
         return types.Location(document.uri, to_range(document, span))
-    target = ls.workspace.get_text_document(f"file://{os.path.abspath(target_path)}")
+    target = ls.workspace.get_text_document(f"file://{os.path.abspath(span.file.path)}")
     return types.Location(target.uri, to_range(target, span))
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def document_symbols(
+    ls: LanguageServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol]:
+    """The top-level names of the document, schemas with their attributes."""
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    model = model_for(document)
+    mine = os.path.abspath(document_path(document))
+    found = []
+    for symbol in model.package_symbols().values():
+        span = symbol.span
+        if span is None or os.path.abspath(span.file.path) != mine:
+            continue
+        children = []
+        if symbol.kind == SymbolKind.SCHEMA:
+            for member in model.members(symbol.type).values():
+                if member.span is not None and os.path.abspath(member.span.file.path) == mine:
+                    member_range = to_range(document, member.span)
+                    children.append(
+                        types.DocumentSymbol(
+                            member.name, types.SymbolKind.Field, member_range, member_range
+                        )
+                    )
+        kind = (
+            types.SymbolKind.Class
+            if symbol.kind == SymbolKind.SCHEMA
+            else types.SymbolKind.Variable
+        )
+        where = to_range(document, span)
+        found.append(
+            types.DocumentSymbol(
+                symbol.name, kind, where, where, detail=symbol.type.ty_str(), children=children
+            )
+        )
+    return found
 
 
 def main() -> int:

@@ -132,3 +132,27 @@ async def test_completion(client: LanguageClient, tmp_path: Path) -> None:
     assert await labels(alice_line, len("x = alice.")) == {"name", "age"}
     top = await labels(alice_line, 0)
     assert {"Person", "alice", "len", "print"} <= top
+
+
+async def test_references_and_symbols(client: LanguageClient, tmp_path: Path) -> None:
+    text = SOURCE + "bob = Person {name = alice.name}\n"
+    uri = _open(client, tmp_path / "main.k", text)
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    found = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            position=types.Position(3, 8),  # schema Person
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
+    assert found is not None
+    assert sorted(location.range.start.line for location in found) == [3, 8, 10]
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
+    assert symbols is not None
+    names = {symbol.name: symbol for symbol in symbols}
+    assert {"Person", "alice", "n", "bob"} <= set(names)
+    person = names["Person"]
+    assert isinstance(person, types.DocumentSymbol) and person.children
+    assert {child.name for child in person.children} == {"name", "age"}

@@ -7,6 +7,7 @@
   replacement that would move the editor's view); nothing for text with syntax errors.
 * Hover: the kind, name, type and documentation of the symbol under the cursor.
 * Definition and references: where that symbol is defined and used.
+* Rename: the definition and every use.
 * Document symbols: the top-level names, schemas with their attributes.
 * Completion: after ``x.``, the members of ``x`` (a module's names, a schema's
   attributes); inside ``Schema {``, its attributes; elsewhere the package's names and
@@ -218,6 +219,29 @@ def _location(ls: LanguageServer, document: TextDocument, span: Span) -> types.L
         return types.Location(document.uri, to_range(document, span))
     target = ls.workspace.get_text_document(f"file://{os.path.abspath(span.file.path)}")
     return types.Location(target.uri, to_range(target, span))
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+def rename(ls: LanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+    """Rename a symbol at its definition and every recorded use (not builtins)."""
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    symbol = _symbol(document, params.position)
+    if symbol is None or symbol.span is None or symbol.kind == SymbolKind.BUILTIN:
+        return None
+    if not re.fullmatch(r"[A-Za-z_][\w]*", params.new_name):
+        return None
+    changes: dict[str, list[types.TextEdit]] = {}
+    model = model_for(document)
+    for span in model.references(symbol, include_definition=True):
+        location = _location(ls, document, span)
+        text = span.file.text[span.start : span.end]
+        if text.endswith(symbol.name):  # a use inside a selection ``a.b``: the last part
+            start = span.end - len(symbol.name)
+            location = _location(ls, document, Span(span.file, start, span.end))
+        edits = changes.setdefault(location.uri, [])
+        if all(edit.range != location.range for edit in edits):
+            edits.append(types.TextEdit(location.range, params.new_name))
+    return types.WorkspaceEdit(changes=changes)
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)

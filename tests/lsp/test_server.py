@@ -156,3 +156,26 @@ async def test_references_and_symbols(client: LanguageClient, tmp_path: Path) ->
     person = names["Person"]
     assert isinstance(person, types.DocumentSymbol) and person.children
     assert {child.name for child in person.children} == {"name", "age"}
+
+
+async def test_rename(client: LanguageClient, tmp_path: Path) -> None:
+    text = SOURCE + "bob = Person {name = alice.name}\n"
+    uri = _open(client, tmp_path / "main.k", text)
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            position=types.Position(8, 1),  # alice
+            new_name="carol",
+        )
+    )
+    assert edit is not None and edit.changes is not None
+    lines = text.splitlines()
+    for change in edit.changes[uri]:
+        start, end = change.range.start, change.range.end
+        assert start.line == end.line
+        line = lines[start.line]
+        lines[start.line] = line[: start.character] + change.new_text + line[end.character :]
+    renamed = "\n".join(lines) + "\n"
+    assert "carol = Person" in renamed and "carol.name" in renamed and "carol.age" in renamed
+    assert "alice." not in renamed and "alice =" not in renamed and '"alice"' in renamed

@@ -8,6 +8,7 @@
 * Hover: the kind, name, type and documentation of the symbol under the cursor.
 * Definition and references: where that symbol is defined and used.
 * Rename: the definition and every use.
+* Code actions: quick fixes for unused and repeated imports (``kcl lint --fix``).
 * Document symbols: the top-level names, schemas with their attributes.
 * Completion: after ``x.``, the members of ``x`` (a module's names, a schema's
   attributes); inside ``Schema {``, its attributes; elsewhere the package's names and
@@ -279,6 +280,42 @@ def document_symbols(
             )
         )
     return found
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+)
+def code_actions(ls: LanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """Quick fixes for the lint findings in the range that ``kcl lint --fix`` can
+    repair (unused and repeated imports), with the same edits."""
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    path = document_path(document)
+    try:
+        report = lint([path], sources={path: document.source})
+    except LintConfigError:
+        return []
+    wanted = params.range
+    actions = []
+    for diagnostic, edit in report.fixes:
+        span = diagnostic.span
+        if span is None or os.path.abspath(edit.path) != os.path.abspath(path):
+            continue
+        where = to_range(document, span)
+        if where.end.line < wanted.start.line or where.start.line > wanted.end.line:
+            continue
+        change = types.TextEdit(
+            to_range(document, Span(span.file, edit.start, edit.end)), edit.text
+        )
+        actions.append(
+            types.CodeAction(
+                title=f"Remove: {diagnostic.message}",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[to_lsp_diagnostic(document, diagnostic)],
+                edit=types.WorkspaceEdit(changes={document.uri: [change]}),
+            )
+        )
+    return actions
 
 
 def main() -> int:

@@ -179,3 +179,31 @@ async def test_rename(client: LanguageClient, tmp_path: Path) -> None:
     renamed = "\n".join(lines) + "\n"
     assert "carol = Person" in renamed and "carol.name" in renamed and "carol.age" in renamed
     assert "alice." not in renamed and "alice =" not in renamed and '"alice"' in renamed
+
+
+async def test_quick_fix_removes_an_unused_import(client: LanguageClient, tmp_path: Path) -> None:
+    text = "import math\nimport regex\n\nx = regex.match('a', 'a')\n"
+    uri = _open(client, tmp_path / "main.k", text)
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=types.Range(types.Position(0, 0), types.Position(0, 5)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    assert actions is not None and len(actions) == 1
+    action = actions[0]
+    assert isinstance(action, types.CodeAction) and action.edit is not None
+    assert action.edit.changes is not None
+    [change] = action.edit.changes[uri]
+    assert change.range.start.line == 0 and change.new_text == ""
+    lines = text.splitlines(keepends=True)
+    start, end = change.range.start, change.range.end
+    head = "".join(lines[: start.line]) + lines[start.line][: start.character]
+    tail = (
+        lines[end.line][end.character :] + "".join(lines[end.line + 1 :])
+        if end.line < len(lines)
+        else ""
+    )
+    assert (head + tail).startswith("import regex\n")

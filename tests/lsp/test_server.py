@@ -43,6 +43,13 @@ async def client(
     await lsp_client.shutdown_session()
 
 
+async def _opened(client: LanguageClient, path: Path, text: str) -> str:
+    """Open a document and wait for its first diagnostics."""
+    uri = _open(client, path, text)
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return uri
+
+
 def _open(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
     path.write_text(text, encoding="utf-8")
     uri = path.as_uri()
@@ -113,8 +120,7 @@ async def test_changes_update_diagnostics(client: LanguageClient, tmp_path: Path
 
 async def test_completion(client: LanguageClient, tmp_path: Path) -> None:
     text = SOURCE + "bob = Person {\n    \n}\nm = math.\nx = alice.\n"
-    uri = _open(client, tmp_path / "main.k", text)
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    uri = await _opened(client, tmp_path / "main.k", text)
     lines = text.splitlines()
 
     async def labels(line: int, column: int) -> set[str]:
@@ -136,8 +142,7 @@ async def test_completion(client: LanguageClient, tmp_path: Path) -> None:
 
 async def test_references_and_symbols(client: LanguageClient, tmp_path: Path) -> None:
     text = SOURCE + "bob = Person {name = alice.name}\n"
-    uri = _open(client, tmp_path / "main.k", text)
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    uri = await _opened(client, tmp_path / "main.k", text)
     found = await client.text_document_references_async(
         types.ReferenceParams(
             text_document=types.TextDocumentIdentifier(uri),
@@ -160,8 +165,7 @@ async def test_references_and_symbols(client: LanguageClient, tmp_path: Path) ->
 
 async def test_rename(client: LanguageClient, tmp_path: Path) -> None:
     text = SOURCE + "bob = Person {name = alice.name}\n"
-    uri = _open(client, tmp_path / "main.k", text)
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    uri = await _opened(client, tmp_path / "main.k", text)
     edit = await client.text_document_rename_async(
         types.RenameParams(
             text_document=types.TextDocumentIdentifier(uri),
@@ -183,8 +187,7 @@ async def test_rename(client: LanguageClient, tmp_path: Path) -> None:
 
 async def test_quick_fix_removes_an_unused_import(client: LanguageClient, tmp_path: Path) -> None:
     text = "import math\nimport regex\n\nx = regex.match('a', 'a')\n"
-    uri = _open(client, tmp_path / "main.k", text)
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    uri = await _opened(client, tmp_path / "main.k", text)
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri),

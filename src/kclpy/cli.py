@@ -400,43 +400,41 @@ def test_command(args: argparse.Namespace) -> int:
 def fmt_command(args: argparse.Namespace) -> int:
     """``kcl fmt``: rewrite files in place and print the changed paths; ``--check``
     and ``--diff`` write nothing and exit 1 when a file would change; ``-`` formats
-    standard input to standard output. A syntax error is reported (exit 1) and no
-    file of that argument is written."""
+    standard input to standard output. A file with syntax errors is reported (exit
+    1) and left as it is; the other files are formatted."""
     from kclpy.diag.render import render_all, use_colour
-    from kclpy.tools.format import FormatError, format_code, kcl_files, unified_diff
+    from kclpy.tools.format import FormatError, format_code, kcl_files, read_source, unified_diff
 
-    would_change = False
-    failed = False
+    would_change = failed = False
     for path in args.paths:
         try:
-            if path == "-":
-                text = sys.stdin.read()
-                sys.stdout.write(format_code(text, filename="<stdin>"))
-                continue
-            pending: list[tuple[str, str, str]] = []
-            for file in kcl_files(path):
-                with open(file, encoding="utf-8") as handle:
-                    before = handle.read()
-                after = format_code(before, filename=file)
-                if after != before:
-                    pending.append((file, before, after))
-        except FormatError as error:
-            colour = not args.no_style and use_colour(sys.stderr)
-            sys.stderr.write(render_all(error.diagnostics, "human", colour))
-            failed = True
-            continue
-        except (OSError, UnicodeDecodeError) as error:
+            files = ["-"] if path == "-" else kcl_files(path)
+        except OSError as error:
             sys.stderr.write(f"error: {error}\n")
             failed = True
             continue
-        for file, before, after in pending:
-            would_change = True
-            if args.diff:
-                sys.stdout.write(unified_diff(file, before, after))
-            elif args.check:
-                print(file)
-            else:
-                write_atomically(file, after)
+        for file in files:
+            try:
+                before = sys.stdin.read() if file == "-" else read_source(file)
+                after = format_code(before, filename="<stdin>" if file == "-" else file)
+            except FormatError as error:
+                colour = not args.no_style and use_colour(sys.stderr)
+                sys.stderr.write(render_all(error.diagnostics, "human", colour))
+                failed = True
+                continue
+            except (OSError, ValueError) as error:  # unreadable, not UTF-8
+                sys.stderr.write(f"error: {file}: {error}\n")
+                failed = True
+                continue
+            if file == "-":
+                sys.stdout.write(after)
+            elif after != before:
+                would_change = True
+                if args.diff:
+                    sys.stdout.write(unified_diff(file, before, after))
+                    continue
+                if not args.check:
+                    write_atomically(file, after)
                 print(file)
     if failed:
         return EXIT_PROGRAM_ERROR

@@ -1,9 +1,10 @@
 """``kcl fmt`` / ``kclpy.format_code`` / ``kclpy.format_path``.
 
 Goldens: the 31 input/output pairs of the reference formatter (kcl_lib 0.13.2) in
-``format_cases/`` (``NAME.in``, ``NAME.out``). Four outputs are kclpy's own where the
-reference changes meaning or moves comments (docs/differences.md, "Formatter");
-two inputs are syntax errors, which kclpy refuses to format.
+``format_cases/`` (``NAME.in``, ``NAME.out``). 25 outputs are the reference's; four
+are kclpy's own where the reference changes meaning or moves comments
+(docs/differences.md, "Formatter"); two inputs are syntax errors, which kclpy
+refuses to format (the reference returns them unchanged).
 """
 
 from __future__ import annotations
@@ -34,15 +35,19 @@ def test_all_reference_cases_are_here() -> None:
     assert len(NAMES) == 31
 
 
+def _read(path: Path) -> str:
+    return path.read_bytes().decode("utf-8")  # `\r\n` kept (14_crlf)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_reference_case(name: str) -> None:
-    source = (CASES / f"{name}.in").read_text(encoding="utf-8")
+    source = _read(CASES / f"{name}.in")
     if name in SYNTAX_ERRORS:
         with pytest.raises(FormatError) as caught:
             format_code(source)
         assert caught.value.diagnostics[0].code.id == "E1001"
         return
-    expected = (CASES / f"{name}.out").read_text(encoding="utf-8")
+    expected = _read(CASES / f"{name}.out")
     assert format_code(source) == expected
     assert format_code(expected) == expected  # idempotent
 
@@ -77,6 +82,87 @@ def test_comments_stay_in_place_and_in_order() -> None:
     assert [line.strip() for line in out.splitlines() if "#" in line] == [
         line.strip() for line in source.splitlines() if "#" in line
     ]
+
+
+# (name, input, expected output): the reference's layout rules and what kclpy keeps
+# where the reference loses text or produces code that does not parse
+RULES = [
+    (
+        "names written with $ keep it",
+        "schema $if[$a: int]:\n    [$k: str]: int\n    $b: $if = $a\n\n"
+        "f = lambda $for: int {\n    $for\n}\nx = f($for=1)\nimport a.$b as $c\n",
+        None,
+    ),
+    (
+        "a lone entry whose value is a config gets a block (reference)",
+        "a = {b: {c: 1}}\nd = S {e = T {f = 1}}\ng = {h: 1, i: {j: 1}}\n",
+        "a = {\n    b: {c: 1}\n}\nd = S {\n    e = T {f = 1}\n}\ng = {h: 1, i: {j: 1}}\n",
+    ),
+    (
+        "an item starting on a later line than the bracket: one item per line (reference)",
+        "a = [{\n    b: 1\n}, {\n    c: 1\n}]\nd = [1, {\n    e: 1\n}]\n",
+        "a = [\n    {\n        b: 1\n    }\n    {\n        c: 1\n    }\n]\n"
+        "d = [1, {\n    e: 1\n}]\n",
+    ),
+    (
+        "a multi-line item before another: one per line at once (idempotent)",
+        "g = {b = [{aa = {bb = 55}}], c = 1}\n",
+        "g = {\n    b = [{\n        aa = {bb = 55}\n    }]\n    c = 1\n}\n",
+    ),
+    (
+        "a comment inside a list or config: one item per line, the comment kept there",
+        "a = [1, 2 # two\n]\nb = {c: 1, # one\n}\nd = [\n    # nothing yet\n]\n",
+        "a = [\n    1\n    2 # two\n]\nb = {\n    c: 1 # one\n}\nd = [\n    # nothing yet\n]\n",
+    ),
+    ("comments between call arguments stay", "a = f(\n    1, # one\n    x=2 # two\n)\n", None),
+    (
+        "a quantifier written as a block stays one (reference)",
+        "a = all x in y {\n    x > 0 # positive\n}\nb = any x in y {x > 0}\n",
+        None,
+    ),
+    (
+        "no blank line after a schema docstring or mixins (reference); kept after attributes",
+        'schema S:\n    """Doc."""\n\n    mixin [M]\n\n    a?: int\n\n    b: int\n',
+        'schema S:\n    """Doc."""\n    mixin [\n        M\n    ]\n    a?: int\n\n    b: int\n',
+    ),
+    (
+        "comments between lambda parameters: one parameter per line",
+        "f = lambda {\n    a: int, # first\n    b: int\n} -> int {\n    a + b\n}\n",
+        "f = lambda {\n    a: int, # first\n    b: int,\n} -> int {\n    a + b\n}\n",
+    ),
+    (
+        "a long signature without a return type stays on one line (`lambda {` needs `->`)",
+        f"f = lambda {'a' * 32}: int, {'b' * 47}: int {{\n    1\n}}\n",
+        None,
+    ),
+    (
+        "the comment after a one-line lambda stays after it",
+        "f = lambda n { n + 1 } # inc\n",
+        "f = lambda n {\n    n + 1\n} # inc\n",
+    ),
+    (
+        "comments ending an if or else block stay in it",
+        "if a:\n    b = 1\n    # end of if\nelse:\n    c = 1\n    # end of else\nd = 1\n",
+        None,
+    ),
+    (
+        "comments around check: stay where they were",
+        "schema S:\n    a: int\n    # end of body\n\n    # about the checks\n    check:\n"
+        "        a > 0 # positive\n        # end of check\n",
+        None,
+    ),
+    ("slices as written", "a = b[1:]\nc = b[1::]\nd = b[:]\ne = b?[::2]\n", None),
+    ("else: if stays as written", "if a:\n    b = 1\nelse:\n    if c:\n        d = 1\n", None),
+    ("a schema expression with a dict comprehension", "a = S {k: v for k, v in d}\n", None),
+]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[rule[0] for rule in RULES])
+def test_rule(rule: tuple[str, str, str | None]) -> None:
+    _, source, expected = rule
+    out = format_code(source)
+    assert out == (source if expected is None else expected)
+    assert format_code(out) == out
 
 
 def test_config_if_entries_become_blocks() -> None:
@@ -118,6 +204,24 @@ def test_format_path_rewrites_only_changed_files(tmp_path: Path) -> None:
     assert kclpy.format_path(str(messy)) == []
 
 
+def test_format_path_replaces_files_atomically(tmp_path: Path) -> None:
+    messy = _write(tmp_path, "a.k", "a=1\n")
+    messy.chmod(0o640)
+    old = tmp_path / "old.k"
+    os.link(messy, old)  # still names the old file after a rename over `a.k`
+    assert kclpy.format_path(str(messy)) == [str(messy)]
+    assert messy.read_text() == "a = 1\n" and old.read_text() == "a=1\n"
+    assert messy.stat().st_mode & 0o777 == 0o640
+    assert sorted(os.listdir(tmp_path)) == ["a.k", "old.k"]
+
+
+def test_format_path_turns_crlf_into_lf(tmp_path: Path) -> None:
+    crlf = tmp_path / "crlf.k"
+    crlf.write_bytes(b"a = 1\r\nb = 2\r\n")
+    assert kclpy.format_path(str(crlf)) == [str(crlf)]
+    assert crlf.read_bytes() == b"a = 1\nb = 2\n"
+
+
 def test_format_path_with_a_syntax_error_writes_nothing(tmp_path: Path) -> None:
     good = _write(tmp_path, "a.k", "a=1\n")
     _write(tmp_path, "b.k", "b = (\n")
@@ -147,8 +251,19 @@ def test_cli_fmt_stdin_and_errors(
     assert main(["fmt", "-"]) == 0
     assert capsys.readouterr().out == "x = {a = 1}\n"
     bad = _write(tmp_path, "bad.k", "a = (\n")
-    assert main(["fmt", str(bad), "--no_style"]) == 1
-    err = capsys.readouterr().err
-    assert "error[E1001]" in err and "bad.k:" in err
+    good = _write(tmp_path, "good.k", "b=1\n")
+    assert main(["fmt", str(tmp_path), "--no_style"]) == 1
+    captured = capsys.readouterr()
+    assert "error[E1001]" in captured.err and "bad.k:1:6" in captured.err
     assert bad.read_text() == "a = (\n"
+    assert captured.out == f"{good}\n"  # the other files are formatted
+    assert good.read_text() == "b = 1\n"
+    (tmp_path / "latin.k").write_bytes(b"s = '\xe9'\n")
+    assert main(["fmt", str(tmp_path / "latin.k")]) == 1
+    assert "latin.k" in capsys.readouterr().err
     assert main(["fmt", str(tmp_path / "missing")]) == 1
+    assert "missing" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.StringIO("x = (\n"))
+    assert main(["fmt", "-", "--no_style"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "<stdin>:1:6" in captured.err

@@ -52,12 +52,12 @@ def format_path(path: str, *, check: bool = False) -> list[str]:
     """Format a ``.k`` file, a folder's ``.k`` files, or ``folder/...`` recursively,
     rewriting changed files atomically (``check``: write nothing). Returns the paths
     that changed (or would change). Raises FormatError for a file with syntax errors
-    (no file is written then) and OSError for unreadable paths."""
+    and OSError (UnicodeDecodeError: ValueError) for unreadable paths; no file is
+    written then (``kcl fmt`` instead formats the other files)."""
     files = kcl_files(path)
     changed: list[tuple[str, str]] = []
     for file in files:
-        with open(file, encoding="utf-8") as handle:
-            text = handle.read()
+        text = read_source(file)
         formatted = format_code(text, filename=file)
         if formatted != text:
             changed.append((file, formatted))
@@ -65,6 +65,12 @@ def format_path(path: str, *, check: bool = False) -> list[str]:
         for file, formatted in changed:
             write_atomically(file, formatted)
     return [file for file, _ in changed]
+
+
+def read_source(path: str) -> str:
+    """A file's text as it is (``\r\n`` kept, so that fmt sees it and changes it)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        return handle.read()
 
 
 def kcl_files(path: str) -> list[str]:

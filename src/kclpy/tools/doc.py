@@ -19,7 +19,7 @@ import os
 from typing import Any
 
 from kclpy.diag import Diagnostic
-from kclpy.loader import Loader, package_files
+from kclpy.loader import Loader, find_root, package_files
 from kclpy.sema import SchemaInfo, check_program
 from kclpy.sema.docstrings import description
 from kclpy.sema.types import DictType, ListType, LitType, SchemaType, Type, UnionType
@@ -46,11 +46,10 @@ def generate_doc(path: str = ".", format: str = "md") -> str:
         raise DocError(f"no KCL files in {path}")
     files = [os.path.abspath(file) for file in files]
     folder = os.path.dirname(files[0])
-    root = Loader(folder, {}, {}).load(files).root
+    root = find_root(folder)  # the kcl.mod folder, without loading the program twice
     # in a module (kcl.mod), every package of it is documented, as kcl-lib does: a
     # generated main file imports them all so that one check covers everything
-    in_module = os.path.exists(os.path.join(root, "kcl.mod"))
-    others = _module_packages(root, folder) if in_module else []
+    others = _module_packages(root, folder) if root is not None else []
     sources: dict[str, str] = {}
     if others:
         imports = os.path.join(folder, "__kclpy_doc_imports__.k")

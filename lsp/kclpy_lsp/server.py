@@ -40,11 +40,13 @@ from kclpy.sema.symbols import SymbolKind
 from kclpy.sema.types import ModuleType
 from kclpy.source import Span
 from kclpy.tools.format import FormatError, format_code
-from kclpy.tools.lint import LintConfigError, lint
+from kclpy.tools.lint import LintConfigError, LintReport, lint
 
 server = LanguageServer("kclpy-lsp", __version__)
 
-_MODELS: dict[tuple[str, int | None], Model] = {}
+# the latest document version's lint report (errors, findings and the checked
+# program): diagnostics, hover, completion and quick fixes share one check
+_ANALYSES: dict[tuple[str, int | None], LintReport] = {}
 
 
 def document_path(document: TextDocument) -> str:
@@ -86,10 +88,23 @@ def to_lsp_diagnostic(document: TextDocument, diagnostic: Diagnostic) -> types.D
     )
 
 
+def analysis(document: TextDocument) -> LintReport:
+    """``kcl lint`` of the document's program with its unsaved text (cached per
+    version); raises LintConfigError for a bad ``[lint]`` section."""
+    key = (document.uri, document.version)
+    report = _ANALYSES.get(key)
+    if report is None:
+        path = document_path(document)
+        report = lint([path], sources={path: document.source})
+        _ANALYSES.clear()
+        _ANALYSES[key] = report
+    return report
+
+
 def diagnostics_for(document: TextDocument) -> list[types.Diagnostic]:
     path = document_path(document)
     try:
-        report = lint([path], sources={path: document.source})
+        report = analysis(document)
     except LintConfigError as error:
         first = types.Range(types.Position(0, 0), types.Position(0, 0))
         return [types.Diagnostic(range=first, message=str(error), source="kclpy")]
@@ -162,15 +177,17 @@ def line_edits(before: str, after: str) -> list[types.TextEdit]:
 
 
 def model_for(document: TextDocument) -> Model:
-    key = (document.uri, document.version)
-    model = _MODELS.get(key)
-    if model is None:
-        path = document_path(document)
-        loader = Loader(os.path.dirname(path), {}, {path: document.source})
-        model = check_program(loader.load([path]))
-        _MODELS.clear()  # keep the latest document's model only
-        _MODELS[key] = model
-    return model
+    """The checked program of the document (the lint run's, or a check of its own
+    when lint could not run it)."""
+    try:
+        models = analysis(document).models
+    except LintConfigError:
+        models = []
+    if models:
+        return models[0]
+    path = document_path(document)
+    loader = Loader(os.path.dirname(path), {}, {path: document.source})
+    return check_program(loader.load([path]))
 
 
 def _symbol(document: TextDocument, position: types.Position) -> Any:
@@ -292,7 +309,7 @@ def code_actions(ls: LanguageServer, params: types.CodeActionParams) -> list[typ
     document = ls.workspace.get_text_document(params.text_document.uri)
     path = document_path(document)
     try:
-        report = lint([path], sources={path: document.source})
+        report = analysis(document)
     except LintConfigError:
         return []
     wanted = params.range

@@ -32,7 +32,7 @@ from typing import Any
 from kclpy.diag import Code, Diagnostic
 from kclpy.diag.render import render_human, to_json
 from kclpy.loader import MAIN, SYSTEM_MODULES, Loader, Program, package_files
-from kclpy.sema import check_program
+from kclpy.sema import Model, check_program
 from kclpy.syntax import ast, parse_source
 from kclpy.tools.lint_rules import (
     DEFAULT_BAD_NAMES,
@@ -79,6 +79,8 @@ class LintReport:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     fixes: list[tuple[Diagnostic, Edit]] = field(default_factory=list)
+    # the checked program of each linted folder (the language server reuses them)
+    models: list[Model] = field(default_factory=list)
 
     @property
     def fixable(self) -> int:
@@ -269,7 +271,9 @@ def lint(
             config.ignore = [*config.ignore, *ignored]
             if max_line_length is not None:
                 config.max_line_length = max_line_length
-        for finding in _findings(program, loader, config):
+        findings, model = _findings(program, loader, config)
+        report.models.append(model)
+        for finding in findings:
             diagnostic = finding.diagnostic
             span = diagnostic.span
             key = (
@@ -288,7 +292,9 @@ def lint(
     return report
 
 
-def _findings(program: Program, loader: Loader, config: LintConfig) -> list[Finding]:
+def _findings(
+    program: Program, loader: Loader, config: LintConfig
+) -> tuple[list[Finding], Model]:
     findings = [Finding(d) for d in program.diagnostics]
     model = check_program(program)
     for diagnostic in model.diagnostics:
@@ -303,7 +309,7 @@ def _findings(program: Program, loader: Loader, config: LintConfig) -> list[Find
         findings.extend(check_names(module, config.bad_names))
     findings.extend(check_private_variables(modules))
     findings.extend(check_deprecated(model, {module.file.path for module in modules}))
-    return findings
+    return findings, model
 
 
 def _self_import_test(loader: Loader, module: ast.Module) -> Callable[[ast.ImportStmt], bool]:

@@ -403,7 +403,7 @@ def fmt_command(args: argparse.Namespace) -> int:
     standard input to standard output. A file with syntax errors is reported (exit
     1) and left as it is; the other files are formatted."""
     from kclpy.diag.render import render_all, use_colour
-    from kclpy.tools.format import FormatError, format_code, kcl_files, read_source, unified_diff
+    from kclpy.tools.format import FormatError, format_code, kcl_files, read_verbatim, unified_diff
 
     would_change = failed = False
     for path in args.paths:
@@ -415,7 +415,7 @@ def fmt_command(args: argparse.Namespace) -> int:
             continue
         for file in files:
             try:
-                before = sys.stdin.read() if file == "-" else read_source(file)
+                before = sys.stdin.read() if file == "-" else read_verbatim(file)
                 after = format_code(before, filename="<stdin>" if file == "-" else file)
             except FormatError as error:
                 colour = not args.no_style and use_colour(sys.stderr)

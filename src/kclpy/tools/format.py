@@ -57,7 +57,7 @@ def format_path(path: str, *, check: bool = False) -> list[str]:
     files = kcl_files(path)
     changed: list[tuple[str, str]] = []
     for file in files:
-        text = read_source(file)
+        text = read_verbatim(file)
         formatted = format_code(text, filename=file)
         if formatted != text:
             changed.append((file, formatted))
@@ -67,7 +67,7 @@ def format_path(path: str, *, check: bool = False) -> list[str]:
     return [file for file, _ in changed]
 
 
-def read_source(path: str) -> str:
+def read_verbatim(path: str) -> str:
     """A file's text as it is (``\r\n`` kept, so that fmt sees it and changes it)."""
     with open(path, encoding="utf-8", newline="") as handle:
         return handle.read()

@@ -356,6 +356,35 @@ def validate_code(
     return [d for d in run(program, filename=filename).diagnostics if d.is_error]
 
 
+def validate(
+    data_path: str,
+    code_path: str,
+    *,
+    format: str | None = None,
+    schema: str | None = None,
+    attribute_name: str = "value",
+) -> list[Diagnostic]:
+    """:func:`validate_code` for files (``kcl vet data code``): the data format follows
+    the data file's extension (``.yaml``/``.yml``, else JSON) unless ``format`` says;
+    an unreadable file is an IOError diagnostic."""
+    texts = []
+    for path in (data_path, code_path):
+        file, problem = read_source(path)
+        if problem is not None:
+            return [make_error(Code.IO_ERROR, problem, None)]
+        texts.append(file.text)
+    if format is None:
+        format = "yaml" if data_path.endswith((".yaml", ".yml")) else "json"
+    return validate_code(
+        texts[1],
+        texts[0],
+        format=format,
+        schema=schema,
+        attribute_name=attribute_name,
+        filename=code_path,
+    )
+
+
 def parse_program(
     files: Sequence[str], work_dir: str = "", external_pkgs: Mapping[str, str] | None = None
 ) -> Any:

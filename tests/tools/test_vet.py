@@ -54,3 +54,17 @@ def test_parse_program_returns_trees_and_diagnostics(tmp_path: Path) -> None:
     (tmp_path / "main.k").write_text("a = 1\nb = (\n")
     program = kclpy.parse_program([str(tmp_path / "main.k")])
     assert "__main__" in program.packages and program.has_errors
+
+
+def test_validate_files(tmp_path: Path) -> None:
+    code = tmp_path / "schema.k"
+    code.write_text(CODE, encoding="utf-8")
+    good = tmp_path / "user.json"
+    good.write_text('{"name": "a"}', encoding="utf-8")
+    bad = tmp_path / "user.yaml"
+    bad.write_text("name: a\nage: -1\n", encoding="utf-8")
+    assert kclpy.validate(str(good), str(code)) == []
+    [check] = kclpy.validate(str(bad), str(code))  # YAML by the extension
+    assert check.code.kind == "EvaluationError"
+    [missing] = kclpy.validate(str(tmp_path / "none.json"), str(code))
+    assert missing.code.id == "E9001"

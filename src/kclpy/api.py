@@ -336,24 +336,25 @@ def validate_code(
     schema: str | None = None,
     attribute_name: str = "value",
     filename: str = "main.k",
+    data_filename: str = "data",
 ) -> list[Diagnostic]:
     """Validate JSON/YAML ``data`` against ``schema`` (default: the code's first schema).
 
     Defaults, types, checks and strictness apply as in KCL; an empty list means valid.
+    Errors in the data point at ``data_filename``'s line and column.
     """
-    from kclpy.tools.vet import validation_program
+    from kclpy.tools.vet import validate_data
 
-    program = validation_program(
+    return validate_data(
         code,
         data,
+        lambda program: run(program, filename=filename).diagnostics,
         data_format=format,
         schema=schema,
         attribute_name=attribute_name,
         code_path=filename,
+        data_path=data_filename,
     )
-    if isinstance(program, Diagnostic):
-        return [program]
-    return [d for d in run(program, filename=filename).diagnostics if d.is_error]
 
 
 def validate(
@@ -382,6 +383,7 @@ def validate(
         schema=schema,
         attribute_name=attribute_name,
         filename=code_path,
+        data_filename=data_path,
     )
 
 
@@ -423,6 +425,7 @@ def test(package_dir: str, run_regexp: str = "", fail_fast: bool = False) -> lis
     run error of the package fails every test."""
     import time
 
+    package_dir = os.path.abspath(package_dir)
     files = sorted(
         os.path.join(package_dir, name)
         for name in os.listdir(package_dir)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+_MOD_ROOT = "${KCL_MOD}"
+
 
 class SettingsError(Exception):
     """A settings file that cannot be read or has the wrong shape."""
@@ -25,10 +27,7 @@ def load_settings(paths: list[str]) -> dict[str, Any]:
             raise SettingsError(f"Failed to load '{path}', invalid setting file format")
         for key, value in configs.items():
             if key == "files" or key == "file":
-                merged["files"] = [
-                    item if os.path.isabs(item) else os.path.join(base, item)
-                    for item in (value or [])
-                ]
+                merged["files"] = [_file_entry(str(item), base) for item in (value or [])]
             elif key == "package_maps":
                 merged.setdefault("external", []).extend(
                     f"{name}={target}" for name, target in (value or {}).items()
@@ -45,6 +44,21 @@ def load_settings(paths: list[str]) -> dict[str, Any]:
             encoded = json.dumps(item.get("value"), ensure_ascii=False)
             merged.setdefault("options", []).append(f"{item['key']}={encoded}")
     return merged
+
+
+def _file_entry(item: str, base: str) -> str:
+    """A settings file's entry as a path: relative to the settings file's folder;
+    ``${KCL_MOD}/x`` is ``x`` of the module root (the nearest ``kcl.mod`` folder at or
+    above the settings file); ``${name:KCL_MOD}/x`` is left for the loader, which
+    knows the external packages."""
+    if item.startswith(_MOD_ROOT):
+        from kclpy.loader import find_root
+
+        root = find_root(base) or base
+        return os.path.normpath(os.path.join(root, item[len(_MOD_ROOT) :].lstrip("/")))
+    if item.startswith("${") or os.path.isabs(item):
+        return item
+    return os.path.normpath(os.path.join(base, item))
 
 
 def _read(path: str) -> dict[str, Any]:

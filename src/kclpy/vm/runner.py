@@ -190,7 +190,9 @@ class Runner(Interpreter):
                 root[code.slot_names[slot]] = package.values[slot]
         if scalar:
             if _has_output(root):
-                raise KclRuntimeError(f"conflicting values between {{...}} and {_short(scalar[0])}")
+                raise KclRuntimeError(
+                    f"conflicting values between {{...}} and {_short(scalar[0])}"
+                )
             return scalar
         if listed is not None:
             return ([root] if root else []) + listed

@@ -208,6 +208,8 @@ def _is_settings_file(path: str) -> bool:
 def _inputs(files: list[str]) -> tuple[list[str], dict[str, str]]:
     """The entry files, ``-`` replaced by the standard input's program; a folder
     without ``.k`` files is an error (the reference refuses it too)."""
+    from kclpy.loader import package_files
+
     sources: dict[str, str] = {}
     entries: list[str] = []
     for item in files:
@@ -215,7 +217,7 @@ def _inputs(files: list[str]) -> tuple[list[str], dict[str, str]]:
             sources[STDIN_NAME] = read_text(STDIN)
             entries.append(STDIN_NAME)
             continue
-        if os.path.isdir(item) and not any(name.endswith(".k") for name in os.listdir(item)):
+        if os.path.isdir(item) and not package_files(item):
             raise CommandError(
                 f"no KCL files (*.k) in the folder {item}", Code.IO_ERROR, EXIT_PROGRAM_ERROR
             )

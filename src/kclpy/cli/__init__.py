@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not arguments or arguments[0] in ("-h", "--help", "help"):
         build_parser().print_help(sys.stdout if arguments else sys.stderr)
         return EXIT_OK if arguments else EXIT_USAGE
-    if arguments[0] in ("-V", "--version"):
+    if arguments[0] in ("-V", "-v", "--version"):  # -v as the real CLI (cobra)
         arguments[0] = "version"
     command = find_command(arguments[0])
     if command is None:

@@ -115,15 +115,16 @@ def externals(items: Sequence[str]) -> dict[str, str]:
 
 def read_text(path: str) -> str:
     """A UTF-8 file's text, or standard input for ``-``; a CommandError if unreadable."""
-    if path == "-":
-        return sys.stdin.read()
     try:
+        if path == "-":
+            return sys.stdin.read()
         with open(path, encoding="utf-8") as handle:
             return handle.read()
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or str(error)
+        name = "standard input" if path == "-" else path
         raise CommandError(
-            f"cannot read {path}: {reason}", Code.IO_ERROR, EXIT_PROGRAM_ERROR
+            f"cannot read {name}: {reason}", Code.IO_ERROR, EXIT_PROGRAM_ERROR
         ) from None
 
 

@@ -11,8 +11,17 @@ import argparse
 import os
 import sys
 
-from kclpy.cli.base import EXIT_OK, Command, CommandError, add_style_options, report, say
+from kclpy.cli.base import (
+    EXIT_OK,
+    EXIT_PROGRAM_ERROR,
+    Command,
+    CommandError,
+    add_style_options,
+    report,
+    say,
+)
 from kclpy.cli.base import write_output as write_file
+from kclpy.diag import Code
 
 GENERATE_WORDS = ("generate", "gen", "g")
 EXAMPLES = """examples:
@@ -58,7 +67,7 @@ def handle(args: argparse.Namespace) -> int:
     except DocError as error:
         if error.diagnostics:
             return report(error.diagnostics, args.no_style)
-        raise CommandError(str(error), exit_code=1) from None
+        raise CommandError(str(error), Code.IO_ERROR, EXIT_PROGRAM_ERROR) from None
     output = args.output or (_target_file(args.target, path, doc_format) if args.target else "")
     if output:
         write_file(output, text)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 
 from kclpy.cli.base import EXIT_OK, EXIT_PROGRAM_ERROR, Command, CommandError, add_style_options
 
@@ -61,6 +62,10 @@ def handle(args: argparse.Namespace) -> int:
     from kclpy.api import test
     from kclpy.diag.render import render
 
+    try:
+        re.compile(args.run)
+    except re.error as error:
+        raise CommandError(f"invalid --run regular expression '{args.run}': {error}") from None
     total = failed = 0
     for folder in package_folders(args.packages):
         for case in test(folder, args.run, args.fail_fast):

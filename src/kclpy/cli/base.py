@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kclpy.diag import Code, Diagnostic, make_error
 
@@ -29,8 +29,7 @@ EXIT_CODES_HELP = """exit codes:
   128+N  ended by signal N (130: Ctrl-C)"""
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """One ``kcl`` subcommand: ``configure`` adds its arguments to its own parser,
     ``handle`` runs it and returns the exit code. ``intermixed``: positional
     arguments and options may come in any order (False for commands with

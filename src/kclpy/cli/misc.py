@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 
 from kclpy.cli.base import (
@@ -76,6 +75,8 @@ def _clean(args: argparse.Namespace) -> int:
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             say(args, "Aborted.")
             return EXIT_OK
+    import shutil
+
     try:
         shutil.rmtree(folder)
     except OSError as error:

@@ -7,7 +7,6 @@ hands the work to :func:`kclpy.api.run_files`; returns the exit code.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -295,6 +294,8 @@ def _write_overrides(
 def indent_json(text: str) -> str:
     """Each JSON document of ``text`` (one per line) indented by 4 spaces, keys in their
     order, as the real CLI prints ``--format json``."""
+    import json
+
     documents = [line for line in text.split("\n") if line]
     indented = [json.dumps(json.loads(line), indent=4, ensure_ascii=False) for line in documents]
     return "".join(document + "\n" for document in indented)

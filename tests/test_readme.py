@@ -44,26 +44,17 @@ def _commands() -> list[str]:
 def test_shell_lines_run(tmp_path: Path, line: str) -> None:
     words = shlex.split(line, comments=True)
     assert words[0] == "kcl"
-    done = subprocess.run(
-        [sys.executable, "-m", "kclpy", *words[1:]],
-        cwd=_example_copy(tmp_path),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    _succeeds([sys.executable, "-m", "kclpy", *words[1:]], _example_copy(tmp_path))
 
 
 @pytest.mark.parametrize("code", _blocks("python"))
 def test_python_blocks_run(tmp_path: Path, code: str) -> None:
+    _succeeds([sys.executable, "-c", code], _example_copy(tmp_path))
+
+
+def _succeeds(command: list[str], cwd: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=_example_copy(tmp_path),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
+        command, cwd=cwd, capture_output=True, text=True, check=False, timeout=300
     )
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -86,3 +86,27 @@ def test_vet_unreadable_files_are_io_errors(tmp_path: Path) -> None:
     assert done.returncode == 1 and done.stderr.startswith("error[E9001]: IOError\n")
     piped = kcl("vet", "-", "user.k", "--format", "yaml", stdin="name: b\n", cwd=tmp_path)
     assert piped.stdout == "Validate success!\n"
+
+
+def test_test_and_vet_take_the_runner_options(tmp_path: Path) -> None:
+    """As the real CLI: ``kcl test -D/-E/-Y``, ``kcl vet -E``."""
+    write(
+        tmp_path,
+        {
+            "lib/names.k": "schema Name:\n    value: str\n    check:\n        len(value) > 1\n",
+            "pkg/main.k": 'import names\nwanted = option("wanted")\n',
+            "pkg/main_test.k": 'test_wanted = lambda { assert wanted == "yes" }\n',
+            "settings.yaml": "kcl_options:\n  - key: wanted\n    value: 'yes'\n",
+            "schema.k": "import names\n\nschema User:\n    name: names.Name\n",
+            "user.json": '{"name": {"value": "x"}}',
+        },
+    )
+    assert kcl("test", "pkg", "-E", "names=lib", cwd=tmp_path).returncode == 1
+    assert kcl("test", "pkg", "-D", "wanted=yes", "-E", "names=lib", cwd=tmp_path).returncode == 0
+    done = kcl("test", "-Y", "settings.yaml", "pkg", "-E", "names=lib", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.endswith("PASS: 1/1\n")
+    bad = kcl("test", "pkg", "-D", "wanted", "-E", "names=lib", cwd=tmp_path)
+    assert bad.returncode == 1 and "EvaluationError" in bad.stderr
+    vet = kcl("vet", "user.json", "schema.k", "-s", "User", "-E", "names=lib", cwd=tmp_path)
+    assert vet.returncode == 1 and " --> user.json:1:" in vet.stderr, vet.stderr
+    assert "Check failed on the condition" in vet.stderr

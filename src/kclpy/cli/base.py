@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kclpy.diag import Code, Diagnostic, make_error
 
@@ -144,6 +144,36 @@ def write_output(path: str, text: str) -> None:
         raise CommandError(
             f"cannot write {path}: {reason}", Code.IO_ERROR, EXIT_PROGRAM_ERROR
         ) from None
+
+
+def add_runner_options(parser: argparse.ArgumentParser) -> None:
+    """``-D``, ``-E`` and ``-Y``, repeatable: the real CLI's options for commands that
+    run a program (``run``, ``test``)."""
+    repeat: dict[str, Any] = {"action": "append", "default": []}
+    parser.add_argument(
+        "-D",
+        "--argument",
+        dest="arguments",
+        metavar="NAME=VALUE",
+        **repeat,
+        help="a top-level argument for option('NAME'); VALUE is JSON or a plain string",
+    )
+    parser.add_argument(
+        "-E",
+        "--external",
+        dest="external",
+        metavar="NAME=PATH",
+        **repeat,
+        help="where the external package NAME is (a folder)",
+    )
+    parser.add_argument(
+        "-Y",
+        "--setting",
+        dest="settings",
+        metavar="FILE",
+        **repeat,
+        help="a settings file (kcl_cli_configs, kcl_options); default ./kcl.yaml if present",
+    )
 
 
 def add_style_options(parser: argparse.ArgumentParser) -> None:

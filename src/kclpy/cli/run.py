@@ -17,6 +17,7 @@ from kclpy.cli.base import (
     EXIT_PROGRAM_ERROR,
     Command,
     CommandError,
+    add_runner_options,
     add_style_options,
     externals,
     note,
@@ -42,24 +43,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """The options of ``kcl run`` (and of commands that compile programs the same way)."""
     repeat: dict[str, Any] = {"action": "append", "default": []}
     parser.add_argument(
-        "files", nargs="*", help="entry .k files or package folders; - reads standard input"
-    )
-    parser.add_argument(
-        "-D",
-        "--argument",
-        dest="arguments",
-        metavar="NAME=VALUE",
-        **repeat,
-        help="a top-level argument for option('NAME'); VALUE is JSON or a plain string",
-    )
-    parser.add_argument(
-        "-Y",
-        "--setting",
-        dest="settings",
-        metavar="FILE",
-        **repeat,
-        help="a settings file (kcl_cli_configs, kcl_options); default ./kcl.yaml if present;"
-        " a .yaml/.yml file given among the files is one too",
+        "files",
+        nargs="*",
+        help="entry .k files or package folders; - reads standard input; a .yaml/.yml"
+        " file among them is a settings file (as -Y)",
     )
     parser.add_argument(
         "-S",
@@ -77,14 +64,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         **repeat,
         help="override a value before running: [pkg:]path=value, or path- to delete it",
-    )
-    parser.add_argument(
-        "-E",
-        "--external",
-        dest="external",
-        metavar="NAME=PATH",
-        **repeat,
-        help="where the external package NAME is (a folder)",
     )
     parser.add_argument(
         "-o",
@@ -154,6 +133,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="human",
         help="how errors are printed (default human: rustc style with the source line)",
     )
+    add_runner_options(parser)
     add_style_options(parser)
 
 
@@ -183,12 +163,14 @@ def _without_gc(work: Any, exiting: bool) -> int:
 
 
 def load_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``-Y`` settings files (or ./kcl.yaml) merged; command-line values win later."""
+    """The ``-Y`` settings files (or ./kcl.yaml) merged; command-line values win later.
+    ``.yaml`` files among ``args.files`` (if the command has files) move to the settings."""
     from kclpy.settings import SettingsError
     from kclpy.settings import load_settings as load
 
-    paths = [*args.settings, *(item for item in args.files if _is_settings_file(item))]
-    args.files = [item for item in args.files if not _is_settings_file(item)]
+    files = getattr(args, "files", [])
+    paths = [*args.settings, *(item for item in files if _is_settings_file(item))]
+    args.files = [item for item in files if not _is_settings_file(item)]
     if not paths and os.path.isfile("kcl.yaml"):
         paths = ["kcl.yaml"]
     for path in paths:

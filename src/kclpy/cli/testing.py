@@ -10,7 +10,16 @@ import argparse
 import os
 import re
 
-from kclpy.cli.base import EXIT_OK, EXIT_PROGRAM_ERROR, Command, CommandError, add_style_options
+from kclpy.cli.base import (
+    EXIT_OK,
+    EXIT_PROGRAM_ERROR,
+    Command,
+    CommandError,
+    add_runner_options,
+    add_style_options,
+    externals,
+)
+from kclpy.diag import Code
 
 EXAMPLES = """examples:
   kcl test                  # the package in the current folder
@@ -32,6 +41,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="stop at the first failing test",
     )
+    add_runner_options(parser)
     add_style_options(parser)
 
 
@@ -60,15 +70,23 @@ def package_folders(items: list[str]) -> list[str]:
 def handle(args: argparse.Namespace) -> int:
     """``name: PASS (2ms)`` / ``FAIL`` lines and a summary; "no test files" if none."""
     from kclpy.api import test
+    from kclpy.cli.run import load_settings
     from kclpy.diag.render import render
 
     try:
         re.compile(args.run)
     except re.error as error:
         raise CommandError(f"invalid --run regular expression '{args.run}': {error}") from None
+    settings = load_settings(args)
+    options = [*settings.get("options", []), *args.arguments]
+    packages = externals([*settings.get("external", []), *args.external])
     total = failed = 0
     for folder in package_folders(args.packages):
-        for case in test(folder, args.run, args.fail_fast):
+        try:
+            cases = test(folder, args.run, args.fail_fast, options=options, external_pkgs=packages)
+        except ValueError as error:  # a bad -D value
+            raise CommandError(str(error), Code.EVALUATION_ERROR, EXIT_PROGRAM_ERROR) from None
+        for case in cases:
             total += 1
             millis = round(case.seconds * 1000)
             if case.error is None:

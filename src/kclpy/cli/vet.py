@@ -15,6 +15,7 @@ from kclpy.cli.base import (
     EXIT_PROGRAM_ERROR,
     Command,
     add_style_options,
+    externals,
     read_text,
     report,
     say,
@@ -51,6 +52,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="text",
         help="text, or a JSON report {success, errCount, errors, message} on stdout",
     )
+    parser.add_argument(
+        "-E",
+        "--external",
+        metavar="NAME=PATH",
+        action="append",
+        default=[],
+        help="where the external package NAME the schema imports is (a folder)",
+    )
     add_style_options(parser)
 
 
@@ -68,6 +77,7 @@ def handle(args: argparse.Namespace) -> int:
         attribute_name=args.attribute_name,
         filename=args.code,
         data_filename="<stdin>" if args.data == "-" else args.data,
+        external_pkgs=externals(args.external),
     )
     if args.output == "json":
         _print_json(diagnostics)

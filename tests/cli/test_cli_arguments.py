@@ -99,6 +99,7 @@ def test_every_option_has_help_and_every_command_examples_and_exit_codes() -> No
         assert "exit codes:" in text and "3  a bug in kclpy" in text
         if command.name in ("run", "fmt", "lint", "test", "vet", "doc"):
             assert "examples:" in text, command.name
+    assert kcl("help", "run").stdout == kcl("run", "--help").stdout
     top = kcl("--help")
     assert top.returncode == 0 and "exit codes:" in top.stdout and "clean" in top.stdout
 

@@ -127,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     ):
         arguments.insert(0, "run")
+    if arguments[:1] == ["help"] and len(arguments) > 1:  # `kcl help run`
+        arguments = [arguments[1], "--help"]
     if not arguments or arguments[0] in ("-h", "--help", "help"):
         build_parser().print_help(sys.stdout if arguments else sys.stderr)
         return EXIT_OK if arguments else EXIT_USAGE

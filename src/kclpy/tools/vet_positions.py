@@ -130,8 +130,10 @@ class PositionedLiteral:
         line = self.lines[index]
         if line is None:
             return label
-        column = position.col - 1
-        target = line.key if line.key is not None and column < line.value_column else line.value
+        target = line.value
+        if line.key is not None and position.col - 1 < line.value_column:
+            # a label on an entry's key is about the entry: the key and its value
+            target = Span(line.key.file, line.key.start, max(line.key.end, line.value.end))
         return Label(target, label.message)
 
 

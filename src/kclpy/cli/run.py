@@ -39,6 +39,22 @@ EXAMPLES = """examples:
   kcl run models/                        # every .k file of a package folder"""
 
 
+# the on/off options of ``kcl run``: short name, long name, help
+SWITCHES = (
+    ("-n", "disable_none", "leave out attributes whose value is None"),
+    ("-k", "sort_keys", "sort the keys of every mapping of the result"),
+    ("-H", "show_hidden", "also print hidden attributes (names starting with _)"),
+    ("-r", "strict_range_check", "check that numbers fit 32-bit ints and floats"),
+    (
+        "-d",
+        "debug",
+        "debug mode: -O overrides are also written into the source files, "
+        "and a kclpy bug shows its Python traceback",
+    ),
+    ("-K", "fast_eval", "accepted for compatibility; kclpy has one evaluator"),
+)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """The options of ``kcl run`` (and of commands that compile programs the same way)."""
     repeat: dict[str, Any] = {"action": "append", "default": []}
@@ -78,53 +94,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the result's format (default yaml); json is indented by 4 spaces",
     )
-    parser.add_argument(
-        "-n",
-        "--disable_none",
-        "--disable-none",
-        dest="disable_none",
-        action="store_true",
-        help="leave out attributes whose value is None",
-    )
-    parser.add_argument(
-        "-k",
-        "--sort_keys",
-        "--sort-keys",
-        dest="sort_keys",
-        action="store_true",
-        help="sort the keys of every mapping of the result",
-    )
-    parser.add_argument(
-        "-H",
-        "--show_hidden",
-        "--show-hidden",
-        dest="show_hidden",
-        action="store_true",
-        help="also print hidden attributes (names starting with _)",
-    )
-    parser.add_argument(
-        "-r",
-        "--strict_range_check",
-        "--strict-range-check",
-        dest="strict_range_check",
-        action="store_true",
-        help="check that numbers fit 32-bit ints and floats",
-    )
-    parser.add_argument(
-        "-d",
-        "--debug",
-        action="store_true",
-        help="debug mode: -O overrides are also written into the source files, "
-        "and a kclpy bug shows its Python traceback",
-    )
-    parser.add_argument(
-        "-K",
-        "--fast_eval",
-        "--fast-eval",
-        dest="fast_eval",
-        action="store_true",
-        help="accepted for compatibility; kclpy has one evaluator",
-    )
+    for short, name, help_text in SWITCHES:
+        dashed = [f"--{name.replace('_', '-')}"] if "_" in name else []
+        parser.add_argument(
+            short, f"--{name}", *dashed, dest=name, action="store_true", help=help_text
+        )
     parser.add_argument(
         "--error-format",
         "--error_format",

@@ -199,3 +199,30 @@ def test_public_api_is_listed() -> None:
     assert sorted(set(public) - set(kclpy.__all__)) == []
     for name in kclpy.__all__:
         assert getattr(kclpy, name) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "kcl_cli_configs: [\n",
+        "kcl_cli_configs:\n  files: {a: 1}\n",
+        "kcl_cli_configs:\n  package_maps: [1]\n",
+        "kcl_cli_configs:\n  output: [1]\n",
+        "kcl_options: 3\n",
+        "kcl_options:\n  - value: 1\n",
+        "- just a list\n",
+    ],
+)
+def test_malformed_settings_files_are_evaluation_errors(project: Path, text: str) -> None:
+    write(project, {"bad.yaml": text})
+    done = kcl("run", "main.k", "-Y", "bad.yaml", cwd=project)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        "error[E3M38]: EvaluationError\nFailed to load 'bad.yaml', invalid setting file format\n"
+    )
+    assert sorted(path.name for path in project.iterdir()) == ["bad.yaml", "extra.k", "main.k"]
+
+
+def test_a_single_file_entry_may_be_a_string(project: Path) -> None:
+    write(project, {"one.yaml": "kcl_cli_configs:\n  files: extra.k\n"})
+    assert kcl("run", "-Y", "one.yaml", cwd=project).stdout == "c:\n  d: null\n"

@@ -129,6 +129,8 @@ def test_quiet_prints_only_errors_and_verbose_says_what_happens(project: Path) -
     assert verbose.returncode == 0 and verbose.stdout == ""
     assert "entry files main.k" in verbose.stderr and "wrote" in verbose.stderr
     assert (project / "out.yaml").read_text().startswith("env: null")
+    formatting = kcl("fmt", "--check", "-v", "-q", ".", cwd=project)
+    assert formatting.stdout == "" and "kcl: .: 2 files" in formatting.stderr
 
 
 def test_version_names_the_kcl_version() -> None:

@@ -13,6 +13,7 @@ from kclpy.cli.base import (
     EXIT_PROGRAM_ERROR,
     Command,
     add_style_options,
+    note,
     report,
     say,
     write_output,
@@ -56,6 +57,7 @@ def handle(args: argparse.Namespace) -> int:
             sys.stderr.write(f"error[E9001]: IOError\n{error}\n")
             failed = True
             continue
+        note(args, f"{path}: {len(files)} file{'s' if len(files) != 1 else ''}")
         for file in files:
             outcome = _format_one(file, args)
             failed = failed or outcome is None

@@ -17,6 +17,7 @@ from kclpy.cli.base import (
     CommandError,
     add_style_options,
     externals,
+    note,
     write_output,
 )
 
@@ -68,6 +69,7 @@ def handle(args: argparse.Namespace) -> int:
         "external_pkgs": externals(args.external),
     }
     try:
+        note(args, "linting " + " ".join(args.paths))
         report = lint(args.paths, **options)
         if args.fix:
             texts, fixed = fixed_texts(report)

@@ -18,6 +18,7 @@ from kclpy.cli.base import (
     add_runner_options,
     add_style_options,
     externals,
+    note,
 )
 from kclpy.diag import Code
 
@@ -82,6 +83,7 @@ def handle(args: argparse.Namespace) -> int:
     packages = externals([*settings.get("external", []), *args.external])
     total = failed = 0
     for folder in package_folders(args.packages):
+        note(args, f"testing the package {folder}")
         try:
             cases = test(folder, args.run, args.fail_fast, options=options, external_pkgs=packages)
         except ValueError as error:  # a bad -D value

@@ -16,6 +16,7 @@ from kclpy.cli.base import (
     Command,
     add_style_options,
     externals,
+    note,
     read_text,
     report,
     say,
@@ -69,6 +70,10 @@ def handle(args: argparse.Namespace) -> int:
     data = read_text(args.data)
     code = read_text(args.code)
     data_format = args.format or ("yaml" if args.data.endswith((".yaml", ".yml")) else "json")
+    note(
+        args,
+        f"{args.data} read as {data_format}, validated against {args.schema or 'the first schema'}",
+    )
     diagnostics = validate_code(
         code,
         data,

@@ -42,7 +42,8 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 
-MIRRORS = Path("/work/.mirror")
+# git directories of the mirrored repositories: $KCLPY_MIRRORS, else ../.mirror beside the repo
+MIRRORS = Path(os.environ.get("KCLPY_MIRRORS") or ROOT.parent / ".mirror")
 DEFAULT_KCL_GIT = MIRRORS / "kcl-lang+kcl" / "repo"
 DEFAULT_MODULES_GIT = MIRRORS / "kcl-lang+modules" / "repo"
 DEFAULT_KONFIG_GIT = MIRRORS / "kcl-lang+konfig" / "repo"

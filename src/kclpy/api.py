@@ -336,24 +336,26 @@ def validate_code(
     schema: str | None = None,
     attribute_name: str = "value",
     filename: str = "main.k",
+    data_filename: str = "data",
+    external_pkgs: Mapping[str, str] | None = None,
 ) -> list[Diagnostic]:
     """Validate JSON/YAML ``data`` against ``schema`` (default: the code's first schema).
 
     Defaults, types, checks and strictness apply as in KCL; an empty list means valid.
+    Errors in the data point at ``data_filename``'s line and column.
     """
-    from kclpy.tools.vet import validation_program
+    from kclpy.tools.vet import validate_data
 
-    program = validation_program(
+    return validate_data(
         code,
         data,
+        lambda program: run(program, filename=filename, external_pkgs=external_pkgs).diagnostics,
         data_format=format,
         schema=schema,
         attribute_name=attribute_name,
         code_path=filename,
+        data_path=data_filename,
     )
-    if isinstance(program, Diagnostic):
-        return [program]
-    return [d for d in run(program, filename=filename).diagnostics if d.is_error]
 
 
 def validate(
@@ -382,6 +384,7 @@ def validate(
         schema=schema,
         attribute_name=attribute_name,
         filename=code_path,
+        data_filename=data_path,
     )
 
 
@@ -417,19 +420,29 @@ class TestCaseResult(NamedTuple):
         return self.error is None
 
 
-def test(package_dir: str, run_regexp: str = "", fail_fast: bool = False) -> list[TestCaseResult]:
+def test(
+    package_dir: str,
+    run_regexp: str = "",
+    fail_fast: bool = False,
+    *,
+    options: Mapping[str, Any] | Iterable[str] | None = None,
+    external_pkgs: Mapping[str, str] | None = None,
+) -> list[TestCaseResult]:
     """``kcl test``: every top-level lambda named ``test_*`` of the package's ``.k`` and
     ``*_test.k`` files is a test; it passes when calling it raises no error. A compile or
-    run error of the package fails every test."""
+    run error of the package fails every test. ``options`` and ``external_pkgs`` are
+    ``kcl run``'s ``-D`` and ``-E``."""
     import time
 
+    package_dir = os.path.abspath(package_dir)
     files = sorted(
         os.path.join(package_dir, name)
         for name in os.listdir(package_dir)
         if name.endswith(".k") and os.path.isfile(os.path.join(package_dir, name))
     )
     result = RunResult()
-    loaded = _load_check_compile(files, package_dir, None, None, True, result, None)
+    option_values = _options_dict(options)
+    loaded = _load_check_compile(files, package_dir, external_pkgs, None, True, result, None)
     names = _test_names(files)
     pattern = re.compile(run_regexp) if run_regexp else None
     names = [name for name in names if pattern is None or pattern.search(name)]
@@ -441,7 +454,7 @@ def test(package_dir: str, run_regexp: str = "", fail_fast: bool = False) -> lis
     from kclpy.vm.runner import Runner
     from kclpy.vm.values import KclRuntimeError
 
-    runner = Runner(codes, MAIN, {}, package_dir, root)
+    runner = Runner(codes, MAIN, option_values, package_dir, root)
     try:
         runner.run()
     except KclRuntimeError as error:

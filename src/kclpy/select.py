@@ -31,9 +31,7 @@ def select_paths(documents: list[Any], paths: Sequence[str]) -> list[Any]:
     """The documents a run prints for the given selectors (one value, or a list of them)."""
     document = documents[0] if documents else {}
     selected = [select_path(document, path) for path in paths]
-    if len(selected) > 1:
-        return [selected]
-    value = selected[0]
+    value = selected[0] if len(selected) == 1 else selected
     if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-        return list(value)  # a list of configs prints as a stream of documents
+        return list(value)  # a list of configs (or several selected) prints as a stream
     return [value]

@@ -133,24 +133,73 @@ def decode_source(path: str, data: bytes) -> tuple[SourceFile, str | None]:
 
 
 def write_atomically(path: str, text: str) -> None:
-    """Replace ``path``'s content in one step: a temporary file beside it (keeping the
-    old file's permissions) renamed over it, so a failure leaves the old file whole."""
+    """Replace the content of ``path`` in one step, so a failure or a signal leaves the
+    old content whole and no stray file behind.
+
+    A symlink is followed: its target gets the new content. A regular file (or a new
+    one) is replaced by a file written beside it (keeping the old permissions): on
+    Linux an unnamed ``O_TMPFILE`` given a name only just before the rename, so even
+    SIGKILL leaves nothing behind; elsewhere a ``.kclpy-*`` temporary file removed on
+    any exception. A FIFO or a device is written into as a stream. A folder raises
+    ``IsADirectoryError``; other problems raise ``OSError`` as ``open`` does.
+    """
+    import stat
+
+    target = os.path.realpath(path)
+    try:
+        mode: int | None = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise IsADirectoryError(21, "Is a directory", path)
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(target, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        return
+    permissions = mode & 0o7777 if mode is not None else 0o666 & ~_umask()
+    _replace(target, text.encode("utf-8"), permissions)
+
+
+def _replace(target: str, data: bytes, permissions: int) -> None:
     import tempfile
 
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".kclpy-", dir=folder)
+    folder = os.path.dirname(target)
+    temporary: str | None = None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        try:
-            os.chmod(temporary, os.stat(path).st_mode & 0o7777)
-        except OSError:  # a new file: the default permissions
-            os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
+        handle = os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o600)
+    except (AttributeError, OSError):  # not Linux, or a file system without O_TMPFILE
+        handle, temporary = tempfile.mkstemp(prefix=".kclpy-", dir=folder)
+    try:
+        with os.fdopen(handle, "wb", closefd=False) as stream:
+            stream.write(data)
+        os.fchmod(handle, permissions)
+        if temporary is None:
+            temporary = _name_anonymous(handle, folder)
+        os.replace(temporary, target)
+        temporary = None
+    finally:
+        os.close(handle)
+        if temporary is not None and os.path.lexists(temporary):
             os.unlink(temporary)
-        raise
+
+
+def _name_anonymous(handle: int, folder: str) -> str:
+    """Link an ``O_TMPFILE`` file into ``folder`` under a fresh ``.kclpy-*`` name."""
+    import secrets
+
+    # linkat(AT_SYMLINK_FOLLOW) through /proc/self/fd; os.link uses it only when given
+    # a directory descriptor
+    descriptors = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        while True:
+            name = os.path.join(folder, f".kclpy-{secrets.token_hex(6)}")
+            try:
+                os.link(str(handle), name, src_dir_fd=descriptors, follow_symlinks=True)
+            except FileExistsError:
+                continue
+            return name
+    finally:
+        os.close(descriptors)
 
 
 def _umask() -> int:

@@ -5,7 +5,7 @@ Run by hand (from the project root)::
     .venv/bin/python tests/sema/corpus_check.py [--filter RE] [--show N] [--no-k8s] [--no-konfig]
 
 * conformance (``.corpus/kcl-conformance``, the valid ids of
-  ``/work/shared/conformance/reference_pass.txt``): false errors on output cases
+  ``../shared/conformance/reference_pass.txt``): false errors on output cases
   and on runtime-error cases, and for the cases whose reference error is a
   compile-time one, whether the checker reports the same kind at the same line;
   per category and for the type categories;
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = os.path.join(ROOT, ".corpus")
 CONFORMANCE = os.path.join(CORPUS, "kcl-conformance")
-PASS_LIST = "/work/shared/conformance/reference_pass.txt"
+PASS_LIST = os.path.join(os.path.dirname(ROOT), "shared", "conformance", "reference_pass.txt")
 TYPE_CATEGORIES = ("grammar/types", "grammar/schema/type", "grammar/schema/union")
 HEADER_RE = re.compile(r"error\[(\w+)\]: (\w+)")
 ARROW_RE = re.compile(r"-->\s*(\S+?):(\d+)(?::\d+)?\s*$", re.M)

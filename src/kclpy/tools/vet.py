@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from kclpy.diag import Code, Diagnostic, make_error
@@ -75,9 +76,20 @@ def validation_program(
     code_path: str = "main.k",
 ) -> str | Diagnostic:
     """The KCL program that validates ``data`` as ``schema`` (or why it cannot be built)."""
+    prepared = _prepare(code, data, data_format, schema, attribute_name, code_path)
+    if isinstance(prepared, Diagnostic):
+        return prepared
+    name, value = prepared
+    return f"{code.rstrip()}\n\n{attribute_name} = {name} {to_kcl(value)}\n"
+
+
+def _prepare(
+    code: str, data: str, data_format: str, schema: str | None, attribute_name: str, path: str
+) -> tuple[str, Any] | Diagnostic:
+    """The schema's name and the data's value, or why they cannot be used."""
     try:
         value = load_data(data, data_format)
-        name = schema or first_schema(code, code_path)
+        name = schema or first_schema(code, path)
         if name is None:
             raise VetError("no schema found in the code to validate against")
         if not _IDENTIFIER.match(attribute_name):
@@ -86,4 +98,34 @@ def validation_program(
             raise VetError("the data to validate must be a mapping")
     except VetError as error:
         return make_error(Code.EVALUATION_ERROR, str(error), None)
-    return f"{code.rstrip()}\n\n{attribute_name} = {name} {to_kcl(value)}\n"
+    return name, value
+
+
+def validate_data(
+    code: str,
+    data: str,
+    run: Callable[[str], list[Diagnostic]],
+    *,
+    data_format: str = "json",
+    schema: str | None = None,
+    attribute_name: str = "value",
+    code_path: str = "main.k",
+    data_path: str = "data",
+) -> list[Diagnostic]:
+    """The errors of validating ``data`` (``run`` runs a KCL program text and returns
+    its diagnostics). The data goes into the program one entry per line, so an error
+    in it is moved to the data file's line and column (:mod:`kclpy.tools.vet_positions`)."""
+    from kclpy.tools.vet_positions import PositionedLiteral
+
+    prepared = _prepare(code, data, data_format, schema, attribute_name, code_path)
+    if isinstance(prepared, Diagnostic):
+        return [prepared]
+    name, value = prepared
+    head = f"{code.rstrip()}\n\n{attribute_name} = {name} "
+    literal = PositionedLiteral.build(data, value, data_path, to_kcl)
+    program = head + (to_kcl(value) if literal is None else literal.text) + "\n"
+    errors = [d for d in run(program) if d.is_error]
+    if literal is None:
+        return errors
+    first_line = head.count("\n") + 1
+    return [literal.relocate(error, code_path, first_line) for error in errors]

@@ -1,0 +1,222 @@
+"""The ``kcl`` command line: the table of subcommands, dispatch, exit codes and the
+handling of failures and signals; each subcommand's work is in its own module.
+
+Takes ``argv``; returns the exit code (see ``EXIT_CODES_HELP`` in :mod:`.base`:
+0 ok, 1 program or user error, 2 usage, 3 a bug in kclpy, 128+N a signal).
+
+Adding a subcommand is a local edit: write a module ``kclpy/cli/<name>.py`` that
+defines ``configure(parser)`` (its arguments, each with a help line), ``handle(args)
+-> int`` (imports of heavy modules inside it, to keep start-up fast) and
+``COMMAND = Command(name=..., help=..., configure=..., handle=..., examples=...)``,
+then add ``<name>.COMMAND`` to ``COMMANDS`` below. Only the chosen subcommand's
+parser is built. Positional arguments and options may be interleaved (argparse's
+intermixed parsing) unless the command sets ``intermixed=False`` (needed for
+sub-subcommands). Raise :class:`~kclpy.cli.base.CommandError` for user errors;
+anything else escaping ``handle`` is reported as an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+
+from kclpy.cli import doc, fmt, lint, misc, run, testing, vet
+from kclpy.cli.base import (
+    EXIT_CODES_HELP,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_PROGRAM_ERROR,
+    EXIT_USAGE,
+    Command,
+    CommandError,
+    Parser,
+    print_error,
+)
+from kclpy.diag import Code
+
+COMMANDS: tuple[Command, ...] = (
+    run.COMMAND,
+    fmt.COMMAND,
+    lint.COMMAND,
+    testing.COMMAND,
+    vet.COMMAND,
+    doc.COMMAND,
+    misc.CLEAN,
+    misc.VERSION,
+    misc.LSP,
+    misc.COMPLETION,
+    misc.KUSION,
+)
+
+__all__ = [
+    "COMMANDS",
+    "EXIT_INTERNAL",
+    "EXIT_OK",
+    "EXIT_PROGRAM_ERROR",
+    "EXIT_USAGE",
+    "Command",
+    "build_parser",
+    "main",
+]
+
+_CAUGHT_SIGNALS = ("SIGTERM", "SIGHUP", "SIGQUIT")
+
+
+class Terminated(BaseException):
+    """Raised in the main thread when a caught signal arrives, so that ``finally``
+    blocks (temporary files of ``-o``) run before the process ends."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def find_command(name: str) -> Command | None:
+    for command in COMMANDS:
+        if name == command.name or name in command.aliases:
+            return command
+    return None
+
+
+def command_parser(command: Command) -> argparse.ArgumentParser:
+    """The parser of one subcommand, its examples and the exit codes in its help."""
+    parser = Parser(
+        prog=f"kcl {command.name}",
+        description=command.description or command.help,
+        epilog="\n\n".join(part for part in (command.examples, EXIT_CODES_HELP) if part),
+    )
+    command.configure(parser)
+    return parser
+
+
+def build_parser(full: bool = False) -> argparse.ArgumentParser:
+    """The top-level ``kcl`` parser; ``full=True`` also configures every subcommand
+    (for shell completion), which imports what their options need."""
+    parser = Parser(
+        prog="kcl",
+        description="kclpy: the KCL configuration language toolchain",
+        epilog="'kcl FILE.k ...' is 'kcl run FILE.k ...'; "
+        "'kcl COMMAND --help' shows a command's options and examples.\n\n" + EXIT_CODES_HELP,
+    )
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for command in COMMANDS:
+        sub = commands.add_parser(command.name, aliases=list(command.aliases), help=command.help)
+        if full:
+            command.configure(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``kcl`` command; returns the exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if "_ARGCOMPLETE" in os.environ:
+        _complete()
+    # `kcl main.k` is `kcl run main.k`, as in the reference CLI
+    if arguments and (
+        arguments[0].endswith(".k")
+        or arguments[0] == "-"
+        or (
+            not arguments[0].startswith("-")
+            and find_command(arguments[0]) is None
+            and os.path.isdir(arguments[0])
+        )
+    ):
+        arguments.insert(0, "run")
+    if arguments[:1] == ["help"] and len(arguments) > 1:  # `kcl help run`
+        arguments = [arguments[1], "--help"]
+    if not arguments or arguments[0] in ("-h", "--help", "help"):
+        build_parser().print_help(sys.stdout if arguments else sys.stderr)
+        return EXIT_OK if arguments else EXIT_USAGE
+    if arguments[0] in ("-V", "-v", "--version"):  # -v as the real CLI (cobra)
+        arguments[0] = "version"
+    command = find_command(arguments[0])
+    if command is None:
+        build_parser().parse_args(arguments)  # the usage error, with the known commands
+        return EXIT_USAGE
+    parser = command_parser(command)
+    parse = parser.parse_intermixed_args if command.intermixed else parser.parse_args
+    args = parse(arguments[1:])
+    args.exiting = argv is None
+    return _guarded(command, args)
+
+
+def _guarded(command: Command, args: argparse.Namespace) -> int:
+    """Run the command; user errors, memory exhaustion, signals and kclpy's own bugs
+    become exit codes and coded messages, never tracebacks."""
+    previous = _catch_signals()
+    try:
+        return command.handle(args)
+    except CommandError as error:
+        sys.stdout.flush()
+        print_error(error.code, str(error))
+        return error.exit_code
+    except MemoryError:
+        sys.stdout.flush()
+        print_error(Code.OUT_OF_MEMORY, "the program needs more memory than there is")
+        return EXIT_PROGRAM_ERROR
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 128 + signal.SIGINT
+    except Terminated as stop:
+        return 128 + stop.number
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_OK
+    except RecursionError:
+        print_error(Code.EVALUATION_ERROR, "maximum recursion depth exceeded")
+        return EXIT_PROGRAM_ERROR
+    except Exception as error:  # a bug in kclpy: never a traceback for the user
+        if os.environ.get("KCLPY_DEBUG") or getattr(args, "debug", False):
+            raise
+        sys.stdout.flush()
+        sys.stderr.write(
+            f"error[E9999]: InternalError\n  kclpy failed unexpectedly: "
+            f"{type(error).__name__}: {error}\n  (set KCLPY_DEBUG=1 for a traceback)\n"
+        )
+        return EXIT_INTERNAL
+    finally:
+        _restore_signals(previous)
+
+
+def _catch_signals() -> dict[int, object]:
+    """Turn SIGTERM, SIGHUP and SIGQUIT into :class:`Terminated` (main thread only)."""
+    import threading
+
+    previous: dict[int, object] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return previous
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        raise Terminated(number)
+
+    for name in _CAUGHT_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None:
+            previous[number] = signal.signal(number, stop)
+    return previous
+
+
+def _restore_signals(previous: dict[int, object]) -> None:
+    for number, handler in previous.items():
+        signal.signal(number, handler)  # type: ignore[arg-type]
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the exit flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _complete() -> None:
+    """Answer a shell's completion request (argcomplete sets ``_ARGCOMPLETE``)."""
+    import argcomplete
+
+    argcomplete.autocomplete(build_parser(full=True))

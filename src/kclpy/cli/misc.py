@@ -1,0 +1,158 @@
+"""The small ``kcl`` subcommands: ``version``, ``lsp``, ``clean``, ``completion``
+and ``kusion`` (whose own arguments live in :mod:`kclpy.kusion.cli`).
+
+Each takes its parsed arguments and returns the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from kclpy.cli.base import (
+    EXIT_OK,
+    Command,
+    CommandError,
+    add_style_options,
+    say,
+)
+from kclpy.diag import Code
+
+
+def version_text() -> str:
+    """``kclpy X.Y.Z (KCL A.B.C)``: kclpy's version and the KCL language it implements."""
+    from kclpy import KCL_VERSION, __version__
+
+    return f"kclpy {__version__} (KCL {KCL_VERSION})"
+
+
+def _no_arguments(parser: argparse.ArgumentParser) -> None:
+    del parser
+
+
+def _version(args: argparse.Namespace) -> int:
+    print(version_text())
+    return EXIT_OK
+
+
+def _lsp(args: argparse.Namespace) -> int:
+    """The language server (package ``kclpy_lsp``, needs the ``lsp`` extra: pygls);
+    imported only here, so no other command pays for it."""
+    import importlib
+
+    try:
+        server = importlib.import_module("kclpy_lsp.server")
+    except ImportError as error:
+        raise CommandError(
+            f"the language server needs pygls ({error}); pip install 'kclpy[lsp]'"
+        ) from None
+    result: int = server.main()
+    return result
+
+
+def _configure_clean(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-y", "--yes", action="store_true", help="do not ask before removing the cache"
+    )
+    add_style_options(parser)
+
+
+def _clean(args: argparse.Namespace) -> int:
+    """Remove the compiled-module cache (``kclpy.compile.cache.cache_dir``)."""
+    from kclpy.compile.cache import cache_dir
+
+    folder = cache_dir()
+    if folder is None:
+        say(args, "the cache is disabled (KCLPY_NO_CACHE); nothing to clean")
+        return EXIT_OK
+    if not os.path.isdir(folder):
+        say(args, f"no cache at {folder}; nothing to clean")
+        return EXIT_OK
+    if not args.yes:
+        sys.stdout.write(f"Remove the compiled-module cache {folder}? [y/N] ")
+        sys.stdout.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            say(args, "Aborted.")
+            return EXIT_OK
+    import shutil
+
+    try:
+        shutil.rmtree(folder)
+    except OSError as error:
+        raise CommandError(
+            f"cannot remove {folder}: {error.strerror or error}", Code.IO_ERROR, 1
+        ) from None
+    say(args, f"{folder} removed")
+    return EXIT_OK
+
+
+def _configure_completion(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "shell",
+        choices=["bash", "zsh", "fish", "tcsh", "powershell"],
+        default="bash",
+        nargs="?",
+        help="the shell (default bash)",
+    )
+
+
+def _completion(args: argparse.Namespace) -> int:
+    """Print the shell code that completes ``kcl`` (through argcomplete)."""
+    from argcomplete.shell_integration import shellcode
+
+    sys.stdout.write(shellcode(["kcl"], shell=args.shell))
+    return EXIT_OK
+
+
+def _configure_kusion(parser: argparse.ArgumentParser) -> None:
+    from kclpy.kusion import cli as kusion_cli
+
+    kusion_cli.add_arguments(parser)
+
+
+def _kusion(args: argparse.Namespace) -> int:
+    from kclpy.kusion import cli as kusion_cli
+
+    return kusion_cli.main(args)
+
+
+VERSION = Command(
+    name="version",
+    help="print kclpy's version and the KCL version it implements",
+    configure=_no_arguments,
+    handle=_version,
+)
+LSP = Command(
+    name="lsp",
+    aliases=("server",),
+    help="run the language server over stdio (needs the lsp extra)",
+    configure=_no_arguments,
+    handle=_lsp,
+)
+CLEAN = Command(
+    name="clean",
+    help="remove the compiled-module cache",
+    description="Remove kclpy's compiled-module cache: $KCLPY_CACHE_DIR, else\n"
+    "$XDG_CACHE_HOME/kclpy, else ~/.cache/kclpy (KCLPY_NO_CACHE=1 disables it).",
+    examples="examples:\n  kcl clean -y",
+    configure=_configure_clean,
+    handle=_clean,
+)
+COMPLETION = Command(
+    name="completion",
+    help="print the shell code that completes kcl commands and options",
+    description="Tab completion for kcl. Load it in the current shell:",
+    examples='examples:\n  eval "$(kcl completion bash)"         # bash; add it to ~/.bashrc\n'
+    '  eval "$(kcl completion zsh)"          # zsh\n'
+    "  kcl completion fish | source          # fish",
+    configure=_configure_completion,
+    handle=_completion,
+)
+KUSION = Command(
+    name="kusion",
+    help="preview, apply and destroy compiled resources (docs/kusion.md)",
+    configure=_configure_kusion,
+    handle=_kusion,
+    intermixed=False,
+)

@@ -113,6 +113,11 @@ def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
     )
     fmt.add_argument("--diff", action="store_true", help="print the changes as a diff")
     fmt.add_argument("--no_style", action="store_true")
+    from kclpy.monorepo import command as build_command
+
+    build_command.add_arguments(
+        commands.add_parser("build", help="compile every stack of a repository; check goldens")
+    )
     kusion = commands.add_parser("kusion", help="preview, apply and destroy compiled resources")
     if kusion_arguments:
         from kclpy.kusion import cli as kusion_cli
@@ -149,6 +154,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return lsp_command()
         if args.command == "doc":
             return doc_command(args)
+        if args.command == "build":
+            from kclpy.api import compile_stack
+            from kclpy.monorepo import command as build_command
+
+            return build_command.main(args, compile_stack)
         if args.command == "kusion":
             from kclpy.kusion import cli as kusion_cli
 

@@ -163,39 +163,53 @@ sidecar = lambda app: str -> appmodel.Container {{
 '''
 
 
-def _project_base(rng: random.Random, name: str, addons: list[int]) -> str:
-    imports = ["import models.app as appmodel"]
-    imports += [f"import models.addons.a{i} as addon{i}" for i in addons]
-    tier = rng.choice(["web", "worker", "batch"])
+def _project_base(rng: random.Random, name: str, apps: int, addons: list[int]) -> str:
+    """A project's common config: ``apps`` App instances (about 30 lines each)."""
+    lines = ['"""The project\'s applications, shared by its environments."""']
+    lines += ["import models.app as appmodel"]
+    lines += [f"import models.addons.a{i} as addon{i}" for i in addons]
+    for index in range(apps):
+        lines += ["", *_app_block(rng, f"{name}-{index}", f"app{index}", addons)]
+    return "\n".join(lines) + "\n"
+
+
+def _app_block(rng: random.Random, name: str, variable: str, addons: list[int]) -> list[str]:
     lines = [
-        *imports,
-        "",
-        f'_name = "{name}"',
-        "",
-        "app: appmodel.App {",
-        "    name = _name",
-        f'    tier = "{tier}"',
+        f"{variable}: appmodel.App {{",
+        f'    name = "{name}"',
+        f'    tier = "{rng.choice(["web", "worker", "batch"])}"',
         "    containers = [{",
         f'        image = "registry.local/{name}:1.{rng.randint(0, 40)}.{rng.randint(0, 9)}"',
         "        env = {",
     ]
-    for k in range(rng.randint(3, 8)):
-        lines.append(f'            "VAR_{k}" = "{rng.randint(0, 10**6)}"')
-    lines += ["        }", "    }]"]
+    lines += [
+        f'            "VAR_{k}" = "{rng.randint(0, 10**6)}"' for k in range(rng.randint(6, 16))
+    ]
+    lines += [
+        "        }",
+        f'        resources = {{cpu = "{rng.choice([100, 250, 500])}m", '
+        f'memory = "{rng.choice([128, 256, 512])}Mi"}}',
+        "    }]",
+    ]
     if addons:
-        items = ", ".join(f"addon{i}.sidecar(_name)" for i in addons)
+        items = ", ".join(f'addon{i}.sidecar("{name}")' for i in addons)
         lines.append(f"    sidecars = [{items}]")
-    ports = ", ".join(f"{{port = {8000 + k}}}" for k in range(rng.randint(1, 3)))
-    lines += [f"    ports = [{ports}]", "}", ""]
-    return "\n".join(lines)
+    lines.append("    ports = [")
+    lines += [f"        {{port = {8000 + k}}}" for k in range(rng.randint(1, 4))]
+    lines += ["    ]", "}"]
+    return lines
 
 
-def _stack_main(rng: random.Random, env: str) -> str:
-    lines = ['"""Environment overrides."""', "", "app: appmodel.App {", f'    env = "{env}"']
-    if env == "prod":
-        lines.append(f"    replicas = {rng.randint(2, 6)}")
-    lines += ["}", ""]
-    return "\n".join([lines[0], "import models.app as appmodel", *lines[1:]])
+def _stack_main(rng: random.Random, env: str, apps: int) -> str:
+    """An environment's overrides of each application."""
+    lines = ['"""Environment overrides."""', "import models.app as appmodel"]
+    for index in range(apps):
+        lines += ["", f"app{index}: appmodel.App {{", f'    env = "{env}"']
+        if env == "prod":
+            lines.append(f"    replicas = {rng.randint(2, 6)}")
+        lines.append(f'    namespace = "{env}-{rng.choice(["a", "b", "c"])}"')
+        lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def _stack_mod(name: str, depth: int) -> str:
@@ -230,11 +244,12 @@ def generate(
         name = f"p{p:04d}"
         count = rng.choice([0, 0, 1, 1, 2]) if model_packages else 0
         addons = sorted(rng.sample(range(model_packages), count)) if count else []
-        files[f"projects/{name}/base/base.k"] = _project_base(rng, name, addons)
+        apps = rng.randint(3, 12)
+        files[f"projects/{name}/base/base.k"] = _project_base(rng, name, apps, addons)
         for env in envs:
             folder = f"projects/{name}/{env}"
             files[f"{folder}/kcl.mod"] = _stack_mod(f"{name}-{env}", 3)
-            files[f"{folder}/main.k"] = _stack_main(rng, env)
+            files[f"{folder}/main.k"] = _stack_main(rng, env, apps)
             files[f"{folder}/stack.yaml"] = f"name: {env}\n"
             stacks += 1
     lines = 0

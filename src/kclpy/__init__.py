@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from kclpy.api import (
         RunResult,
         TestCaseResult,
+        build,
+        compile_stack,
         format_code,
         format_path,
         generate_doc,
@@ -43,6 +45,8 @@ __all__ = [
     "RunResult",
     "TestCaseResult",
     "__version__",
+    "build",
+    "compile_stack",
     "format_code",
     "format_path",
     "generate_doc",

@@ -28,6 +28,7 @@ from kclpy.source import SourceFile, Span, read_source
 if TYPE_CHECKING:
     from kclpy.compile.cache import ProgramCache
     from kclpy.compile.code import PackageCode
+    from kclpy.monorepo.report import BuildReport, StackJob, StackOutput
 
 MAIN = "__main__"
 
@@ -549,3 +550,68 @@ def generate_doc(path: str = ".", format: str = "md") -> str:
     from kclpy.tools.doc import generate_doc as run
 
     return run(path, format)
+
+
+def compile_stack(job: StackJob) -> StackOutput:
+    """Compile one stack of a monorepo build (what ``kcl run`` would print in its
+    folder, or its rendered diagnostics). Module level, so that worker processes and
+    Dask workers can receive it."""
+    import time
+
+    from kclpy.diag.render import render_all
+    from kclpy.monorepo.report import StackOutput
+
+    start = time.perf_counter()
+    flags = set(job.flags)
+    result = run_files(
+        list(job.files),
+        options=list(job.options),
+        work_dir=job.path,
+        external_pkgs=dict(job.externals),
+        disable_none="disable_none" in flags,
+        sort_keys="sort_keys" in flags,
+        show_hidden="show_hidden" in flags,
+        strict_range_check="strict_range_check" in flags,
+    )
+    seconds = time.perf_counter() - start
+    if not result.ok:
+        errors = result.log + render_all(result.diagnostics, "human", False)
+        return StackOutput(job.name, False, "", errors, seconds)
+    return StackOutput(job.name, True, result.log + result.text, "", seconds)
+
+
+def build(
+    paths: str | Sequence[str] = ".",
+    *,
+    jobs: int | None = None,
+    since: str | None = None,
+    changed: Sequence[str] | None = None,
+    cluster: str | None = None,
+    check: bool = False,
+    update: bool = False,
+    diff: bool = False,
+    batch_size: int = 8,
+    ship: bool = False,
+) -> BuildReport:
+    """``kcl build``: compile every stack under ``paths`` (folders with a ``kcl.yaml``,
+    a ``kcl.mod`` with ``[profile] entries``, or a ``main.k``) on ``jobs`` worker
+    processes (default: the core count; 0: in this process) or on the Dask cluster at
+    ``cluster``; ``since``/``changed`` narrow the build to the stacks a change
+    reaches; ``check`` compares with ``ci-test/stdout.golden.yaml``, ``update``
+    rewrites it. Returns the report; raises ``kclpy.monorepo.BuildError`` when the
+    build cannot start."""
+    from kclpy.monorepo import BuildOptions
+    from kclpy.monorepo import build as run
+
+    options = BuildOptions(
+        paths=[paths] if isinstance(paths, str) else list(paths),
+        mode="check" if check else "update" if update else "build",
+        diff=diff,
+        jobs=jobs,
+        since=since,
+        changed=changed,
+        cluster=cluster,
+        batch_size=batch_size,
+        ship=ship,
+    )
+    return run(options, compile_stack)

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from types import FrameType
 
-from kclpy.cli import doc, fmt, lint, misc, run, testing, vet
+from kclpy.cli import build, doc, fmt, lint, misc, run, testing, vet
 from kclpy.cli.base import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
@@ -45,6 +45,7 @@ COMMANDS: tuple[Command, ...] = (
     testing.COMMAND,
     vet.COMMAND,
     doc.COMMAND,
+    build.COMMAND,
     misc.CLEAN,
     misc.VERSION,
     misc.LSP,

@@ -1,0 +1,113 @@
+"""``kcl build``: its arguments, and the report it prints.
+
+Output: with ``--format text`` (the default) one line per stack that changed or
+failed (with its diagnostics, and its diff under ``--diff``), then the summary line
+``N built, N changed, N failed in T s``; ``--affected`` prints the affected stacks'
+folders only; ``--format json`` prints the report as JSON. A progress bar is drawn
+on a terminal's stderr. Exit codes: 0 all built (and equal to their goldens under
+``--check``), 1 a stack failed or differs; a build that cannot start raises
+``BuildError`` (bad paths or options, git or cluster errors: a usage error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kclpy.monorepo.engine import BuildError, BuildOptions, build, select
+from kclpy.monorepo.report import BuildReport, CompileStack, StackResult
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``kcl build``."""
+    parser.add_argument("paths", nargs="*", default=["."], help="folders holding stacks")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="compare with ci-test/stdout.golden.yaml; exit 1 on a difference",
+    )
+    mode.add_argument(
+        "--update",
+        action="store_true",
+        help="write each stack's output to ci-test/stdout.golden.yaml",
+    )
+    mode.add_argument(
+        "--affected", action="store_true", help="only list the stacks the change reaches"
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="with --check: a unified diff per stack"
+    )
+    parser.add_argument(
+        "--since", metavar="GIT_REV", help="only stacks affected since this revision"
+    )
+    parser.add_argument(
+        "--changed", metavar="FILE", nargs="+", help="only stacks affected by these files"
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="worker processes (default: the core count; 0: none)",
+    )
+    parser.add_argument("--cluster", metavar="ADDRESS", help="a Dask scheduler, tcp://HOST:PORT")
+    parser.add_argument(
+        "--batch-size", type=int, default=8, metavar="N", help="stacks per Dask task (default 8)"
+    )
+    parser.add_argument(
+        "--ship", action="store_true", help="with --cluster: send the repository to the workers"
+    )
+    parser.add_argument(
+        "--format", choices=["text", "json"], default="text", help="the report: text or JSON"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def main(args: argparse.Namespace, compile_stack: CompileStack) -> int:
+    """Run ``kcl build`` with the parsed ``args``; returns the exit code."""
+    if (args.jobs is not None and args.jobs < 0) or args.batch_size < 1:
+        raise BuildError("--jobs must be >= 0 and --batch-size >= 1")
+    options = BuildOptions(
+        paths=args.paths,
+        mode="check" if args.check else "update" if args.update else "build",
+        diff=args.diff,
+        jobs=args.jobs,
+        since=args.since,
+        changed=args.changed,
+        cluster=args.cluster,
+        batch_size=args.batch_size,
+        ship=args.ship,
+        progress=not args.no_progress and args.format == "text",
+    )
+    if args.affected:
+        if args.since is None and args.changed is None:
+            raise BuildError("--affected needs --since or --changed")
+        selected, _ = select(options)
+        for stack in selected:
+            print(stack.name)
+        return EXIT_OK
+    report = build(options, compile_stack)
+    sys.stdout.write(report.to_json() if args.format == "json" else render(report))
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def render(report: BuildReport) -> str:
+    """The text report: the stacks that need attention, then the summary line."""
+    lines: list[str] = []
+    for result in report.results:
+        if result.status in ("failed", "changed", "updated"):
+            lines.append(_describe(result))
+    lines.append(report.summary() + "\n")
+    return "".join(lines)
+
+
+def _describe(result: StackResult) -> str:
+    text = f"{result.status.upper()}: {result.stack}\n"
+    if result.diagnostics:
+        text += (
+            result.diagnostics if result.diagnostics.endswith("\n") else result.diagnostics + "\n"
+        )
+    return text + result.diff

@@ -3,7 +3,7 @@
  * must be tokenized without an `invalid.illegal` scope, and no begin/end rule
  * may still be open at the end of the file (a rule that never closes colours
  * the rest of the file wrongly, the typical grammar bug). The files: the
- * grammar samples, the repository's examples, and, when the git-ignored
+ * snapshot samples, the repository's examples and parser cases, and, when the git-ignored
  * `.corpus/` is present, the conformance cases that must run, konfig and the
  * Kubernetes models.
  */
@@ -95,10 +95,12 @@ test("the check finds rules left open and illegal tokens", async () => {
   assert.equal(problemIn(loaded, "newline.k", 'a = "x ${y\nb = 1\n'), undefined);
 });
 
-test("grammar samples and the repository's examples", async () => {
+test("grammar samples, the repository's examples and parser cases", async () => {
   const files = [
     ...kclFiles(path.join(extensionRoot, "test", "snapshots")),
     ...kclFiles(path.join(repositoryRoot, "examples")),
+    ...kclFiles(path.join(repositoryRoot, "tests", "syntax", "cases")),
+    path.join(repositoryRoot, "tests", "syntax", "reference_accepts.k"),
   ];
   assert.ok(files.length >= 4, `only ${files.length} sample files`);
   checkFiles(await grammar, files);

@@ -1,11 +1,12 @@
 /**
  * The static parts of the extension: package.json points at files that exist
- * and agree with each other, every command it declares is registered by the
+ * and agree with each other, the bundle it ships is self-contained, every command it declares is registered by the
  * client, the language configuration's patterns indent and dedent the lines
  * they should (and only those), and every snippet is well formed.
  */
 import * as assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import * as path from "node:path";
 import { test } from "node:test";
 
@@ -24,7 +25,16 @@ test("package.json declares the kcl language, its grammar and snippets with file
   for (const file of [language.configuration, grammar.path, manifest.contributes.snippets[0].path, "README.md", "LICENSE"]) {
     assert.ok(existsSync(path.join(root, file)), `${file} is missing`);
   }
-  assert.equal(manifest.main, "./out/extension.js");
+  assert.equal(manifest.main, "./dist/extension.js");
+});
+
+test("the bundle the package ships needs only vscode and Node's own modules", () => {
+  const bundle = path.join(root, manifest.main);
+  assert.ok(existsSync(bundle), `${bundle} is missing: run npm run bundle`);
+  const required = new Set([...readFileSync(bundle, "utf8").matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1]));
+  const outside = [...required].filter((name) => name !== "vscode" && !isBuiltin(name ?? ""));
+  assert.deepEqual(outside, []);
+  assert.ok(required.has("vscode"));
 });
 
 test("every declared command is registered by the client", () => {

@@ -17,11 +17,16 @@ const WATCHED_FILES = "**/{*.k,kcl.mod,kcl.mod.lock,kcl.yaml,kcl.work}";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel | undefined;
+let watcher: vscode.FileSystemWatcher | undefined;
+/** Starts and stops run one after another, however fast settings change. */
+let queue: Promise<void> = Promise.resolve();
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("KCL");
+  watcher = vscode.workspace.createFileSystemWatcher(WATCHED_FILES);
   context.subscriptions.push(
     output,
+    watcher,
     vscode.commands.registerCommand("kcl.restartServer", restart),
     vscode.commands.registerCommand("kcl.showServerOutput", () => output?.show(true)),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
@@ -30,11 +35,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
-  await start();
+  await enqueue(start);
 }
 
 export async function deactivate(): Promise<void> {
-  await stop();
+  await enqueue(stop);
+}
+
+function enqueue(step: () => Promise<void>): Promise<void> {
+  queue = queue.then(step, step);
+  return queue;
 }
 
 async function start(): Promise<void> {
@@ -59,7 +69,7 @@ async function start(): Promise<void> {
       { scheme: "file", language: "kcl" },
       { scheme: "untitled", language: "kcl" },
     ],
-    synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher(WATCHED_FILES) },
+    synchronize: watcher === undefined ? {} : { fileEvents: watcher },
     outputChannel: channel,
     traceOutputChannel: channel,
   };
@@ -68,7 +78,7 @@ async function start(): Promise<void> {
     await candidate.start();
     client = candidate;
   } catch (error) {
-    await reportStartFailure(plan.launch, error, channel);
+    void reportStartFailure(plan.launch, error, channel);
   }
 }
 
@@ -81,8 +91,10 @@ async function stop(): Promise<void> {
 }
 
 async function restart(): Promise<void> {
-  await stop();
-  await start();
+  await enqueue(async () => {
+    await stop();
+    await start();
+  });
 }
 
 async function reportStartFailure(launch: Launch, error: unknown, channel: vscode.OutputChannel): Promise<void> {

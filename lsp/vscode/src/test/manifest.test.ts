@@ -37,6 +37,13 @@ test("the bundle the package ships needs only vscode and Node's own modules", ()
   assert.ok(required.has("vscode"));
 });
 
+test("a workspace cannot choose the program the server runs until it is trusted", () => {
+  const untrusted = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, "limited");
+  const serverSettings = Object.keys(manifest.contributes.configuration.properties).filter((key) => key.startsWith("kcl.server."));
+  assert.deepEqual([...untrusted.restrictedConfigurations].sort(), serverSettings.sort());
+});
+
 test("every declared command is registered by the client", () => {
   const source = readFileSync(path.join(root, "src", "extension.ts"), "utf8");
   for (const { command } of manifest.contributes.commands) {

@@ -1,11 +1,11 @@
 /**
  * The TextMate grammar over whole programs: every line of every valid KCL file
  * must be tokenized without an `invalid.illegal` scope, and no begin/end rule
- * may still be open at the end of the file (a rule that never closes colours
- * the rest of the file wrongly, the typical grammar bug). The files: the
- * snapshot samples, the repository's examples and parser cases, and, when the git-ignored
- * `.corpus/` is present, the conformance cases that must run, konfig and the
- * Kubernetes models.
+ * may still be open at a top-level definition or at the end of the file (a
+ * rule that never closes colours the rest of the file wrongly, the typical
+ * grammar bug). The files: the snapshot samples, the repository's examples and
+ * parser cases, and, when the git-ignored `.corpus/` is present, the
+ * conformance cases that must run, konfig and the Kubernetes models.
  */
 import * as assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -58,11 +58,17 @@ function runsCleanly(file: string): boolean {
   return existsSync(path.join(directory, "stdout.golden")) && !existsSync(path.join(directory, "stderr.golden"));
 }
 
+/** Lines that only occur at the top level of a valid program (outside strings and brackets). */
+const TOP_LEVEL_ONLY = /^(?:schema|mixin|protocol|rule) \w+.*:\s*$|^import \w/;
+
 /** The first problem in `text` (from `file`), or undefined. */
 function problemIn(grammar: IGrammar, file: string, text: string = readFileSync(file, "utf8")): string | undefined {
   const lines = text.split(/\r\n|\r|\n/);
   let state = INITIAL;
   for (const [index, line] of lines.entries()) {
+    if (state.depth !== 1 && TOP_LEVEL_ONLY.test(line)) {
+      return `${file}:${index + 1}: a top-level definition starts inside a rule opened earlier`;
+    }
     const result = grammar.tokenizeLine(line, state, 1000);
     if (result.stoppedEarly) {
       return `${file}:${index + 1}: tokenizing took over a second`;
@@ -90,6 +96,7 @@ test("the check finds rules left open and illegal tokens", async () => {
   assert.equal(problemIn(loaded, "ok.k", 'a = """x\n"""\nb = [\n  1\n]\n'), undefined);
   assert.match(problemIn(loaded, "open.k", 'a = """x\nb = 1\n') ?? "", /still open/);
   assert.match(problemIn(loaded, "open.k", "f = lambda x {\n  x\n") ?? "", /still open/);
+  assert.match(problemIn(loaded, "open.k", "a = [\nschema S:\n  x: int\n]\n") ?? "", /open.k:2: a top-level definition/);
   assert.match(problemIn(loaded, "semi.k", "a = 1;\n") ?? "", /semi.k:1:6: invalid.illegal.semicolon/);
   // an unterminated one-line string ends at the end of its line
   assert.equal(problemIn(loaded, "newline.k", 'a = "x ${y\nb = 1\n'), undefined);

@@ -187,5 +187,5 @@ export function startFailureMessage(launch: Launch, error: unknown): string {
   if (has("EACCES")) {
     return `KCL: cannot start the language server: "${launch.command}" is not executable.`;
   }
-  return `KCL: the language server (${line}) failed to start: ${text}`;
+  return `KCL: the language server (${line}) failed to start: ${text}. Its messages are in the KCL output.`;
 }

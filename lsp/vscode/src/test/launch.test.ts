@@ -112,6 +112,6 @@ test("start failures say what to do", () => {
   assert.match(startFailureMessage(launch, denied), /is not executable/);
   assert.equal(
     startFailureMessage(launch, new Error("boom")),
-    "KCL: the language server (kcl lsp) failed to start: boom",
+    "KCL: the language server (kcl lsp) failed to start: boom. Its messages are in the KCL output.",
   );
 });

@@ -100,6 +100,15 @@ def statement_rules() -> dict[str, Rule]:
             "end": r"(?=\s*#)|$",
             "patterns": include("arguments"),
         },
+    }
+    rules.update(declaration_rules())
+    rules.update(definition_rules())
+    return rules
+
+
+def declaration_rules() -> dict[str, Rule]:
+    """Type aliases, check blocks, mixin lists and the targets of assignments."""
+    return {
         "type-alias": type_context(
             rf"^\s*(type)\s+({IDENTIFIER})\s*(=)",
             [
@@ -133,8 +142,6 @@ def statement_rules() -> dict[str, Rule]:
             "captures": captures("variable.other.declaration.kcl"),
         },
     }
-    rules.update(definition_rules())
-    return rules
 
 
 def definition_rules() -> dict[str, Rule]:
@@ -157,13 +164,7 @@ def definition_rules() -> dict[str, Rule]:
         "endCaptures": captures("punctuation.section.rule.begin.kcl"),
         "patterns": include("schema-parameters", "parent-list", "for-protocol"),
     }
-    rules["schema-parameters"] = bracketed(
-        r"\[",
-        r"\]",
-        "punctuation.definition.parameters",
-        include("parameter", "expression"),
-        name="meta.schema.parameters.kcl",
-    )
+    rules.update(parameter_rules())
     inherited = "entity.other.inherited-class.kcl"
     rules["parent"] = {
         "match": rf"(\()\s*({DOTTED})\s*(\))",
@@ -186,20 +187,33 @@ def definition_rules() -> dict[str, Rule]:
         "match": rf"\b(for)\s+({DOTTED})",
         "captures": captures("keyword.other.for.kcl", inherited),
     }
-    rules["parameter"] = {
-        "patterns": [
-            type_context(
-                rf"({IDENTIFIER})\s*(:)",
-                ["variable.parameter.kcl", "punctuation.separator.annotation.kcl"],
-                rf"(?=\s*(?:[,=\])]|->))|{BEFORE_BRACE}|$",
-            ),
-            {
-                "match": rf"({IDENTIFIER})\s*(?=[,=\]]|->|\{{|$)",
-                "captures": captures("variable.parameter.kcl"),
-            },
-        ]
-    }
     return rules
+
+
+def parameter_rules() -> dict[str, Rule]:
+    """Parameters of schemas, rules and lambdas: ``name: type = default``."""
+    return {
+        "schema-parameters": bracketed(
+            r"\[",
+            r"\]",
+            "punctuation.definition.parameters",
+            include("parameter", "expression"),
+            name="meta.schema.parameters.kcl",
+        ),
+        "parameter": {
+            "patterns": [
+                type_context(
+                    rf"({IDENTIFIER})\s*(:)",
+                    ["variable.parameter.kcl", "punctuation.separator.annotation.kcl"],
+                    rf"(?=\s*(?:[,=\])]|->))|{BEFORE_BRACE}|$",
+                ),
+                {
+                    "match": rf"({IDENTIFIER})\s*(?=[,=\]]|->|\{{|$)",
+                    "captures": captures("variable.parameter.kcl"),
+                },
+            ]
+        },
+    }
 
 
 def function_rules() -> dict[str, Rule]:
@@ -255,7 +269,7 @@ def function_rules() -> dict[str, Rule]:
 
 
 def expression_rules() -> dict[str, Rule]:
-    """Everything an expression is made of, with configs, lists and argument lists."""
+    """The pieces of an expression: literals, keywords, operators, names, comments."""
     return {
         "expression": {"patterns": include("comment", "expression-no-comment")},
         "expression-no-comment": {
@@ -298,6 +312,19 @@ def expression_rules() -> dict[str, Rule]:
             "name": "support.type.kcl",
         },
         "numbers": {"patterns": number_rules()},
+        "operators": {"patterns": operator_rules()},
+        "identifier": {"match": IDENTIFIER, "name": "variable.other.readwrite.kcl"},
+        "comment": {
+            "match": r"(#).*$\n?",
+            "name": "comment.line.number-sign.kcl",
+            "captures": captures("punctuation.definition.comment.kcl"),
+        },
+    }
+
+
+def bracket_rules() -> dict[str, Rule]:
+    """Calls and schema expressions, configs ``{}``, lists ``[]`` and argument lists ``()``."""
+    return {
         "calls": {
             "patterns": [
                 {
@@ -346,13 +373,6 @@ def expression_rules() -> dict[str, Rule]:
                 },
                 *include("expression"),
             ]
-        },
-        "operators": {"patterns": operator_rules()},
-        "identifier": {"match": IDENTIFIER, "name": "variable.other.readwrite.kcl"},
-        "comment": {
-            "match": r"(#).*$\n?",
-            "name": "comment.line.number-sign.kcl",
-            "captures": captures("punctuation.definition.comment.kcl"),
         },
     }
 
@@ -503,7 +523,8 @@ def string_rules() -> dict[str, Rule]:
 
 def grammar() -> Rule:
     repository: dict[str, Rule] = {}
-    for part in (statement_rules, function_rules, expression_rules, type_rules, string_rules):
+    parts = (statement_rules, parameter_rules, function_rules, expression_rules, bracket_rules)
+    for part in (*parts, type_rules, string_rules):
         repository.update(part())
     return {
         "$schema": "https://raw.githubusercontent.com/martinring/tmlanguage/master/tmlanguage.json",

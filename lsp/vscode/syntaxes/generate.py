@@ -523,8 +523,15 @@ def string_rules() -> dict[str, Rule]:
 
 def grammar() -> Rule:
     repository: dict[str, Rule] = {}
-    parts = (statement_rules, parameter_rules, function_rules, expression_rules, bracket_rules)
-    for part in (*parts, type_rules, string_rules):
+    for part in (
+        statement_rules,
+        parameter_rules,
+        function_rules,
+        expression_rules,
+        bracket_rules,
+        type_rules,
+        string_rules,
+    ):
         repository.update(part())
     return {
         "$schema": "https://raw.githubusercontent.com/martinring/tmlanguage/master/tmlanguage.json",

@@ -5,7 +5,8 @@
  * rule that never closes colours the rest of the file wrongly, the typical
  * grammar bug). The files: the snapshot samples, the repository's examples and
  * parser cases, and, when the git-ignored `.corpus/` is present, the
- * conformance cases that must run, konfig and the Kubernetes models.
+ * conformance cases that must run, konfig and the Kubernetes models; the
+ * conformance cases that must fail are only checked for slow lines.
  */
 import * as assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -58,6 +59,8 @@ function runsCleanly(file: string): boolean {
   return existsSync(path.join(directory, "stdout.golden")) && !existsSync(path.join(directory, "stderr.golden"));
 }
 
+const SLOW = "tokenizing took over a second";
+
 /** Lines that only occur at the top level of a valid program (outside strings and brackets). */
 const TOP_LEVEL_ONLY = /^(?:schema|mixin|protocol|rule) \w+.*:\s*$|^import \w/;
 
@@ -71,7 +74,7 @@ function problemIn(grammar: IGrammar, file: string, text: string = readFileSync(
     }
     const result = grammar.tokenizeLine(line, state, 1000);
     if (result.stoppedEarly) {
-      return `${file}:${index + 1}: tokenizing took over a second`;
+      return `${file}:${index + 1}: ${SLOW}`;
     }
     for (const token of result.tokens) {
       const illegal = token.scopes.find((scope) => scope.startsWith("invalid.illegal"));
@@ -84,8 +87,11 @@ function problemIn(grammar: IGrammar, file: string, text: string = readFileSync(
   return state.depth === 1 ? undefined : `${file}: a begin/end rule is still open at the end`;
 }
 
-function checkFiles(grammar: IGrammar, files: string[]): void {
-  const problems = files.map((file) => problemIn(grammar, file)).filter((problem) => problem !== undefined);
+/** Asserts that `files` have no problem, or with `slowOnly` (invalid programs) no slow line. */
+function checkFiles(grammar: IGrammar, files: string[], slowOnly = false): void {
+  const problems = files
+    .map((file) => problemIn(grammar, file))
+    .filter((problem) => problem !== undefined && (!slowOnly || problem.endsWith(SLOW)));
   assert.deepEqual(problems.slice(0, 20), [], `${problems.length} of ${files.length} files have problems`);
 }
 
@@ -118,9 +124,18 @@ const corpora: [string, string, ((file: string) => boolean) | undefined][] = [
   ["konfig", "konfig", undefined],
   ["Kubernetes models", "k8s", undefined],
 ];
+const absent = (directory: string): string | false =>
+  existsSync(directory) ? false : `${directory} is absent (see benchmarks/README.md)`;
 for (const [title, folder, accept] of corpora) {
   const directory = path.join(corpus, folder);
-  test(title, { skip: existsSync(directory) ? false : `${directory} is absent (see benchmarks/README.md)` }, async () => {
+  test(title, { skip: absent(directory) }, async () => {
     checkFiles(await grammar, kclFiles(directory, accept));
   });
 }
+
+const conformance = path.join(corpus, "kcl-conformance");
+test("conformance cases that fail: broken programs tokenize quickly too", { skip: absent(conformance) }, async () => {
+  const broken = kclFiles(conformance, (file) => !runsCleanly(file));
+  assert.ok(broken.length > 100, `only ${broken.length} broken programs`);
+  checkFiles(await grammar, broken, true);
+});

@@ -44,7 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--since", metavar="GIT_REV", help="only stacks affected since this revision"
     )
     parser.add_argument(
-        "--changed", metavar="FILE", nargs="+", help="only stacks affected by these files"
+        "--changed",
+        metavar="FILE",
+        action="append",
+        help="only stacks affected by this file (repeatable)",
     )
     parser.add_argument(
         "-j",

@@ -145,6 +145,7 @@ def test_completion_scripts_and_completing_options(tmp_path: Path) -> None:
     script = kcl("completion", "bash")
     assert script.returncode == 0 and "complete" in script.stdout and "kcl" in script.stdout
     import os
+    import shutil
     import subprocess
 
     # what a shell asks: argcomplete's protocol (the words so far, answers on fd 8)
@@ -160,6 +161,16 @@ def test_completion_scripts_and_completing_options(tmp_path: Path) -> None:
         [sys.executable, "-m", "kclpy"], env=env, capture_output=True, check=False, timeout=60
     )
     assert (tmp_path / "answers").read_text().split() == ["--sort_keys", "--sort-keys"]
+    if shutil.which("bash"):  # the script loads in a real shell and registers kcl
+        loaded = subprocess.run(
+            ["bash", "-c", 'eval "$(cat)"; complete -p kcl'],
+            input=script.stdout,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert loaded.returncode == 0 and "kcl" in loaded.stdout, loaded.stderr
 
 
 def test_doc_generate_is_the_real_spelling(tmp_path: Path) -> None:

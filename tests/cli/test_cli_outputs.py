@@ -120,3 +120,28 @@ def test_memory_exhaustion_is_a_program_error(project: Path) -> None:
     )
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("error[E9003]: OutOfMemory\n")
+
+
+def test_xml_as_the_real_cli_shapes_it(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "main.k": 'app = {name = "a<b>", n = 3, big = 1e6, on = True, off = None}\n'
+            'tags = ["x", ["y"]]\n',
+            "stream.k": "import manifests\nmanifests.yaml_stream([{a = 1.5}, {b = 'q'}])\n",
+            "bad.k": 'app = {"a b" = 1}\n',
+        },
+    )
+    done = kcl("run", "main.k", "--format", "xml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<root><app><name>a&lt;b&gt;</name><n>3</n>'
+        "<big>1e+06</big><on>true</on><off></off></app>"
+        "<tags><item>x</item><item><item>y</item></item></tags></root>\n"
+    )
+    stream = kcl("run", "stream.k", "--format", "xml", cwd=tmp_path)
+    assert stream.stdout.endswith(
+        "<results>\n  <root><a>1.5</a></root>\n  <root><b>q</b></root>\n</results>\n"
+    )
+    bad = kcl("run", "bad.k", "--format", "xml", cwd=tmp_path)
+    assert bad.returncode == 1 and "'a b' cannot be an XML element name" in bad.stderr

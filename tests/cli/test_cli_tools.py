@@ -110,3 +110,19 @@ def test_test_and_vet_take_the_runner_options(tmp_path: Path) -> None:
     vet = kcl("vet", "user.json", "schema.k", "-s", "User", "-E", "names=lib", cwd=tmp_path)
     assert vet.returncode == 1 and " --> user.json:1:" in vet.stderr, vet.stderr
     assert "Check failed on the condition" in vet.stderr
+
+
+def test_vet_positions_for_tab_indented_json_and_yaml_merge_keys(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "user.k": SCHEMA,
+            "tabs.json": '{\n\t"name": 1,\n\t"age": 3\n}\n',
+            "merged.yaml": "name: 1\n<<: {age: 2}\n",  # keys do not match: the whole data
+        },
+    )
+    tabs = kcl("vet", "tabs.json", "user.k", "--no_style", cwd=tmp_path)
+    assert tabs.returncode == 1 and " --> tabs.json:2:2\n" in tabs.stderr
+    merged = kcl("vet", "merged.yaml", "user.k", "--no_style", cwd=tmp_path)
+    assert merged.returncode == 1 and " --> merged.yaml:1:1\n" in merged.stderr
+    assert "user.k:8" not in merged.stderr

@@ -185,20 +185,21 @@ def _guarded(command: Command, args: argparse.Namespace) -> int:
 
 
 def _catch_signals() -> dict[int, object]:
-    """Turn SIGTERM, SIGHUP and SIGQUIT into :class:`Terminated` (main thread only)."""
-    import threading
-
+    """Turn SIGTERM, SIGHUP and SIGQUIT into :class:`Terminated` (in the main thread;
+    elsewhere Python refuses handlers and the signals keep theirs)."""
     previous: dict[int, object] = {}
-    if threading.current_thread() is not threading.main_thread():
-        return previous
 
     def stop(number: int, frame: FrameType | None) -> None:
         raise Terminated(number)
 
     for name in _CAUGHT_SIGNALS:
         number = getattr(signal, name, None)
-        if number is not None:
+        if number is None:
+            continue
+        try:
             previous[number] = signal.signal(number, stop)
+        except ValueError:  # not the main thread
+            break
     return previous
 
 

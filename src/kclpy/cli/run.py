@@ -90,9 +90,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-f",
         "--format",
-        choices=["yaml", "json", "toml"],
+        choices=["yaml", "json", "toml", "xml"],
         default=None,
-        help="the result's format (default yaml); json is indented by 4 spaces",
+        help="the result's format (default yaml); json is indented by 4 spaces; xml as the"
+        " real CLI's (<root>, <item> for list elements)",
     )
     for short, name, help_text in SWITCHES:
         dashed = [f"--{name.replace('_', '-')}"] if "_" in name else []
@@ -210,7 +211,7 @@ def _run(args: argparse.Namespace) -> int:
         show_hidden=flag("show_hidden"),
         strict_range_check=flag("strict_range_check"),
         overrides=overrides,
-        format=result_format,
+        format="yaml" if result_format == "xml" else result_format,
         external_pkgs=externals([*settings.get("external", []), *args.external]),
         sources=sources or None,
     )
@@ -219,7 +220,7 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(result.log)
     if not result.ok:
         return report(result.diagnostics, args.no_style, args.error_format)
-    text = indent_json(result.text) if result_format == "json" else result.text
+    text = _formatted(result.text, result_format)
     output = args.output or settings.get("output")
     if output:
         write_output(str(output), text)
@@ -247,6 +248,20 @@ def _write_overrides(
     return None
 
 
+def _formatted(text: str, result_format: str) -> str:
+    """The text to print: JSON indented, XML made from the YAML."""
+    if result_format == "json":
+        return indent_json(text)
+    if result_format != "xml":
+        return text
+    from kclpy.cli.xml_format import XmlError, to_xml
+
+    try:
+        return to_xml(text)
+    except XmlError as error:
+        raise CommandError(str(error), Code.EVALUATION_ERROR, EXIT_PROGRAM_ERROR) from None
+
+
 def indent_json(text: str) -> str:
     """Each JSON document of ``text`` (one per line) indented by 4 spaces, keys in their
     order, as the real CLI prints ``--format json``."""
@@ -261,7 +276,7 @@ COMMAND = Command(
     name="run",
     aliases=("r",),
     help="compile KCL files and print the result",
-    description="Compile and run KCL programs; print the result as YAML, JSON or TOML.\n"
+    description="Compile and run KCL programs; print the result as YAML, JSON, TOML or XML.\n"
     "Files and options may come in any order; every option may be repeated.",
     examples=EXAMPLES,
     configure=configure,

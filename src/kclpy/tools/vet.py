@@ -123,9 +123,6 @@ def validate_data(
     name, value = prepared
     head = f"{code.rstrip()}\n\n{attribute_name} = {name} "
     literal = PositionedLiteral.build(data, value, data_path, to_kcl)
-    program = head + (to_kcl(value) if literal is None else literal.text) + "\n"
-    errors = [d for d in run(program) if d.is_error]
-    if literal is None:
-        return errors
+    errors = [d for d in run(head + literal.text + "\n") if d.is_error]
     first_line = head.count("\n") + 1
     return [literal.relocate(error, code_path, first_line) for error in errors]

@@ -5,7 +5,8 @@ data file's line and column (JSON or YAML alike: both are read by PyYAML's
 composer, which keeps positions).
 
 Takes the data text and its loaded value; returns a :class:`PositionedLiteral`
-(``None`` when the positions cannot be matched to the value, e.g. YAML merge keys).
+(when the positions cannot be matched to the value, e.g. YAML merge keys, every
+error in the data points at the whole data).
 """
 
 from __future__ import annotations
@@ -47,20 +48,21 @@ class PositionedLiteral:
     @classmethod
     def build(
         cls, data: str, value: Any, data_path: str, scalar: Callable[[Any], str]
-    ) -> PositionedLiteral | None:
-        """The literal of ``value`` (the loaded ``data``), or None when the data's
-        nodes do not match the value one to one."""
+    ) -> PositionedLiteral:
+        """The literal of ``value`` (the loaded ``data``); when the data's nodes do not
+        match the value one to one, the value on one line standing for the whole data."""
         import yaml
 
-        try:
-            node = yaml.compose(data, Loader=yaml.SafeLoader)
-        except yaml.YAMLError:
-            return None
+        # a raw tab can only be white space in JSON, but YAML refuses some: a space
+        # in its place keeps every offset
+        text = data.replace("\t", " ")
         literal = cls(SourceFile(data_path, data), scalar)
         try:
-            literal._write(node, value, 0)
-        except _Mismatch:
-            return None
+            literal._write(yaml.compose(text, Loader=yaml.SafeLoader), value, 0)
+        except (yaml.YAMLError, _Mismatch):
+            literal.parts = [scalar(value)]
+            whole = Span(literal.data_file, 0, len(data.rstrip()))
+            literal.lines = [_Line(None, whole, 0)]
         return literal
 
     def _span(self, node: Any) -> Span:

@@ -62,6 +62,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-r", "--strict_range_check", action="store_true")
     parser.add_argument("-d", "--debug", action="store_true")
     parser.add_argument("-K", "--fast_eval", action="store_true", help="accepted, no effect")
+    parser.add_argument("--tag", default="", help="the version of an oci:// or git package")
     parser.add_argument("-q", "--quiet", action="store_true")
     parser.add_argument("-v", "--verbose", action="count", default=0)
     parser.add_argument("--no_style", action="store_true", help="no colour in diagnostics")
@@ -113,6 +114,7 @@ def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
     )
     fmt.add_argument("--diff", action="store_true", help="print the changes as a diff")
     fmt.add_argument("--no_style", action="store_true")
+    _add_package_parsers(commands)
     kusion = commands.add_parser("kusion", help="preview, apply and destroy compiled resources")
     if kusion_arguments:
         from kclpy.kusion import cli as kusion_cli
@@ -149,6 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return lsp_command()
         if args.command == "doc":
             return doc_command(args)
+        if args.command in ("mod", "registry"):
+            from kclpy.mod import command as mod_command
+
+            return (
+                mod_command.main(args) if args.command == "mod" else mod_command.registry_main(args)
+            )
         if args.command == "kusion":
             from kclpy.kusion import cli as kusion_cli
 
@@ -211,6 +219,7 @@ def _run(args: argparse.Namespace) -> int:
 
     settings = _load_settings(args)
     files = list(args.files) or list(settings.get("files", []))  # type: ignore[call-overload]
+    files = _package_inputs(files, args)  # no file: kcl.mod entries; oci://, git, PKG.tar
     if not files:
         sys.stderr.write("error: no input file\n")
         return EXIT_USAGE
@@ -253,6 +262,25 @@ def _run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(result.text)
     return EXIT_OK
+
+
+def _add_package_parsers(commands: Any) -> None:
+    """``kcl mod`` and ``kcl registry`` (their arguments live in ``kclpy.mod.command``)."""
+    from kclpy.mod import command as mod_command
+
+    mod_command.add_arguments(commands.add_parser("mod", help="manage KCL packages"))
+    registry = commands.add_parser("registry", help="log in to and out of OCI registries")
+    mod_command.add_registry_arguments(registry)
+
+
+def _package_inputs(files: list[str], args: argparse.Namespace) -> list[str]:
+    from kclpy.mod.entries import run_inputs
+    from kclpy.mod.errors import PackageError
+
+    try:
+        return run_inputs(files, args.tag)
+    except PackageError as error:
+        raise SystemExit(_report([error.diagnostic()], args)) from None
 
 
 def _report(diagnostics: list[Any], args: argparse.Namespace) -> int:

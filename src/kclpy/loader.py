@@ -69,15 +69,18 @@ def find_root(start: str) -> str | None:
         current = parent
 
 
-def mod_dependencies(root: str) -> tuple[dict[str, str], list[Diagnostic]]:
+def mod_dependencies(
+    root: str, given: frozenset[str] = frozenset()
+) -> tuple[dict[str, str], list[Diagnostic]]:
     """The packages of the module at ``root`` (``kcl.mod`` dependencies, direct and
-    transitive, downloaded into the package cache when missing): name -> folder, and
-    the diagnostics of resolution (see ``kclpy.mod.resolve``)."""
+    transitive, downloaded into the package cache when missing; not the ``given`` ones,
+    passed with ``-E``): name -> folder, and the diagnostics of resolution (see
+    ``kclpy.mod.resolve``)."""
     if not os.path.isfile(os.path.join(root, "kcl.mod")):
         return {}, []
     from kclpy.mod.resolve import dependency_paths
 
-    paths, errors = dependency_paths(root)
+    paths, errors = dependency_paths(root, given)
     return paths, [error.diagnostic() for error in errors]
 
 
@@ -152,7 +155,7 @@ class Loader:
         """Resolve the ``kcl.mod`` dependencies of the module holding ``folder`` into
         ``externals`` (``-E`` ones win); returns the module root."""
         root = find_root(folder) or folder
-        dependencies, problems = mod_dependencies(root)
+        dependencies, problems = mod_dependencies(root, frozenset(self.externals))
         self.program.diagnostics.extend(problems)
         for name, path in dependencies.items():
             self.externals.setdefault(name, path)

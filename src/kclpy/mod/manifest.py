@@ -289,10 +289,9 @@ def edit_dependencies(
         del table[name]
     for dependency in add or []:
         value = dependency.toml_value()
-        if isinstance(value, dict):
-            inline = tomlkit.inline_table()
-            inline.update(value)
-            table[dependency.name] = inline
+        if isinstance(value, dict):  # spelled as the real tool does: { key = "value" }
+            pairs = ", ".join(f"{key} = {_string(item)}" for key, item in value.items())
+            table[dependency.name] = tomlkit.parse(f"value = {{ {pairs} }}")["value"]
         else:
             table[dependency.name] = value
     write_atomically(path, tomlkit.dumps(document))

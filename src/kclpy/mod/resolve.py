@@ -85,14 +85,17 @@ class Resolver:
         self.resolved: dict[str, Resolved] = {}
         self.edges: set[tuple[str, str]] = set()  # (requirer, import name); root: ""
 
-    def resolve(self) -> dict[str, Resolved]:
-        """Every package reachable from the root's ``[dependencies]``, by import name."""
+    def resolve(self, given: frozenset[str] = frozenset()) -> dict[str, Resolved]:
+        """Every package reachable from the root's ``[dependencies]``, by import name;
+        packages named in ``given`` (``-E name=path``) are neither fetched nor followed."""
         queue: deque[tuple[Dependency, str, str]] = deque(
             (dependency, self.root, "") for dependency in self.mod.dependencies.values()
         )
         direct = set(self.mod.dependencies)
         while queue:
             dependency, owner_root, owner = queue.popleft()
+            if dependency.name in given:
+                continue
             self.edges.add((owner, dependency.name))
             previous = self.resolved.get(dependency.name)
             if previous is not None and not self._replaces(previous, dependency, owner, direct):
@@ -306,14 +309,20 @@ def resolve(root: str, update: bool = False) -> dict[str, Resolved]:
     return _resolve_and_lock(Resolver(root, update=update))
 
 
-def dependency_paths(root: str) -> tuple[dict[str, str], list[PackageError]]:
+def dependency_paths(
+    root: str, given: frozenset[str] = frozenset()
+) -> tuple[dict[str, str], list[PackageError]]:
     """Import name -> folder for every package of the module at ``root``, and the errors
-    (for the loader: an error leaves the packages resolved so far)."""
+    (for the loader: an error leaves the packages resolved so far). Packages in
+    ``given`` come from ``-E``: not resolved, and the lock is left alone."""
     if not os.path.isfile(os.path.join(root, "kcl.mod")):
         return {}, []
-    resolver = Resolver(root)
     try:
-        resolved = _resolve_and_lock(resolver)
+        resolver = Resolver(root)
+    except PackageError as error:
+        return {}, [error]
+    try:
+        resolved = resolver.resolve(given) if given else _resolve_and_lock(resolver)
     except PackageError as error:
         return {name: item.path for name, item in resolver.resolved.items()}, [error]
     return {name: item.path for name, item in resolved.items()}, []

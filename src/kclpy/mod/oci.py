@@ -106,24 +106,22 @@ def _client(host: str) -> Any:
             return send() if changed else response
 
     client = Registry(hostname=host, insecure=settings.is_plain_http(host))
-    credentials = settings.credentials_file()
-    client.auth._auth_config = _read_auths(credentials)
-    client.auth.load_configs(f"{host}/probe", configs=[credentials])
+    stored = _read_auths(settings.credentials_file()).get(host)
+    if isinstance(stored, dict) and isinstance(stored.get("auth"), str):
+        username, _, password = base64.b64decode(stored["auth"]).decode().partition(":")
+        client.auth.set_basic_auth(username, password)
     return client
 
 
 def _read_auths(path: str) -> dict[str, Any]:
+    """The ``auths`` of the credentials file ({} when there is none)."""
     try:
         with open(path, encoding="utf-8") as stream:
             data = json.load(stream)
     except (OSError, ValueError):
         data = {}
     auths = data.get("auths") if isinstance(data, dict) else None
-    return {
-        "auths": auths if isinstance(auths, dict) else {},
-        "credsStore": None,
-        "credHelpers": {},
-    }
+    return auths if isinstance(auths, dict) else {}
 
 
 @contextlib.contextmanager

@@ -1,0 +1,270 @@
+"""Packages through a real OCI registry: push, add, pull, run, lock, checksums, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import requests
+
+from kclpy.mod import oci
+
+from .conftest import free_port, kcl, make_package
+
+
+def env_for(registry: str, home: Path) -> dict[str, str]:
+    return {"KCL_PKG_PATH": str(home), "KPM_REG": registry, "KPM_REPO": "kcl-lang"}
+
+
+def push(folder: Path, registry: str, home: Path, name: str = "") -> None:
+    url = f"oci://{registry}/kcl-lang/{name or folder.name}"
+    pushed = kcl("mod", "push", url, "--force", cwd=folder, env=env_for(registry, home))
+    assert pushed.returncode == 0, pushed.stderr
+
+
+def test_push_writes_the_real_tools_artifact(registry: str, tmp_path: Path, home: Path) -> None:
+    package = make_package(tmp_path / "helloworld", "helloworld", "0.1.0", "hello = 'world'\n")
+    push(package, registry, home)
+    response = requests.get(
+        f"http://{registry}/v2/kcl-lang/helloworld/manifests/0.1.0",
+        headers={"Accept": oci.MANIFEST_MEDIA_TYPE},
+        timeout=30,
+    )
+    manifest = response.json()
+    assert manifest["mediaType"] == "application/vnd.oci.image.manifest.v1+json"
+    assert manifest["artifactType"] == "application/vnd.oci.image.layer.v1.tar+gzip"
+    assert manifest["config"]["mediaType"] == "application/vnd.oci.empty.v1+json"
+    [layer] = manifest["layers"]
+    assert layer["mediaType"] == "application/vnd.oci.image.layer.v1.tar+gzip"
+    assert layer["annotations"]["org.opencontainers.image.title"] == "helloworld_0.1.0.tgz"
+    annotations = manifest["annotations"]
+    assert annotations["org.kcllang.package.name"] == "helloworld"
+    assert annotations["org.kcllang.package.version"] == "0.1.0"
+    assert annotations["org.kcllang.package.sum"]
+    again = kcl("mod", "push", cwd=package, env=env_for(registry, home))
+    assert again.returncode != 0 and "already exists" in again.stderr
+
+
+def test_add_run_lock_and_offline(registry: str, tmp_path: Path, home: Path) -> None:
+    lib = make_package(
+        tmp_path / "greeter", "greeter", "1.2.0", "schema Greeting:\n    text: str\n"
+    )
+    push(lib, registry, home)
+    app = make_package(
+        tmp_path / "app", "app", "0.0.1", "import greeter\ng = greeter.Greeting {text = 'hi'}\n"
+    )
+    environment = env_for(registry, home)
+    added = kcl("mod", "add", "greeter:1.2.0", cwd=app, env=environment)
+    assert added.returncode == 0, added.stderr
+    assert 'greeter = "1.2.0"' in (app / "kcl.mod").read_text()
+    lock = (app / "kcl.mod.lock").read_text()
+    assert (
+        'full_name = "greeter_1.2.0"' in lock and 'oci_tag = "1.2.0"' in lock and "sum = " in lock
+    )
+    assert (home / "greeter_1.2.0" / "main.k").is_file()
+    assert not [p for p in os.listdir(home) if p.startswith(".kclpy-download")]
+    ran = kcl("run", cwd=app, env=environment)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "g:\n  text: hi\n"
+    # cached: works with the registry unreachable
+    offline = dict(environment, KPM_REG=f"127.0.0.1:{free_port()}")
+    again = kcl("run", cwd=app, env=offline)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == ran.stdout
+
+
+def test_latest_version_and_highest_compatible_transitive(
+    registry: str, tmp_path: Path, home: Path
+) -> None:
+    for version in ("1.0.0", "1.1.0"):
+        push(
+            make_package(tmp_path / f"base{version}", "base", version, f"v = '{version}'\n"),
+            registry,
+            home,
+            "base",
+        )
+    left = make_package(
+        tmp_path / "left", "left", "0.1.0", "import base\nv = base.v\n", 'base = "1.0.0"\n'
+    )
+    right = make_package(
+        tmp_path / "right", "right", "0.1.0", "import base\nv = base.v\n", 'base = "1.1.0"\n'
+    )
+    push(left, registry, home)
+    push(right, registry, home)
+    app = make_package(
+        tmp_path / "app", "app", "0.0.1", "import left\nimport right\na = left.v\nb = right.v\n"
+    )
+    environment = env_for(registry, home)
+    for spec in ("left", "right"):  # no version: the highest tag
+        added = kcl("mod", "add", spec, cwd=app, env=environment)
+        assert added.returncode == 0, added.stderr
+    assert 'left = "0.1.0"' in (app / "kcl.mod").read_text()
+    ran = kcl("run", cwd=app, env=environment)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "a: '1.1.0'\nb: '1.1.0'\n"
+    graph = kcl("mod", "graph", cwd=app, env=environment)
+    assert graph.stdout.splitlines() == [
+        "app@0.0.1 left@0.1.0",
+        "app@0.0.1 right@0.1.0",
+        "left@0.1.0 base@1.1.0",
+        "right@0.1.0 base@1.1.0",
+    ]
+    metadata = json.loads(kcl("mod", "metadata", cwd=app, env=environment).stdout)
+    assert metadata["packages"]["base"]["manifest_path"] == str(home / "base_1.1.0")
+
+
+def test_incompatible_versions_are_a_conflict(registry: str, tmp_path: Path, home: Path) -> None:
+    for version in ("1.0.0", "2.0.0"):
+        push(
+            make_package(tmp_path / f"core{version}", "core", version, "c = 1\n"),
+            registry,
+            home,
+            "core",
+        )
+    one = make_package(tmp_path / "one", "one", "0.1.0", "x = 1\n", 'core = "1.0.0"\n')
+    two = make_package(tmp_path / "two", "two", "0.1.0", "x = 1\n", 'core = "2.0.0"\n')
+    push(one, registry, home)
+    push(two, registry, home)
+    app = make_package(
+        tmp_path / "app",
+        "app",
+        "0.0.1",
+        "import one\nimport two\n",
+        'one = "0.1.0"\ntwo = "0.1.0"\n',
+    )
+    ran = kcl("run", cwd=app, env=env_for(registry, home))
+    assert ran.returncode != 0
+    assert (
+        "E9103" in ran.stderr
+        and "core" in ran.stderr
+        and "one" in ran.stderr
+        and "two" in ran.stderr
+    )
+    assert "Traceback" not in ran.stderr
+
+
+def test_checksum_mismatch_is_an_error(registry: str, tmp_path: Path, home: Path) -> None:
+    push(make_package(tmp_path / "sums", "sums", "0.3.0", "s = 1\n"), registry, home)
+    app = make_package(
+        tmp_path / "app", "app", "0.0.1", "import sums\nv = sums.s\n", 'sums = "0.3.0"\n'
+    )
+    environment = env_for(registry, home)
+    assert kcl("run", cwd=app, env=environment).returncode == 0
+    lock = app / "kcl.mod.lock"
+    lock.write_text(lock.read_text().replace('sum = "', 'sum = "AAAA'))
+    ran = kcl("run", cwd=app, env=environment)
+    assert ran.returncode != 0
+    assert "E9106" in ran.stderr and "sums" in ran.stderr and "Traceback" not in ran.stderr
+    fresh = dict(environment, KCL_PKG_PATH=str(tmp_path / "fresh"))  # an empty cache too
+    assert "E9106" in kcl("run", cwd=app, env=fresh).stderr
+    updated = kcl("mod", "update", cwd=app, env=environment)
+    assert updated.returncode == 0, updated.stderr
+    assert kcl("run", cwd=app, env=environment).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("dependency", "code"),
+    [('nothere = "1.0.0"', "E9102"), ('sums = "9.9.9"', "E9102")],
+)
+def test_missing_package_or_version(
+    registry: str, tmp_path: Path, home: Path, dependency: str, code: str
+) -> None:
+    push(make_package(tmp_path / "sums", "sums", "0.3.0", "s = 1\n"), registry, home)
+    app = make_package(tmp_path / "app", "app", "0.0.1", "a = 1\n", dependency + "\n")
+    ran = kcl("run", cwd=app, env=env_for(registry, home))
+    assert ran.returncode != 0
+    assert code in ran.stderr and dependency.split()[0] in ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert [p for p in os.listdir(home) if not p.startswith(".")] == []
+
+
+def test_unreachable_registry(tmp_path: Path, home: Path) -> None:
+    app = make_package(tmp_path / "app", "app", "0.0.1", "a = 1\n", 'far = "1.0.0"\n')
+    ran = kcl("run", cwd=app, env=env_for(f"127.0.0.1:{free_port()}", home))
+    assert ran.returncode != 0
+    assert "E9104" in ran.stderr and "far" in ran.stderr and "Traceback" not in ran.stderr
+
+
+def test_corrupt_layer_leaves_nothing_in_the_cache(
+    registry: str, tmp_path: Path, home: Path
+) -> None:
+    bogus = tmp_path / "broken_0.1.0.tar"
+    bogus.write_bytes(b"this is not a tar archive" * 50)
+    reference = oci.Reference(registry, "kcl-lang/broken")
+    oci.push(reference, "0.1.0", str(bogus), {oci.ANNOTATION_NAME: "broken"}, "broken")
+    app = make_package(tmp_path / "app", "app", "0.0.1", "a = 1\n", 'broken = "0.1.0"\n')
+    ran = kcl("run", cwd=app, env=env_for(registry, home))
+    assert ran.returncode != 0
+    assert "E9107" in ran.stderr and "broken" in ran.stderr
+    assert [p for p in os.listdir(home) if not p.startswith(".")] == []
+    assert not [p for p in os.listdir(home) if p.startswith(".kclpy-download")]
+
+
+def test_run_oci_url_and_tar(registry: str, tmp_path: Path, home: Path) -> None:
+    package = make_package(tmp_path / "runme", "runme", "0.2.0", "answer = 42\n")
+    push(package, registry, home)
+    environment = env_for(registry, home)
+    ran = kcl(
+        "run", f"oci://{registry}/kcl-lang/runme", "--tag", "0.2.0", cwd=tmp_path, env=environment
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "answer: 42\n"
+    packed = kcl("mod", "package", cwd=package, env=environment)
+    assert packed.returncode == 0, packed.stderr
+    archive = Path(packed.stdout.strip())
+    assert archive.name == "runme_0.2.0.tar"
+    shutil.move(archive, tmp_path / archive.name)
+    from_tar = kcl("run", archive.name, cwd=tmp_path, env=environment)
+    assert from_tar.returncode == 0, from_tar.stderr
+    assert from_tar.stdout == "answer: 42\n"
+
+
+def test_login_logout_and_private_pull(auth_registry: str, tmp_path: Path, home: Path) -> None:
+    environment = env_for(auth_registry, home)
+    package = make_package(tmp_path / "private", "private", "0.1.0", "secret = 'ok'\n")
+    denied = kcl("mod", "push", cwd=package, env=environment)
+    assert denied.returncode != 0 and "E9105" in denied.stderr
+    wrong = kcl(
+        "registry",
+        "login",
+        "-u",
+        "test",
+        "-p",
+        "nope",
+        auth_registry,
+        cwd=tmp_path,
+        env=environment,
+    )
+    assert wrong.returncode != 0 and "E9105" in wrong.stderr and "nope" not in wrong.stderr
+    login = kcl(
+        "registry",
+        "login",
+        "-u",
+        "test",
+        "--password-stdin",
+        auth_registry,
+        cwd=tmp_path,
+        env=environment,
+        stdin="1234\n",
+    )
+    assert login.returncode == 0, login.stderr
+    assert "1234" not in login.stdout + login.stderr
+    config = home / ".kpm" / "config" / "config.json"
+    assert oct(config.stat().st_mode & 0o777) == "0o600"
+    assert auth_registry in json.loads(config.read_text())["auths"]
+    assert kcl("mod", "push", cwd=package, env=environment).returncode == 0
+    app = make_package(
+        tmp_path / "app",
+        "app",
+        "0.0.1",
+        "import private\ns = private.secret\n",
+        'private = "0.1.0"\n',
+    )
+    ran = kcl("run", cwd=app, env=environment)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "s: ok\n"
+    assert kcl("registry", "logout", auth_registry, cwd=tmp_path, env=environment).returncode == 0
+    assert auth_registry not in json.loads(config.read_text())["auths"]

@@ -82,7 +82,7 @@ def test_a_stack_of_our_own(registry: str, tmp_path: Path, home: Path) -> None:
     assert pushed.returncode == 0, pushed.stderr
     frame = make_package(tmp_path / "frame", "frame", "0.1.0", "", 'base = "1.0.0"\n')
     (frame / "render.k").write_text(
-        "import base\nrendered = [a for a in [app] if isinstance(a, base.App)]\n"
+        "import base\nrendered = base.App {name = app.name + '-rendered'}\n"
     )
     (frame / "main.k").unlink()
     stack = make_package(

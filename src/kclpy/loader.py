@@ -75,10 +75,10 @@ def mod_dependencies(
     """The packages of the module at ``root`` (``kcl.mod`` dependencies, direct and
     transitive, downloaded into the package cache when missing; not the ``given`` ones,
     passed with ``-E``): name -> folder, and the diagnostics of resolution (see
-    ``kclpy.mod.resolve``)."""
+    ``kclpy.mod.resolution``)."""
     if not os.path.isfile(os.path.join(root, "kcl.mod")):
         return {}, []
-    from kclpy.mod.resolve import dependency_paths
+    from kclpy.mod.resolution import dependency_paths
 
     paths, errors = dependency_paths(root, given)
     return paths, [error.diagnostic() for error in errors]

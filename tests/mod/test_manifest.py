@@ -11,7 +11,7 @@ import pytest
 from kclpy.mod import PackageError
 from kclpy.mod.archive import checksum, pack, unpack
 from kclpy.mod.manifest import Locked, read_lock, read_mod, render_lock
-from kclpy.mod.resolve import version_key
+from kclpy.mod.resolution import version_key
 
 from .conftest import kcl, make_package
 

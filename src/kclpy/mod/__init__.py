@@ -6,7 +6,7 @@ plain data. No compiler imports: the loader consumes :func:`resolve` results.
 
 Modules: ``manifest`` (the two files), ``settings`` (cache folder, default registry,
 credentials), ``archive`` (tar layout, checksums, atomic installs), ``oci`` and
-``git`` (sources), ``resolve`` (resolution), ``operations`` (init, add, remove,
+``git`` (sources), ``resolution`` (resolve), ``operations`` (init, add, remove,
 update, pull, push, package, graph, metadata, login, logout), ``entries`` (what
 ``kcl run`` runs), ``command`` (the ``kcl mod`` / ``kcl registry`` command lines).
 """
@@ -45,9 +45,9 @@ def __getattr__(name: str) -> Any:
 
         return getattr(operations, name)
     if name in _RESOLUTION:
-        from kclpy.mod import resolve
+        from kclpy.mod import resolution
 
-        return getattr(resolve, name)
+        return getattr(resolution, name)
     if name in _MANIFEST:
         from kclpy.mod import manifest
 

@@ -25,7 +25,7 @@ from kclpy.mod.manifest import (
     read_mod,
     write_lock,
 )
-from kclpy.mod.resolve import Resolved, Resolver, resolve
+from kclpy.mod.resolution import Resolved, Resolver, resolve
 from kclpy.mod.settings import load_settings
 from kclpy.source import write_atomically
 

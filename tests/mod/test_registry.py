@@ -268,3 +268,27 @@ def test_login_logout_and_private_pull(auth_registry: str, tmp_path: Path, home:
     assert ran.stdout == "s: ok\n"
     assert kcl("registry", "logout", auth_registry, cwd=tmp_path, env=environment).returncode == 0
     assert auth_registry not in json.loads(config.read_text())["auths"]
+
+
+def test_python_api_resolves_and_operates(
+    registry: str, tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kclpy
+    import kclpy.mod
+
+    monkeypatch.setenv("KPM_REG", registry)
+    monkeypatch.setenv("KPM_REPO", "kcl-lang")
+    push(make_package(tmp_path / "apilib", "apilib", "0.5.0", "n = 5\n"), registry, home)
+    app = tmp_path / "app"
+    kclpy.mod.init(str(app))
+    (app / "main.k").write_text("import apilib\nm = apilib.n * 2\n")
+    found = kclpy.mod.add(str(app), kclpy.mod.parse_spec("apilib"))
+    assert found.locked.version == "0.5.0" and found.path == str(home / "apilib_0.5.0")
+    result = kclpy.run_files([str(app / "main.k")])
+    assert result.ok, result.diagnostics
+    assert result.text == "m: 10\n"
+    monkeypatch.setenv("KPM_REG", f"127.0.0.1:{free_port()}")
+    shutil.rmtree(home / "apilib_0.5.0")
+    failed = kclpy.run_files([str(app / "main.k")])
+    assert not failed.ok
+    assert any(d.code.id == "E9104" and "apilib" in d.message for d in failed.diagnostics)

@@ -12,25 +12,29 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 
-from kclpy.mod import archive, settings
-from kclpy.mod.manifest import read_mod
+# Only ``os`` at import time: ``kcl run`` asks :func:`run_inputs` on every run.
+
+
+def is_git_url(source: str) -> bool:
+    """Whether ``source`` names a git repository."""
+    if source.startswith(("http://", "https://")):
+        return not source.endswith((".tar", ".tgz"))
+    return source.endswith(".git") or source.startswith(("git@", "git://", "file://", "ssh://"))
 
 
 def is_package_source(item: str) -> bool:
     """Whether a ``kcl run`` input names a package rather than a file or folder."""
     if item.startswith("oci://") or item.endswith((".tar", ".tgz")):
         return True
-    from kclpy.mod.operations import is_git_url
-
     return is_git_url(item) and not os.path.exists(item)
 
 
 def module_entries(folder: str) -> list[str]:
     """The entry files of the module in ``folder``."""
+    from kclpy.mod.manifest import read_mod
+
     folder = os.path.abspath(folder)
     mod = read_mod(folder)
     entries = mod.profile.get("entries")
@@ -65,7 +69,11 @@ def package_folder(source: str, tag: str = "") -> str:
 
 
 def _unpacked(path: str) -> str:
+    import hashlib
+    import shutil
+
     from kclpy.diag import Code
+    from kclpy.mod import archive, settings
     from kclpy.mod.errors import PackageError
 
     try:

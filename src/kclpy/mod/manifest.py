@@ -18,8 +18,7 @@ sections survive.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from kclpy.diag import Code
 from kclpy.mod.errors import PackageError
@@ -30,8 +29,7 @@ LOCK_FILE = "kcl.mod.lock"
 EDITION = "v0.11.0"
 
 
-@dataclass(frozen=True)
-class Dependency:
+class Dependency(NamedTuple):
     """One ``[dependencies]`` entry; ``kind`` is registry, oci, git or path."""
 
     name: str
@@ -85,14 +83,21 @@ class Dependency:
         return value
 
 
-@dataclass
 class ModFile:
-    """A parsed ``kcl.mod``: the folder holding it, its sections."""
+    """A parsed ``kcl.mod``: the folder holding it, its sections (plain classes here:
+    dataclasses cost milliseconds to create, on every run with a ``kcl.mod``)."""
 
-    root: str
-    package: dict[str, Any] = field(default_factory=dict)
-    dependencies: dict[str, Dependency] = field(default_factory=dict)
-    profile: dict[str, Any] = field(default_factory=dict)
+    def __init__(
+        self,
+        root: str,
+        package: dict[str, Any] | None = None,
+        dependencies: dict[str, Dependency] | None = None,
+        profile: dict[str, Any] | None = None,
+    ) -> None:
+        self.root = root
+        self.package = package or {}
+        self.dependencies = dependencies or {}
+        self.profile = profile or {}
 
     @property
     def name(self) -> str:
@@ -107,14 +112,14 @@ class ModFile:
         return os.path.join(self.root, MOD_FILE)
 
 
-@dataclass(frozen=True)
-class Locked:
-    """One resolved package of ``kcl.mod.lock``."""
+class Locked(NamedTuple):
+    """One resolved package of ``kcl.mod.lock``; ``source``: reg/repo/oci_tag, or url
+    with git_tag/commit/branch (empty for a path)."""
 
     name: str
     version: str
     sum: str = ""
-    source: dict[str, str] = field(default_factory=dict)  # reg/repo/oci_tag, url/git_tag.., path
+    source: dict[str, str] = {}  # noqa: RUF012 (never mutated)
 
     @property
     def full_name(self) -> str:
@@ -295,7 +300,3 @@ def edit_dependencies(
         else:
             table[dependency.name] = value
     write_atomically(path, tomlkit.dumps(document))
-
-
-def with_version(dependency: Dependency, version: str) -> Dependency:
-    return replace(dependency, version=version)

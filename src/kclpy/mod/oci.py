@@ -24,8 +24,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kclpy.diag import Code
 from kclpy.mod import settings
@@ -49,8 +48,7 @@ ANNOTATION_TITLE = "org.opencontainers.image.title"
 TIMEOUT = 60.0
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
     """``HOST/REPOSITORY`` of a package, as in ``oci://HOST/REPOSITORY``."""
 
     host: str

@@ -12,10 +12,10 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import replace
 
 from kclpy.diag import Code
 from kclpy.mod import archive, oci
+from kclpy.mod.entries import is_git_url
 from kclpy.mod.errors import PackageError
 from kclpy.mod.manifest import (
     MOD_FILE,
@@ -81,8 +81,8 @@ def parse_spec(
             Code.USAGE_ERROR, "give a package: NAME[:VERSION], oci://..., --git or --path"
         )
     if rename:
-        return replace(dependency, name=rename, package=name)
-    return replace(dependency, name=name)
+        return dependency._replace(name=rename, package=name)
+    return dependency._replace(name=name)
 
 
 def add(root: str, dependency: Dependency) -> Resolved:
@@ -90,12 +90,12 @@ def add(root: str, dependency: Dependency) -> Resolved:
     resolver = Resolver(root)
     if dependency.kind == "path" and not os.path.isabs(dependency.path):
         relative = os.path.relpath(os.path.abspath(dependency.path), resolver.root)
-        dependency = replace(dependency, path=relative)
+        dependency = dependency._replace(path=relative)
     resolver.mod.dependencies[dependency.name] = dependency
     resolved = resolver.resolve()
     found = resolved[dependency.name]
     if dependency.kind in ("registry", "oci") and not dependency.version:
-        dependency = replace(dependency, version=found.locked.version)
+        dependency = dependency._replace(version=found.locked.version)
     edit_dependencies(resolver.root, add=[dependency])
     write_lock(resolver.root, {name: item.locked for name, item in resolved.items()})
     return found
@@ -197,14 +197,6 @@ def pull(source: str, tag: str = "") -> Resolved:
         resolver = Resolver(scratch)
         resolver.mod.dependencies[dependency.name] = dependency
         return resolver.resolve()[dependency.name]
-
-
-def is_git_url(source: str) -> bool:
-    return (
-        source.endswith(".git")
-        or source.startswith(("git@", "git://", "file://", "ssh://"))
-        or (source.startswith(("http://", "https://")) and not source.endswith((".tar", ".tgz")))
-    )
 
 
 def login(host: str, username: str, password: str) -> None:

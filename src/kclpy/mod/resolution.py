@@ -32,9 +32,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 from collections import deque
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kclpy.diag import Code
 from kclpy.mod import settings as settings_module
@@ -42,8 +41,7 @@ from kclpy.mod.errors import PackageError
 from kclpy.mod.manifest import Dependency, Locked, read_lock, read_mod, write_lock
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(NamedTuple):
     """A package of the program: its import name, folder and lock entry."""
 
     name: str
@@ -191,6 +189,8 @@ class Resolver:
     def _pull(
         self, host: str, repository: str, tag: str, staging: str, dependency: Dependency
     ) -> None:
+        import shutil
+
         from kclpy.mod import archive
         from kclpy.mod.oci import Reference, pull
 
@@ -235,6 +235,8 @@ class Resolver:
 
     def _download(self, folder: str, dependency: Dependency, fill: object) -> None:
         """Fill a staging folder with ``fill(staging)``, then move it to ``folder``."""
+        import shutil
+
         from kclpy.mod import archive
 
         staging = archive.staging_dir(self.home)

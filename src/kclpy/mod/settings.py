@@ -13,9 +13,8 @@
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 DEFAULT_REGISTRY = "ghcr.io"
 DEFAULT_REPOSITORY = "kcl-lang"
@@ -38,8 +37,7 @@ def credentials_file() -> str:
     return os.path.join(config_dir(), "config.json")
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     registry: str
     repository: str
 
@@ -56,6 +54,8 @@ def is_plain_http(host: str) -> bool:
 
 def load_settings() -> Settings:
     """The default registry and repository (environment, then kpm.json, then defaults)."""
+    import json
+
     config: dict[str, object] = {}
     try:
         with open(os.path.join(config_dir(), "kpm.json"), encoding="utf-8") as stream:

@@ -292,3 +292,53 @@ def test_python_api_resolves_and_operates(
     failed = kclpy.run_files([str(app / "main.k")])
     assert not failed.ok
     assert any(d.code.id == "E9104" and "apilib" in d.message for d in failed.diagnostics)
+
+
+def test_add_oci_url_renamed_and_a_bad_tag(registry: str, tmp_path: Path, home: Path) -> None:
+    push(make_package(tmp_path / "widgets", "widgets", "0.4.0", "w = 4\n"), registry, home)
+    app = make_package(tmp_path / "app", "app", "0.0.1", "import ui\nv = ui.w\n")
+    url = f"oci://{registry}/kcl-lang/widgets"
+    environment = env_for(registry, home)
+    added = kcl("mod", "add", url, "--tag", "0.4.0", "--rename", "ui", cwd=app, env=environment)
+    assert added.returncode == 0, added.stderr
+    text = (app / "kcl.mod").read_text()
+    assert f'ui = {{ oci = "{url}", tag = "0.4.0", package = "widgets" }}' in text
+    ran = kcl("run", cwd=app, env=environment)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "v: 4\n"
+    bad = kcl("mod", "add", url, "--tag", "0.4.0/../x", cwd=app, env=environment)
+    assert bad.returncode != 0 and "not a valid version" in bad.stderr and "E9102" in bad.stderr
+    assert kcl("mod", "add", url, "--tag", "0.4.0/../x", cwd=app, env=environment).stdout == ""
+    assert (app / "kcl.mod").read_text() == text  # a failed add changes nothing
+
+
+def test_vendor_mode_runs_without_cache_or_registry(
+    registry: str, tmp_path: Path, home: Path
+) -> None:
+    push(make_package(tmp_path / "vend", "vend", "0.1.0", "x = 'vendored'\n"), registry, home)
+    app = make_package(
+        tmp_path / "app", "app", "0.0.1", "import vend\nv = vend.x\n", 'vend = "0.1.0"\n'
+    )
+    environment = env_for(registry, home)
+    packed = kcl("mod", "package", "--vendor", cwd=app, env=environment)
+    assert packed.returncode == 0, packed.stderr
+    assert (app / "vendor" / "vend_0.1.0" / "main.k").is_file()
+    nowhere = dict(
+        environment, KCL_PKG_PATH=str(tmp_path / "empty"), KPM_REG=f"127.0.0.1:{free_port()}"
+    )
+    ran = kcl("run", cwd=app, env=nowhere)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "v: vendored\n"
+
+
+def test_default_registry_from_kpm_json(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kclpy.mod.settings import load_settings
+
+    config = home / ".kpm" / "config"
+    config.mkdir(parents=True)
+    (config / "kpm.json").write_text(
+        '{"DefaultOciRegistry": "reg.example:5000", "DefaultOciRepo": "team"}'
+    )
+    assert tuple(load_settings()) == ("reg.example:5000", "team")
+    monkeypatch.setenv("KPM_REPO", "other")
+    assert tuple(load_settings()) == ("reg.example:5000", "other")

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -185,7 +186,21 @@ def tags(reference: Reference, what: str) -> list[str]:
     return [str(tag) for tag in found]
 
 
+_TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+
+
+def check_tag(tag: str, what: str) -> None:
+    """A tag the OCI distribution spec allows, else a coded error naming the package."""
+    if not _TAG.fullmatch(tag):
+        raise PackageError(
+            Code.PACKAGE_NOT_FOUND,
+            f"'{tag}' is not a valid version (OCI tag) for package '{what}'",
+            dependency=what,
+        )
+
+
 def manifest(reference: Reference, tag: str, what: str) -> dict[str, Any]:
+    check_tag(tag, what)
     client = _client(reference.host)
     container = client.get_container(f"{reference}:{tag}")
     url = f"{client.prefix}://{container.manifest_url()}"
@@ -240,6 +255,7 @@ def push(
 
     import oras.oci
 
+    check_tag(tag, what)
     name = os.path.basename(tar_path).removesuffix(".tar") + ".tgz"
     layer_path = os.path.join(os.path.dirname(tar_path), name)
     with (

@@ -147,6 +147,14 @@ class Resolver:
             return self._fetch_git(dependency, owner)
         return self._fetch_oci(dependency, owner)
 
+    def _place(self, full_name: str) -> str:
+        """Where a package lives: ``vendor/<full_name>`` of the root when it is there
+        (``kcl mod package --vendor``), else the package cache."""
+        vendored = os.path.join(self.root, "vendor", full_name)
+        if not self.update and os.path.isdir(vendored):
+            return vendored
+        return os.path.join(self.home, full_name)
+
     def _oci_reference(self, dependency: Dependency) -> tuple[str, str]:
         if dependency.kind == "oci":
             from kclpy.mod.oci import Reference
@@ -161,7 +169,7 @@ class Resolver:
         version = dependency.version or self._latest(host, repository, dependency)
         source = {"reg": host, "repo": repository, "oci_tag": version}
         locked = Locked(dependency.package_name, version, "", source)
-        folder = os.path.join(self.home, locked.full_name)
+        folder = self._place(locked.full_name)
         if self.update or not os.path.isdir(folder):
             self._download(
                 folder,
@@ -206,7 +214,7 @@ class Resolver:
 
         reference = dependency.reference
         full_name = f"{git.repository_name(dependency.git)}_{reference or 'HEAD'}"
-        folder = os.path.join(self.home, full_name)
+        folder = self._place(full_name)
         if self.update or not os.path.isdir(folder):
 
             def clone(staging: str) -> None:
@@ -252,12 +260,14 @@ class Resolver:
     def _verified_sum(self, folder: str, dependency: Dependency, version: str) -> str:
         """The package's checksum, checked against the lock entry of the same version."""
         full_name = os.path.basename(folder)
-        known = _remembered_sum(self.home, full_name)
+        cached = os.path.dirname(folder) == self.home  # vendored copies are hashed every time
+        known = _remembered_sum(self.home, full_name) if cached else ""
         if not known:
             from kclpy.mod.archive import checksum
 
             known = checksum(folder)
-            _remember_sum(self.home, full_name, known)
+            if cached:
+                _remember_sum(self.home, full_name, known)
         expected = self.lock.get(dependency.name)
         if (
             expected is not None

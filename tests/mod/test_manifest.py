@@ -159,3 +159,18 @@ def test_kcl_mod_edits_keep_comments(tmp_path: Path, home: Path) -> None:
 
 def test_locked_full_name() -> None:
     assert Locked("k8s", "1.31.2").full_name == "k8s_1.31.2"
+
+
+def test_staging_folders_left_by_a_killed_run_are_cleaned(tmp_path: Path) -> None:
+    import os
+
+    from kclpy.mod.archive import staging_dir
+
+    old = tmp_path / ".kclpy-download-old"
+    old.mkdir()
+    (old / "partial.k").write_text("a = ")
+    os.utime(old, (0, 0))
+    recent = tmp_path / ".kclpy-download-recent"
+    recent.mkdir()
+    fresh = staging_dir(str(tmp_path))
+    assert not old.exists() and recent.exists() and Path(fresh).is_dir()

@@ -106,10 +106,23 @@ def unpack(archive_path: str, destination: str, what: str = "") -> None:
         ) from None
 
 
+_STAGING = ".kclpy-download-"
+_STALE_SECONDS = 24 * 3600
+
+
 def staging_dir(cache: str) -> str:
-    """A fresh temporary folder inside the cache (same file system as its final place)."""
+    """A fresh temporary folder inside the cache (same file system as its final place).
+    Staging folders a killed process left behind for a day are removed first."""
+    import shutil
+    import time
+
     os.makedirs(cache, exist_ok=True)
-    return tempfile.mkdtemp(prefix=".kclpy-download-", dir=cache)
+    with contextlib.suppress(OSError):
+        for name in os.listdir(cache):
+            path = os.path.join(cache, name)
+            if name.startswith(_STAGING) and time.time() - os.path.getmtime(path) > _STALE_SECONDS:
+                shutil.rmtree(path, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=_STAGING, dir=cache)
 
 
 def install(prepared: str, final: str) -> str:

@@ -84,6 +84,8 @@ def _client(host: str) -> Any:
             stream: bool = False,
         ) -> Any:
             headers = dict(headers or {})
+            if getattr(self.auth, "token", None):  # a bearer token from an earlier challenge
+                headers.update(self.auth.get_auth_header())
 
             def send() -> Any:
                 return self.session.request(

@@ -154,9 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("mod", "registry"):
             from kclpy.mod import command as mod_command
 
-            return (
-                mod_command.main(args) if args.command == "mod" else mod_command.registry_main(args)
-            )
+            return mod_command.main(args.command, [*args.help_flag, *args.arguments])
         if args.command == "kusion":
             from kclpy.kusion import cli as kusion_cli
 
@@ -219,7 +217,8 @@ def _run(args: argparse.Namespace) -> int:
 
     settings = _load_settings(args)
     files = list(args.files) or list(settings.get("files", []))  # type: ignore[call-overload]
-    files = _package_inputs(files, args)  # no file: kcl.mod entries; oci://, git, PKG.tar
+    if not files or (len(files) == 1 and not files[0].endswith(".k")):
+        files = _package_inputs(files, args)  # no file: kcl.mod entries; oci://, git, PKG.tar
     if not files:
         sys.stderr.write("error: no input file\n")
         return EXIT_USAGE
@@ -265,12 +264,13 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _add_package_parsers(commands: Any) -> None:
-    """``kcl mod`` and ``kcl registry`` (their arguments live in ``kclpy.mod.command``)."""
-    from kclpy.mod import command as mod_command
-
-    mod_command.add_arguments(commands.add_parser("mod", help="manage KCL packages"))
-    registry = commands.add_parser("registry", help="log in to and out of OCI registries")
-    mod_command.add_registry_arguments(registry)
+    """``kcl mod`` and ``kcl registry``: ``kclpy.mod.command`` parses their arguments."""
+    for name, text in (("mod", "manage KCL packages"), ("registry", "OCI registry logins")):
+        command = commands.add_parser(name, help=text, add_help=False)
+        command.add_argument(
+            "-h", "--help", dest="help_flag", action="append_const", const="-h", default=[]
+        )
+        command.add_argument("arguments", nargs=argparse.REMAINDER)
 
 
 def _package_inputs(files: list[str], args: argparse.Namespace) -> list[str]:

@@ -1,8 +1,9 @@
 """``kcl mod ...`` and ``kcl registry ...``: their arguments and handlers.
 
-``add_arguments(parser)`` / ``main(args)`` for ``kcl mod``, and
-``add_registry_arguments(parser)`` / ``registry_main(args)`` for ``kcl registry``;
-the handlers return the exit code and print every failure as a coded diagnostic.
+``main(command, arguments)`` parses the arguments after ``kcl mod`` / ``kcl
+registry`` (``kclpy.cli`` passes them through untouched, so building the ``kcl``
+parser costs nothing for them) and runs the subcommand; it returns the exit code
+and prints every failure as a coded diagnostic.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def _mod_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kcl mod", description="manage KCL packages")
     commands = parser.add_subparsers(dest="mod_command", prog="kcl mod")
     init = commands.add_parser("init", help="create kcl.mod in a folder")
     init.add_argument("name", nargs="?", default="", help="package name (and folder)")
@@ -48,9 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     metadata.add_argument("--vendor", action="store_true", help="vendor the packages first")
     for sub in commands.choices.values():
         sub.add_argument("--no_style", action="store_true")
+    return parser
 
 
-def add_registry_arguments(parser: argparse.ArgumentParser) -> None:
+def _registry_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kcl registry", description="OCI registry logins")
     commands = parser.add_subparsers(dest="registry_command", prog="kcl registry")
     login = commands.add_parser("login", help="store credentials for a registry")
     login.add_argument("registry")
@@ -59,6 +63,14 @@ def add_registry_arguments(parser: argparse.ArgumentParser) -> None:
     login.add_argument("--password-stdin", action="store_true")
     logout = commands.add_parser("logout", help="forget the credentials of a registry")
     logout.add_argument("registry")
+    return parser
+
+
+def main(command: str, arguments: list[str]) -> int:
+    """``kcl mod ARGUMENTS`` (command ``mod``) or ``kcl registry ARGUMENTS``."""
+    if command == "registry":
+        return registry_main(_registry_parser().parse_args(arguments))
+    return mod_main(_mod_parser().parse_args(arguments))
 
 
 def _report(error: PackageError, args: argparse.Namespace) -> int:
@@ -79,7 +91,7 @@ def _root() -> str:
     return root
 
 
-def main(args: argparse.Namespace) -> int:
+def mod_main(args: argparse.Namespace) -> int:
     """``kcl mod``: run the subcommand; the exit code."""
     try:
         return _dispatch(args)

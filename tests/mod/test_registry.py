@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -342,3 +343,42 @@ def test_default_registry_from_kpm_json(home: Path, monkeypatch: pytest.MonkeyPa
     assert tuple(load_settings()) == ("reg.example:5000", "team")
     monkeypatch.setenv("KPM_REPO", "other")
     assert tuple(load_settings()) == ("reg.example:5000", "other")
+
+
+def test_a_failed_download_is_not_retried_at_once_in_one_process(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The language server loads on every edit: an unreachable registry is asked once."""
+    import socket
+    import threading
+
+    from kclpy.mod import dependency_paths
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    connections: list[int] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            connections.append(1)
+            connection.close()  # no HTTP answer: a broken registry
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    monkeypatch.setenv("KPM_REG", f"127.0.0.1:{listener.getsockname()[1]}")
+    app = make_package(tmp_path / "app", "app", "0.0.1", "a = 1\n", 'flaky = "1.0.0"\n')
+    try:
+        for _ in range(3):
+            _, errors = dependency_paths(str(app))
+            assert [error.code.id for error in errors] == ["E9104"]
+        assert len(connections) == 1
+    finally:
+        with contextlib.suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)  # wakes the accept
+        listener.close()
+        thread.join(timeout=10)

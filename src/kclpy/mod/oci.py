@@ -46,7 +46,7 @@ ANNOTATION_DESCRIPTION = "org.kcllang.package.description"
 ANNOTATION_SUM = "org.kcllang.package.sum"
 ANNOTATION_CREATED = "org.opencontainers.image.created"
 ANNOTATION_TITLE = "org.opencontainers.image.title"
-TIMEOUT = 60.0
+TIMEOUT = (10.0, 60.0)  # seconds to connect, to wait for data
 
 
 class Reference(NamedTuple):

@@ -242,14 +242,25 @@ class Resolver:
             )
 
     def _download(self, folder: str, dependency: Dependency, fill: object) -> None:
-        """Fill a staging folder with ``fill(staging)``, then move it to ``folder``."""
+        """Fill a staging folder with ``fill(staging)``, then move it to ``folder``.
+        A failure is remembered for a while in this process, so a long-lived caller (the
+        language server, which loads on every edit) does not retry the network each time."""
         import shutil
+        import time
 
         from kclpy.mod import archive
 
+        failed = _RECENT_FAILURES.get(folder)
+        if failed is not None and time.monotonic() - failed[0] < RETRY_SECONDS and not self.update:
+            raise failed[1]
         staging = archive.staging_dir(self.home)
         try:
-            fill(staging)  # type: ignore[operator]
+            try:
+                fill(staging)  # type: ignore[operator]
+            except PackageError as error:
+                _RECENT_FAILURES[folder] = (time.monotonic(), error)
+                raise
+            _RECENT_FAILURES.pop(folder, None)
             _forget_sum(self.home, os.path.basename(folder))
             if os.path.isdir(folder):  # kcl mod update: replace the old copy
                 shutil.rmtree(folder)
@@ -286,6 +297,10 @@ class Resolver:
                 dependency=dependency.name,
             )
         return known
+
+
+RETRY_SECONDS = 30.0
+_RECENT_FAILURES: dict[str, tuple[float, PackageError]] = {}  # cache folder -> (when, error)
 
 
 def _sum_path(home: str, full_name: str) -> str:

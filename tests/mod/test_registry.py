@@ -382,3 +382,18 @@ def test_a_failed_download_is_not_retried_at_once_in_one_process(
             listener.shutdown(socket.SHUT_RDWR)  # wakes the accept
         listener.close()
         thread.join(timeout=10)
+
+
+def test_an_unversioned_dependency_keeps_its_locked_version(
+    registry: str, tmp_path: Path, home: Path
+) -> None:
+    push(make_package(tmp_path / "pinned1", "pinned", "1.0.0", "v = 1\n"), registry, home, "pinned")
+    app = make_package(
+        tmp_path / "app", "app", "0.0.1", "import pinned\nv = pinned.v\n", 'pinned = ""\n'
+    )
+    environment = env_for(registry, home)
+    assert kcl("run", cwd=app, env=environment).stdout == "v: 1\n"
+    push(make_package(tmp_path / "pinned2", "pinned", "2.0.0", "v = 2\n"), registry, home, "pinned")
+    assert kcl("run", cwd=app, env=environment).stdout == "v: 1\n"  # the lock says 1.0.0
+    assert kcl("mod", "update", cwd=app, env=environment).returncode == 0
+    assert kcl("run", cwd=app, env=environment).stdout == "v: 2\n"

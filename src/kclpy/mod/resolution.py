@@ -166,7 +166,8 @@ class Resolver:
 
     def _fetch_oci(self, dependency: Dependency, owner: str) -> Resolved:
         host, repository = self._oci_reference(dependency)
-        version = dependency.version or self._latest(host, repository, dependency)
+        locked_version = self.lock[dependency.name].version if dependency.name in self.lock else ""
+        version = dependency.version or locked_version or self._latest(host, repository, dependency)
         source = {"reg": host, "repo": repository, "oci_tag": version}
         locked = Locked(dependency.package_name, version, "", source)
         folder = self._place(locked.full_name)

@@ -174,3 +174,18 @@ def test_staging_folders_left_by_a_killed_run_are_cleaned(tmp_path: Path) -> Non
     recent.mkdir()
     fresh = staging_dir(str(tmp_path))
     assert not old.exists() and recent.exists() and Path(fresh).is_dir()
+
+
+def test_two_folders_for_one_package_are_a_conflict(tmp_path: Path, home: Path) -> None:
+    make_package(tmp_path / "util_a", "util", "0.1.0", "u = 'a'\n")
+    make_package(tmp_path / "util_b", "util", "0.1.0", "u = 'b'\n")
+    make_package(tmp_path / "left", "left", "0.1.0", "x = 1\n", 'util = { path = "../util_a" }\n')
+    make_package(tmp_path / "right", "right", "0.1.0", "x = 1\n", 'util = { path = "../util_b" }\n')
+    make_package(tmp_path / "same", "same", "0.1.0", "x = 1\n", 'util = { path = "../util_a" }\n')
+    deps = 'left = { path = "../left" }\nsame = { path = "../same" }\n'
+    fine = make_package(tmp_path / "fine", "fine", "0.0.1", "import util\nv = util.u\n", deps)
+    assert kcl("run", cwd=fine).stdout == "v: a\n"
+    deps += 'right = { path = "../right" }\n'
+    clash = make_package(tmp_path / "clash", "clash", "0.0.1", "a = 1\n", deps)
+    ran = kcl("run", cwd=clash)
+    assert ran.returncode != 0 and "E9103" in ran.stderr and "util" in ran.stderr

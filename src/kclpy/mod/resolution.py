@@ -96,7 +96,9 @@ class Resolver:
                 continue
             self.edges.add((owner, dependency.name))
             previous = self.resolved.get(dependency.name)
-            if previous is not None and not self._replaces(previous, dependency, owner, direct):
+            if previous is not None and not self._replaces(
+                previous, dependency, owner_root, owner, direct
+            ):
                 continue
             found = self._fetch(dependency, owner_root, owner)
             self.resolved[dependency.name] = found
@@ -105,16 +107,25 @@ class Resolver:
         return self.resolved
 
     def _replaces(
-        self, previous: Resolved, dependency: Dependency, owner: str, direct: set[str]
+        self,
+        previous: Resolved,
+        dependency: Dependency,
+        owner_root: str,
+        owner: str,
+        direct: set[str],
     ) -> bool:
-        """Whether ``dependency`` (required by ``owner``) replaces ``previous``."""
+        """Whether ``dependency`` (required by ``owner`` in ``owner_root``) replaces
+        ``previous``; a conflict when neither can stand for the other."""
         if not previous.required_by and dependency.name in direct:
             return False  # the root's own declaration wins
         old, new = previous.dependency, dependency
         same_source = (old.kind, old.oci, old.git, old.package) == (
             new.kind, new.oci, new.git, new.package,
         )  # fmt: skip
-        if same_source and (old.kind == "path" or old.reference == new.reference):
+        if same_source and old.kind == "path":
+            if os.path.normpath(os.path.join(owner_root, new.path)) == previous.path:
+                return False
+        elif same_source and old.reference == new.reference:
             return False
         if (
             same_source

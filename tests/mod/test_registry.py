@@ -397,3 +397,22 @@ def test_an_unversioned_dependency_keeps_its_locked_version(
     assert kcl("run", cwd=app, env=environment).stdout == "v: 1\n"  # the lock says 1.0.0
     assert kcl("mod", "update", cwd=app, env=environment).returncode == 0
     assert kcl("run", cwd=app, env=environment).stdout == "v: 2\n"
+
+
+def test_lint_test_and_doc_resolve_like_run(registry: str, tmp_path: Path, home: Path) -> None:
+    push(
+        make_package(tmp_path / "shapes", "shapes", "0.2.0", "schema Box:\n    size: int\n"),
+        registry,
+        home,
+    )
+    app = make_package(
+        tmp_path / "app", "app", "0.0.1", "import shapes\nbox = shapes.Box {size = 2}\n",
+        'shapes = "0.2.0"\n',
+    )  # fmt: skip
+    (app / "main_test.k").write_text("test_box = lambda {\n    assert box.size == 2\n}\n")
+    environment = env_for(registry, home)
+    linted = kcl("lint", "main.k", cwd=app, env=environment)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    tested = kcl("test", ".", cwd=app, env=environment)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert (home / "shapes_0.2.0").is_dir()

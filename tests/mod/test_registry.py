@@ -416,3 +416,18 @@ def test_lint_test_and_doc_resolve_like_run(registry: str, tmp_path: Path, home:
     tested = kcl("test", ".", cwd=app, env=environment)
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert (home / "shapes_0.2.0").is_dir()
+
+
+def test_a_package_that_differs_from_its_announced_sum_is_refused(
+    registry: str, tmp_path: Path, home: Path
+) -> None:
+    from kclpy.mod import archive
+
+    package = make_package(tmp_path / "liar", "liar", "0.1.0", "x = 1\n")
+    tar_path = archive.pack(str(package), str(tmp_path / "liar_0.1.0.tar"))
+    annotations = {oci.ANNOTATION_NAME: "liar", oci.ANNOTATION_SUM: "bm90IHRoZSBzdW0="}
+    oci.push(oci.Reference(registry, "kcl-lang/liar"), "0.1.0", tar_path, annotations, "liar")
+    app = make_package(tmp_path / "app", "app", "0.0.1", "a = 1\n", 'liar = "0.1.0"\n')
+    ran = kcl("run", cwd=app, env=env_for(registry, home))
+    assert ran.returncode != 0 and "E9106" in ran.stderr and "liar" in ran.stderr
+    assert not (home / "liar_0.1.0").exists()

@@ -212,14 +212,22 @@ class Resolver:
         import shutil
 
         from kclpy.mod import archive
-        from kclpy.mod.oci import Reference, pull
+        from kclpy.mod.oci import ANNOTATION_SUM, Reference, pull
 
         self._online(dependency)
         downloads = os.path.join(staging, ".download")
         os.makedirs(downloads)
-        path, _ = pull(Reference(host, repository), tag, downloads, dependency.name)
+        path, manifest = pull(Reference(host, repository), tag, downloads, dependency.name)
         archive.unpack(path, staging, dependency.name)
         shutil.rmtree(downloads, ignore_errors=True)
+        announced = (manifest.get("annotations") or {}).get(ANNOTATION_SUM)
+        if announced and announced != archive.checksum(staging):
+            raise PackageError(
+                Code.CHECKSUM_MISMATCH,
+                f"package '{dependency.name}' from '{host}/{repository}:{tag}' does not match "
+                f"the checksum its manifest announces ({announced})",
+                dependency=dependency.name,
+            )
 
     def _fetch_git(self, dependency: Dependency, owner: str) -> Resolved:
         from kclpy.mod import git

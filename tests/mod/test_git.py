@@ -92,3 +92,12 @@ def test_run_a_git_url(repository: tuple[str, dict[str, str]], tmp_path: Path, h
     ran = kcl("run", url, "--tag", "v0.2.0", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout == "version: two\n"
+
+
+def test_an_option_is_never_passed_to_git(tmp_path: Path, home: Path) -> None:
+    app = make_package(
+        tmp_path / "app", "app", "0.0.1", "a = 1\n",
+        'evil = { git = "--upload-pack=touch /tmp/pwned", tag = "v1" }\n',
+    )  # fmt: skip
+    ran = kcl("run", cwd=app)
+    assert ran.returncode != 0 and "E9108" in ran.stderr and "Traceback" not in ran.stderr

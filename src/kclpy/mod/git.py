@@ -43,7 +43,11 @@ def _git(arguments: list[str], folder: str, what: str) -> str:
 def fetch(url: str, reference: str, folder: str, what: str, branch: bool = False) -> str:
     """Clone ``url`` into ``folder`` (empty, existing) at ``reference`` (a tag or commit,
     or a branch when ``branch``; the default branch when empty); returns the commit."""
-    _git(["clone", "--quiet", "--no-checkout", url, "."], folder, what)
+    if url.startswith("-") or reference.startswith("-"):  # never an option to git
+        raise PackageError(
+            Code.GIT_ERROR, f"cannot fetch {what}: '{url}' at '{reference}' is not a git source"
+        )
+    _git(["clone", "--quiet", "--no-checkout", "--", url, "."], folder, what)
     if reference:
         reference = f"origin/{reference}" if branch else reference
         _git(["checkout", "--quiet", "--detach", reference], folder, what)

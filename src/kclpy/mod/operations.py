@@ -117,7 +117,7 @@ def metadata(root: str) -> str:
         name: {"name": item.locked.name, "manifest_path": item.path}
         for name, item in sorted(resolve(root).items())
     }
-    return json.dumps({"packages": packages}, indent=2)
+    return json.dumps({"packages": packages}, separators=(",", ":"))  # compact, as the real tool
 
 
 def graph(root: str) -> list[str]:

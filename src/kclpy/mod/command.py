@@ -1,9 +1,10 @@
 """``kcl mod ...`` and ``kcl registry ...``: their arguments and handlers.
 
-``main(command, arguments)`` parses the arguments after ``kcl mod`` / ``kcl
-registry`` (``kclpy.cli`` passes them through untouched, so building the ``kcl``
-parser costs nothing for them) and runs the subcommand; it returns the exit code
-and prints every failure as a coded diagnostic.
+For a command table: ``configure_mod(parser)`` / ``handle_mod(args)`` and
+``configure_registry(parser)`` / ``handle_registry(args)`` (sub-subcommands: not
+intermixed). For a caller that passes the words after ``kcl mod`` / ``kcl
+registry`` through untouched: ``main(command, arguments)``. Handlers return the
+exit code and print every failure as a coded diagnostic.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 
 
-def _mod_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kcl mod", description="manage KCL packages")
+def configure_mod(parser: argparse.ArgumentParser) -> None:
+    """The subcommands of ``kcl mod`` on ``parser``."""
     commands = parser.add_subparsers(dest="mod_command", prog="kcl mod")
     init = commands.add_parser("init", help="create kcl.mod in a folder")
     init.add_argument("name", nargs="?", default="", help="package name (and folder)")
@@ -50,11 +51,10 @@ def _mod_parser() -> argparse.ArgumentParser:
     metadata.add_argument("--vendor", action="store_true", help="vendor the packages first")
     for sub in commands.choices.values():
         sub.add_argument("--no_style", action="store_true")
-    return parser
 
 
-def _registry_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kcl registry", description="OCI registry logins")
+def configure_registry(parser: argparse.ArgumentParser) -> None:
+    """The subcommands of ``kcl registry`` on ``parser``."""
     commands = parser.add_subparsers(dest="registry_command", prog="kcl registry")
     login = commands.add_parser("login", help="store credentials for a registry")
     login.add_argument("registry")
@@ -63,14 +63,16 @@ def _registry_parser() -> argparse.ArgumentParser:
     login.add_argument("--password-stdin", action="store_true")
     logout = commands.add_parser("logout", help="forget the credentials of a registry")
     logout.add_argument("registry")
-    return parser
 
 
 def main(command: str, arguments: list[str]) -> int:
     """``kcl mod ARGUMENTS`` (command ``mod``) or ``kcl registry ARGUMENTS``."""
+    parser = argparse.ArgumentParser(prog=f"kcl {command}")
     if command == "registry":
-        return registry_main(_registry_parser().parse_args(arguments))
-    return mod_main(_mod_parser().parse_args(arguments))
+        configure_registry(parser)
+        return handle_registry(parser.parse_args(arguments))
+    configure_mod(parser)
+    return handle_mod(parser.parse_args(arguments))
 
 
 def _report(error: PackageError, args: argparse.Namespace) -> int:
@@ -91,7 +93,7 @@ def _root() -> str:
     return root
 
 
-def mod_main(args: argparse.Namespace) -> int:
+def handle_mod(args: argparse.Namespace) -> int:
     """``kcl mod``: run the subcommand; the exit code."""
     try:
         return _dispatch(args)
@@ -143,7 +145,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def registry_main(args: argparse.Namespace) -> int:
+def handle_registry(args: argparse.Namespace) -> int:
     """``kcl registry login|logout``; credentials are never printed."""
     import getpass
 

@@ -3,7 +3,8 @@
 Takes the entry files (or package folders) of a run and returns a ``Program``: the
 parsed files of every package reachable through imports, keyed by package path
 (``__main__`` for the entry files), each file's import table, and diagnostics
-(syntax errors, missing modules, import cycles).
+(syntax errors, missing modules, import cycles, package resolution). Packages
+declared in ``kcl.mod`` are resolved (and downloaded when missing) by ``kclpy.mod``.
 """
 
 from __future__ import annotations
@@ -68,24 +69,19 @@ def find_root(start: str) -> str | None:
         current = parent
 
 
-def mod_dependencies(root: str) -> dict[str, str]:
-    """Local ``path`` dependencies declared in ``root/kcl.mod``: name -> absolute path."""
-    try:
-        with open(os.path.join(root, "kcl.mod"), "rb") as handle:
-            raw = handle.read()
-    except OSError:
-        return {}
-    import tomllib  # only when there is a kcl.mod: the import costs ~5 ms
+def mod_dependencies(
+    root: str, given: frozenset[str] = frozenset()
+) -> tuple[dict[str, str], list[Diagnostic]]:
+    """The packages of the module at ``root`` (``kcl.mod`` dependencies, direct and
+    transitive, downloaded into the package cache when missing; not the ``given`` ones,
+    passed with ``-E``): name -> folder, and the diagnostics of resolution (see
+    ``kclpy.mod.resolution``)."""
+    if not os.path.isfile(os.path.join(root, "kcl.mod")):
+        return {}, []
+    from kclpy.mod.resolution import dependency_paths
 
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}
-    deps: dict[str, str] = {}
-    for name, spec in (data.get("dependencies") or {}).items():
-        if isinstance(spec, dict) and isinstance(spec.get("path"), str):
-            deps[name] = os.path.normpath(os.path.join(root, spec["path"]))
-    return deps
+    paths, errors = dependency_paths(root, given)
+    return paths, [error.diagnostic() for error in errors]
 
 
 def package_files(directory: str) -> list[str]:
@@ -120,8 +116,11 @@ class Loader:
         self._package_dirs: dict[str, str] = {}
 
     def load(self, inputs: Iterable[str]) -> Program:
+        items = list(inputs)
+        # the module's packages first: entries may name them (``${konfig:KCL_MOD}/...``)
+        resolved_root = self.add_dependencies(self.entry_dir(items))
         files: list[str] = []
-        for item in inputs:
+        for item in items:
             item = self.expand(item)
             path = item if os.path.isabs(item) else os.path.join(self.work_dir, item)
             if item in self.sources:
@@ -135,11 +134,32 @@ class Loader:
         )
         root = find_root(first_dir) or first_dir
         self.program.root = root
-        for name, path in mod_dependencies(root).items():
-            self.externals.setdefault(name, path)
+        if root != resolved_root:
+            self.add_dependencies(first_dir)
         self._package_dirs[MAIN] = first_dir
         self.load_package(MAIN, files, None)
         return self.program
+
+    def entry_dir(self, items: list[str]) -> str:
+        """The folder of the first entry that is not a package reference."""
+        for item in items:
+            if item.startswith("${"):
+                continue
+            path = item if os.path.isabs(item) else os.path.join(self.work_dir, item)
+            if item in self.sources:
+                return self.work_dir
+            return path if os.path.isdir(path) else os.path.dirname(path)
+        return self.work_dir
+
+    def add_dependencies(self, folder: str) -> str:
+        """Resolve the ``kcl.mod`` dependencies of the module holding ``folder`` into
+        ``externals`` (``-E`` ones win); returns the module root."""
+        root = find_root(folder) or folder
+        dependencies, problems = mod_dependencies(root, frozenset(self.externals))
+        self.program.diagnostics.extend(problems)
+        for name, path in dependencies.items():
+            self.externals.setdefault(name, path)
+        return root
 
     def expand(self, item: str) -> str:
         """``${name:KCL_MOD}/x.k`` in an input path: ``x.k`` of the external package;

@@ -11,6 +11,7 @@ import pytest
 from kclpy.api import compile_stack
 from kclpy.monorepo import BuildError, BuildOptions, build
 from kclpy.monorepo.engine import select
+from kclpy.monorepo.stacks import discover
 from tests.monorepo.repo import git, init_git, write_repo
 
 
@@ -26,6 +27,7 @@ def _affected(
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     write_repo(tmp_path)
+    discover([str(tmp_path)])  # resolving the stacks' packages writes their kcl.mod.lock
     init_git(tmp_path)
     return tmp_path
 

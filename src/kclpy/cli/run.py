@@ -65,6 +65,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         " file among them is a settings file (as -Y)",
     )
     parser.add_argument(
+        "--tag", default="", help="the version of an oci:// or git package given as the input"
+    )
+    parser.add_argument(
         "-S",
         "--path_selector",
         "--path-selector",
@@ -187,6 +190,15 @@ def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     settings = load_settings(args)
     files = list(args.files) or list(settings.get("files", []))
+    if not files or (len(files) == 1 and not files[0].endswith(".k") and files[0] != "-"):
+        # no file: the module here (kcl.mod [profile] entries); oci://, a git URL, PKG.tar
+        from kclpy.mod.entries import run_inputs
+        from kclpy.mod.errors import PackageError
+
+        try:
+            files = run_inputs(files, args.tag)
+        except PackageError as error:
+            return report([error.diagnostic()], args.no_style, args.error_format)
     if not files:
         raise CommandError("no input file: give .k files, a package folder or -Y settings")
     entries, sources = _inputs(files)

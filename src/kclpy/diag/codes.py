@@ -37,6 +37,15 @@ class Code(Enum):
     IO_ERROR = ("E9001", "IOError")
     USAGE_ERROR = ("E9002", "UsageError")
     OUT_OF_MEMORY = ("E9003", "OutOfMemory")
+    # Packages (kclpy.mod): kcl.mod, resolution, the package cache, registries and git.
+    MOD_FILE_ERROR = ("E9101", "ModFileError")
+    PACKAGE_NOT_FOUND = ("E9102", "PackageNotFound")
+    VERSION_CONFLICT = ("E9103", "VersionConflict")
+    REGISTRY_ERROR = ("E9104", "RegistryError")
+    AUTHENTICATION_ERROR = ("E9105", "AuthenticationError")
+    CHECKSUM_MISMATCH = ("E9106", "ChecksumMismatch")
+    CORRUPT_ARCHIVE = ("E9107", "CorruptArchive")
+    GIT_ERROR = ("E9108", "GitError")
     # The lint rules of ``kcl lint`` (kclpy.tools.lint): warnings, whatever their letter.
     LINT_IMPORT_POSITION = ("W0413", "ImportPosition")
     LINT_REIMPORT = ("W0404", "Reimport")

@@ -118,7 +118,10 @@ def _read_mod(path: str, definition: _Definition) -> None:
     entries = profile.get("entries") if isinstance(profile, dict) else None
     if isinstance(entries, list) and all(isinstance(item, str) for item in entries):
         definition.files = list(entries)
-    definition.externals.update(mod_dependencies(os.path.dirname(path)))
+    # the stack's packages, resolved (downloaded when missing) as `kcl run` in its folder
+    # does; a resolution error is reported again when the stack compiles
+    packages, _ = mod_dependencies(os.path.dirname(path))
+    definition.externals.update(packages)
 
 
 def _read_settings(path: str, definition: _Definition) -> None:

@@ -1,0 +1,69 @@
+"""Where packages live and which registry is the default, as the real ``kcl mod`` decides.
+
+- The package cache: ``$KCL_PKG_PATH``, else ``~/.kcl/kpm``; a registry or git
+  dependency is unpacked into ``<cache>/<name>_<version>``.
+- The default registry and repository: ``KPM_REG`` / ``KPM_REPO``, else
+  ``DefaultOciRegistry`` / ``DefaultOciRepo`` of ``<cache>/.kpm/config/kpm.json``,
+  else ``ghcr.io`` / ``kcl-lang``.
+- Credentials: ``<cache>/.kpm/config/config.json`` in Docker's format
+  (``{"auths": {host: {"auth": base64("user:password")}}}``).
+- Plain HTTP: for ``localhost`` / ``127.0.0.1`` / ``[::1]`` registries, or every
+  registry when ``OCI_REG_PLAIN_HTTP=on``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+DEFAULT_REGISTRY = "ghcr.io"
+DEFAULT_REPOSITORY = "kcl-lang"
+_LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
+
+
+def package_home() -> str:
+    """The package cache folder (not created)."""
+    configured = os.environ.get("KCL_PKG_PATH", "").split(os.pathsep)[0]
+    if configured:
+        return os.path.abspath(configured)
+    return os.path.join(os.path.expanduser("~"), ".kcl", "kpm")
+
+
+def config_dir() -> str:
+    return os.path.join(package_home(), ".kpm", "config")
+
+
+def credentials_file() -> str:
+    return os.path.join(config_dir(), "config.json")
+
+
+class Settings(NamedTuple):
+    registry: str
+    repository: str
+
+    def plain_http(self, host: str) -> bool:
+        return is_plain_http(host)
+
+
+def is_plain_http(host: str) -> bool:
+    if os.environ.get("OCI_REG_PLAIN_HTTP", "").lower() in ("on", "true", "1"):
+        return True
+    name = host.rsplit(":", 1)[0] if not host.startswith("[") else host.split("]")[0] + "]"
+    return name in _LOCAL_HOSTS
+
+
+def load_settings() -> Settings:
+    """The default registry and repository (environment, then kpm.json, then defaults)."""
+    import json
+
+    config: dict[str, object] = {}
+    try:
+        with open(os.path.join(config_dir(), "kpm.json"), encoding="utf-8") as stream:
+            loaded = json.load(stream)
+        if isinstance(loaded, dict):
+            config = loaded
+    except (OSError, ValueError):
+        pass
+    registry = os.environ.get("KPM_REG") or str(config.get("DefaultOciRegistry") or "")
+    repository = os.environ.get("KPM_REPO") or str(config.get("DefaultOciRepo") or "")
+    return Settings(registry or DEFAULT_REGISTRY, repository or DEFAULT_REPOSITORY)

@@ -113,6 +113,11 @@ def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
     )
     fmt.add_argument("--diff", action="store_true", help="print the changes as a diff")
     fmt.add_argument("--no_style", action="store_true")
+    from kclpy.tools.importer import command as import_command  # cheap: options only
+
+    import_command.add_arguments(
+        commands.add_parser("import", help="convert data, JSON Schema, OpenAPI, CRDs to KCL")
+    )
     kusion = commands.add_parser("kusion", help="preview, apply and destroy compiled resources")
     if kusion_arguments:
         from kclpy.kusion import cli as kusion_cli
@@ -149,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return lsp_command()
         if args.command == "doc":
             return doc_command(args)
+        if args.command == "import":
+            from kclpy.tools.importer import command as import_command
+
+            return import_command.main(args)
         if args.command == "kusion":
             from kclpy.kusion import cli as kusion_cli
 

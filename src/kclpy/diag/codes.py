@@ -36,6 +36,7 @@ class Code(Enum):
     INTERNAL_ERROR = ("E9999", "InternalError")
     IO_ERROR = ("E9001", "IOError")
     USAGE_ERROR = ("E9002", "UsageError")
+    IMPORT_ERROR = ("E9010", "ImportError")  # `kcl import`: an input it cannot convert
     # The lint rules of ``kcl lint`` (kclpy.tools.lint): warnings, whatever their letter.
     LINT_IMPORT_POSITION = ("W0413", "ImportPosition")
     LINT_REIMPORT = ("W0404", "Reimport")

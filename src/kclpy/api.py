@@ -536,3 +536,31 @@ def generate_doc(path: str = ".", format: str = "md") -> str:
     from kclpy.tools.doc import generate_doc as run
 
     return run(path, format)
+
+
+def generate_kcl(source: str, mode: str = "json", *, filename: str = "<string>") -> str:
+    """``kcl import`` of text (as the SDK's ``generate_kcl``): ``json``/``yaml``/``toml``
+    data to KCL configuration, ``jsonschema``/``openapi``/``crd`` to KCL schemas (all
+    in one file), ``auto`` to guess. Raises ``kclpy.tools.importer.inputs.ImportFailure``
+    (with ``diagnostics``) when the input cannot be converted."""
+    from kclpy.tools.importer.convert import convert
+
+    files = convert(SourceFile(filename, source), mode, single=True)
+    return next(iter(files.values()))
+
+
+def import_files(
+    paths: Sequence[str],
+    mode: str = "auto",
+    *,
+    output: str = ".",
+    package: str = "models",
+    force: bool = False,
+) -> list[str]:
+    """``kcl import`` of files: writes each input's KCL under the folder ``output``
+    (``<stem>.k``, or ``<package>/...`` for OpenAPI and CRD models) and returns the
+    paths written. Raises ImportFailure, before writing, when an input cannot be
+    converted or a file exists (unless ``force``)."""
+    from kclpy.tools.importer.convert import import_all, write_outputs
+
+    return write_outputs(import_all(list(paths), mode, package=package), output, force)

@@ -85,8 +85,7 @@ def main(args: argparse.Namespace) -> int:
     from kclpy.tools.importer.inputs import ImportFailure
 
     try:
-        for path in _input_files(args.files, args.recursive):
-            _import_one(path, args)
+        _import(_input_files(args.files, args.recursive), args)
     except ImportFailure as failure:
         colour = use_colour(sys.stderr)
         sys.stderr.write(render_all(failure.diagnostics, "human", colour))
@@ -94,21 +93,21 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import_one(path: str, args: argparse.Namespace) -> None:
-    from kclpy.tools.importer.convert import import_path, write_outputs
+def _import(paths: list[str], args: argparse.Namespace) -> None:
+    from kclpy.tools.importer.convert import import_all, write_outputs
 
-    files = import_path(
-        path,
+    files = import_all(
+        paths,
         args.mode,
         package=args.package,
         validate=not args.skip_validation,
         single=args.single,
     )
-    one_file = len(files) == 1 and os.path.dirname(next(iter(files))) == ""
     if args.output == "-":
         for text in files.values():
             sys.stdout.write(text)
         return
+    one_file = len(files) == 1 and os.path.dirname(next(iter(files))) == ""
     if one_file and args.output and not os.path.isdir(args.output):
         files = {os.path.basename(args.output): next(iter(files.values()))}
         target = os.path.dirname(args.output)

@@ -18,8 +18,8 @@ from typing import Any
 
 from kclpy.source import SourceFile
 from kclpy.tools.importer.inputs import failure_at
-from kclpy.tools.importer.literals import file_stem, literal, schema_name, string_literal
-from kclpy.tools.importer.model import Attribute, Schema, SchemaBuilder
+from kclpy.tools.importer.literals import file_stem, schema_name
+from kclpy.tools.importer.model import Schema, SchemaBuilder, fix_type_meta
 
 
 def crd_to_kcl(
@@ -47,7 +47,7 @@ def crd_to_kcl(
             path: list[str | int] = ["spec", "versions", index, "schema", "openAPIV3Schema"]
             name = builder.build(schema, schema_name(kind), path)
             group = str(spec.get("group") or "")
-            _fix_type_meta(builder.schemas[name], f"{group}/{version}" if group else version, kind)
+            fix_type_meta(builder.schemas[name], f"{group}/{version}" if group else version, kind)
             stems[key, name] = file_stem(f"{group}_{version}_{name}")
     return {
         key: {stems[key, name]: schemas for name, schemas in builder.groups().items()}
@@ -80,14 +80,3 @@ def _versions(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     if not found:
         found.append((str(spec.get("version") or "v1"), {"type": "object"}))
     return found
-
-
-def _fix_type_meta(schema: Schema, api_version: str, kind: str) -> None:
-    """``apiVersion`` and ``kind`` required and fixed to the CRD's values."""
-    fixed = {"apiVersion": api_version, "kind": kind}
-    kept = [a for a in schema.attributes if a.key not in fixed]
-    docs = {a.key: a.doc for a in schema.attributes}
-    schema.attributes = [
-        Attribute(key, string_literal(value), True, literal(value), docs.get(key, ""))
-        for key, value in fixed.items()
-    ] + kept

@@ -62,14 +62,15 @@ def locate(text: str, path: Sequence[str | int]) -> int:
 
 class _Yaml12Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """The safe loader with YAML 1.2 core scalars: only true/false are booleans,
-    no timestamps, no sexagesimal numbers."""
+    no timestamps, ``=`` is a string."""
 
 
 _Yaml12Loader.yaml_implicit_resolvers = {
     first: [
         (tag, regexp)
         for tag, regexp in resolvers
-        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+        if tag
+        not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value")
     ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }

@@ -87,7 +87,10 @@ class SchemaBuilder:
         self._resolving: set[str] = set()
 
     def fresh_name(self, wanted: str) -> str:
-        """``wanted``, or ``wanted2``, ``wanted3``... when a schema has it."""
+        """``wanted``, or ``wanted2``, ``wanted3``... when a schema has it (and never
+        ending in ``Mixin`` or ``Protocol``: KCL would read a mixin or a protocol)."""
+        if wanted.endswith(("Mixin", "Protocol")):
+            wanted += "Schema"
         name, number = wanted, 1
         while name in self.schemas:
             number += 1
@@ -150,13 +153,14 @@ class SchemaBuilder:
         enum = node.get("enum")
         if enum and all(_is_scalar(v) for v in enum) and any(v is not None for v in enum):
             return " | ".join(dict.fromkeys(literal(v) for v in enum if v is not None))
-        if node.get("x-kubernetes-int-or-string"):
+        if node.get("x-kubernetes-int-or-string") or node.get("format") == "int-or-string":
             return "int | str"
         for keyword in ("allOf", "oneOf", "anyOf"):
             if isinstance(node.get(keyword), list) and not _has_own_type(node):
                 return self._combined_type(node, keyword, path, context)
         kinds = node.get("type")
-        if isinstance(kinds, list):
+        if isinstance(kinds, list):  # ["string", "null"]: None is every attribute's value
+            kinds = [kind for kind in kinds if kind != "null"]
             types = [self.type_of({**node, "type": kind}, path, context) for kind in kinds]
             return _union(types)
         if kinds in _SCALARS:
@@ -284,17 +288,49 @@ class SchemaBuilder:
         return node
 
 
+def fix_type_meta(schema: Schema, api_version: str, kind: str) -> None:
+    """``apiVersion`` and ``kind`` required and fixed to the CRD's values."""
+    fixed = {"apiVersion": api_version, "kind": kind}
+    kept = [a for a in schema.attributes if a.key not in fixed]
+    docs = {a.key: a.doc for a in schema.attributes}
+    schema.attributes = [
+        Attribute(key, string_literal(value), True, literal(value), docs.get(key, ""))
+        for key, value in fixed.items()
+    ] + kept
+
+
 def constraints(node: Any, expr: str, deref: Callable[[Any], Any]) -> list[str]:
-    """The check expressions of a node's constraints, about the value ``expr``."""
+    """The check expressions of a node's constraints, about the value ``expr``. As in
+    JSON Schema, string keywords only bind strings and number keywords numbers: on a
+    node that may be of another type (``int-or-string``), they are guarded so."""
     if not isinstance(node, dict):
         return []
-    checks: list[str] = []
+    text: list[str] = []
+    kind = node.get("type")
+    string = expr if kind == "string" else f"str({expr})"
     for keyword, op in (("minLength", ">="), ("maxLength", "<=")):
         if isinstance(node.get(keyword), int):
-            checks.append(f"len({expr}) {op} {node[keyword]}")
+            text.append(f"len({string}) {op} {node[keyword]}")
     if isinstance(node.get("pattern"), str):
-        checks.append(f"regex.search({expr}, {_pattern(node['pattern'])})")
-    checks.extend(_number_checks(node, expr))
+        text.append(f"regex.search({string}, {_pattern(node['pattern'])})")
+    checks = _guarded(text, f'typeof({expr}) != "str"', kind != "string")
+    number = expr if kind in ("integer", "number") else f"float({expr})"
+    guard = f'typeof({expr}) not in ["int", "float"]'
+    checks += _guarded(_number_checks(node, number), guard, number != expr)
+    checks += _collection_checks(node, expr, deref)
+    return checks
+
+
+def _conjunction(checks: list[str]) -> str:
+    return " and ".join(f"({check})" if " or " in check else check for check in checks)
+
+
+def _guarded(checks: list[str], guard: str, needed: bool) -> list[str]:
+    return [f"{guard} or {check}" if needed else check for check in checks]
+
+
+def _collection_checks(node: dict[str, Any], expr: str, deref: Callable[[Any], Any]) -> list[str]:
+    checks: list[str] = []
     sized = [("minItems", ">="), ("maxItems", "<=")]
     if not node.get("properties"):  # a schema instance has no len()
         sized += [("minProperties", ">="), ("maxProperties", "<=")]
@@ -307,12 +343,12 @@ def constraints(node: Any, expr: str, deref: Callable[[Any], Any]) -> list[str]:
     if node.get("type") == "array" and isinstance(items, dict):
         inner = constraints(items, "item", deref)
         if inner:
-            checks.append(f"all item in {expr} {{{' and '.join(inner)}}}")
+            checks.append(f"all item in {expr} {{{_conjunction(inner)}}}")
     values = deref(node.get("additionalProperties"))
     if isinstance(values, dict) and not node.get("properties"):
         inner = constraints(values, "value", deref)
         if inner:
-            checks.append(f"all _, value in {expr} {{{' and '.join(inner)}}}")
+            checks.append(f"all _, value in {expr} {{{_conjunction(inner)}}}")
     return checks
 
 
@@ -329,8 +365,8 @@ def _number_checks(node: dict[str, Any], expr: str) -> list[str]:
         if _is_number(flag):  # draft 6 and later: the bound itself
             checks.append(f"{expr} {strict} {number_literal(flag)}")
     step = node.get("multipleOf")
-    if isinstance(step, int) and not isinstance(step, bool) and step > 0:
-        checks.append(f"multiplyof(int({expr}), {step})")
+    if node.get("type") == "integer" and isinstance(step, int) and step > 0:
+        checks.append(f"multiplyof({expr}, {step})")
     return checks
 
 

@@ -61,24 +61,49 @@ def locate(text: str, path: Sequence[str | int]) -> int:
 
 
 class _Yaml12Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The safe loader with YAML 1.2 core scalars: only true/false are booleans,
-    no timestamps, ``=`` is a string."""
+    """The safe loader with the YAML 1.2 core schema's scalars, as the reference
+    reads YAML: only true/false are booleans, ints are decimal (no leading 0), ``0o`` or ``0x``,
+    ``1.5e3`` is a float, and dates, ``yes``, ``=`` or ``1:20`` stay strings."""
 
 
+_REPLACED = {
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:value",
+}
 _Yaml12Loader.yaml_implicit_resolvers = {
-    first: [
-        (tag, regexp)
-        for tag, regexp in resolvers
-        if tag
-        not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value")
-    ]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _REPLACED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-_Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool",
-    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-    list("tTfF"),
-)
+for _tag, _pattern, _first in (
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("int", r"^(?:[-+]?(?:0|[1-9][0-9]*)|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "float",
+        r"^(?:[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+.0123456789",
+    ),
+):
+    _Yaml12Loader.add_implicit_resolver(
+        f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), list(_first)
+    )
+
+
+def _yaml12_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    text = str(loader.construct_scalar(node))
+    return int(text, 0) if text[:2] in ("0o", "0x") else int(text, 10)
+
+
+def _yaml12_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    text = str(loader.construct_scalar(node)).lower()
+    return float(text.replace(".inf", "inf").replace(".nan", "nan"))
+
+
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _yaml12_int)
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:float", _yaml12_float)
 
 
 def load_documents(source: SourceFile, data_format: str) -> list[Any]:

@@ -86,7 +86,8 @@ def literal(value: Any) -> str:
         items = (f"{attribute_name(str(k))} = {literal(v)}" for k, v in value.items())
         return "{" + ", ".join(items) + "}"
     isoformat = getattr(value, "isoformat", None)  # the dates and times of TOML
-    return string_literal(isoformat() if callable(isoformat) else str(value))
+    text = isoformat() if callable(isoformat) else str(value)
+    return string_literal(re.sub(r"\+00:00$", "Z", text))
 
 
 def schema_name(text: str) -> str:

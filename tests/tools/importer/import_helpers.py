@@ -15,7 +15,7 @@ from kclpy.api import RunResult, run_files
 from kclpy.tools.importer.convert import import_path, write_outputs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: reference.py
-from reference import RefResult, reference_available, run_reference  # noqa: E402
+from reference import RefResult, reference_available, run_reference
 
 CASES = Path(__file__).parent / "cases"
 GOLDENS = Path(__file__).parent / "goldens"

@@ -95,6 +95,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _import(paths: list[str], args: argparse.Namespace) -> None:
     from kclpy.tools.importer.convert import import_all, write_outputs
+    from kclpy.tools.importer.inputs import ImportFailure
 
     files = import_all(
         paths,
@@ -111,6 +112,11 @@ def _import(paths: list[str], args: argparse.Namespace) -> None:
     if one_file and args.output and not os.path.isdir(args.output):
         files = {os.path.basename(args.output): next(iter(files.values()))}
         target = os.path.dirname(args.output)
+        if target and not os.path.isdir(target):  # -o names a file: make no folders
+            from kclpy.diag import Code, make_error
+
+            message = f"cannot write {args.output}: the folder {target} does not exist"
+            raise ImportFailure([make_error(Code.IO_ERROR, message, None)])
     else:
         target = args.output or "."
     write_outputs(files, target, args.force)

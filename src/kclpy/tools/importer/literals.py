@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from typing import Any
 
 from kclpy.syntax.tokens import KEYWORDS as TOKEN_KEYWORDS
@@ -66,8 +67,9 @@ def number_literal(value: int | float) -> str:
         return str(value)
     if not math.isfinite(value):
         raise NotRepresentable(f"KCL has no literal for the number {value}")
-    text = repr(value)
-    return text if any(c in text for c in ".eE") else text + ".0"
+    # positional digits, as the reference writes floats: 1.5e-07 -> 0.00000015
+    text = format(Decimal(repr(value)), "f")
+    return text if "." in text else text + ".0"
 
 
 def literal(value: Any) -> str:

@@ -543,9 +543,9 @@ def generate_kcl(source: str, mode: str = "json", *, filename: str = "<string>")
     data to KCL configuration, ``jsonschema``/``openapi``/``crd`` to KCL schemas (all
     in one file), ``auto`` to guess. Raises ``kclpy.tools.importer.inputs.ImportFailure``
     (with ``diagnostics``) when the input cannot be converted."""
-    from kclpy.tools.importer.convert import convert
+    from kclpy.tools.importer.convert import ImportOptions, convert
 
-    files = convert(SourceFile(filename, source), mode, single=True)
+    files = convert(SourceFile(filename, source), ImportOptions(mode, single=True))
     return next(iter(files.values()))
 
 
@@ -561,6 +561,7 @@ def import_files(
     (``<stem>.k``, or ``<package>/...`` for OpenAPI and CRD models) and returns the
     paths written. Raises ImportFailure, before writing, when an input cannot be
     converted or a file exists (unless ``force``)."""
-    from kclpy.tools.importer.convert import import_all, write_outputs
+    from kclpy.tools.importer.convert import ImportOptions, import_all, write_outputs
 
-    return write_outputs(import_all(list(paths), mode, package=package), output, force)
+    files = import_all(list(paths), ImportOptions(mode, package))
+    return write_outputs(files, output, force)

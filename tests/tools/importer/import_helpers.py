@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kclpy.api import RunResult, run_files
-from kclpy.tools.importer.convert import import_path, write_outputs
+from kclpy.tools.importer.convert import ImportOptions, import_path, write_outputs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: reference.py
 from reference import RefResult, reference_available, run_reference
@@ -46,7 +46,7 @@ def kcl(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.Completed
 def generate(case: str, folder: Path, mode: str = "auto") -> list[str]:
     """Import ``cases/<case>`` into ``folder`` (a KCL module); the files written."""
     (folder / "kcl.mod").write_text('[package]\nname = "generated"\n')
-    return write_outputs(import_path(str(CASES / case), mode), str(folder))
+    return write_outputs(import_path(str(CASES / case), ImportOptions(mode)), str(folder))
 
 
 def run_both(folder: Path, code: str) -> tuple[RunResult, RefResult | None]:

@@ -11,7 +11,7 @@ import pytest
 from import_helpers import CASES, GOLDENS
 
 from kclpy.tools.format import format_code
-from kclpy.tools.importer.convert import import_path
+from kclpy.tools.importer.convert import ImportOptions, import_path
 
 MODES = {
     "app.json": "auto",
@@ -27,7 +27,7 @@ MODES = {
 @pytest.mark.parametrize("case", sorted(MODES))
 def test_golden(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(CASES)  # the header names the input as given
-    files = import_path(case, MODES[case])
+    files = import_path(case, ImportOptions(MODES[case]))
     folder = GOLDENS / case
     if os.environ.get("KCLPY_UPDATE_GOLDENS") == "1":
         for relative, text in files.items():
@@ -42,7 +42,7 @@ def test_golden(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("case", sorted(MODES))
 def test_output_is_formatted(case: str) -> None:
     """What ``kcl import`` writes is what ``kcl fmt`` would leave."""
-    for text in import_path(str(CASES / case), MODES[case]).values():
+    for text in import_path(str(CASES / case), ImportOptions(MODES[case])).values():
         assert format_code(text) == text
 
 

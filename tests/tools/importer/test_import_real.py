@@ -11,7 +11,7 @@ import pytest
 from import_helpers import mirror_file, run_both
 
 from kclpy.diag.render import render_all
-from kclpy.tools.importer.convert import import_path, write_outputs
+from kclpy.tools.importer.convert import ImportOptions, import_path, write_outputs
 
 CERT_MANAGER = [
     "cert-manager/crds/crd-certificates.yaml",
@@ -30,7 +30,7 @@ def imported(folder: Path, source: str, mode: str) -> list[str]:
     name = source.replace("/", "_")
     (folder / name).write_bytes(data)
     (folder / "kcl.mod").write_text('[package]\nname = "real"\n')
-    return write_outputs(import_path(str(folder / name), mode), str(folder))
+    return write_outputs(import_path(str(folder / name), ImportOptions(mode)), str(folder))
 
 
 @pytest.fixture(scope="module")

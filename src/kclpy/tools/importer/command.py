@@ -94,16 +94,11 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _import(paths: list[str], args: argparse.Namespace) -> None:
-    from kclpy.tools.importer.convert import import_all, write_outputs
+    from kclpy.tools.importer.convert import ImportOptions, import_all, write_outputs
     from kclpy.tools.importer.inputs import ImportFailure
 
-    files = import_all(
-        paths,
-        args.mode,
-        package=args.package,
-        validate=not args.skip_validation,
-        single=args.single,
-    )
+    options = ImportOptions(args.mode, args.package, not args.skip_validation, args.single)
+    files = import_all(paths, options)
     if args.output == "-":
         for text in files.values():
             sys.stdout.write(text)

@@ -1,6 +1,6 @@
 """The conversions of ``kcl import``, from a file to the generated KCL files.
 
-``convert(source, mode, ...)`` takes a ``SourceFile`` and returns the generated
+``convert(source, options)`` takes a ``SourceFile`` and returns the generated
 files as ``{relative path: formatted KCL text}``: data and JSON Schema give one
 ``<stem>.k``; OpenAPI gives ``<package>/<schema>.k`` per model; CRDs give
 ``<package>/<version>/<group>_<version>_<kind>.k`` per kind. With ``single``
@@ -11,6 +11,7 @@ over an existing file without ``force``). Errors raise ``ImportFailure``.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from kclpy.diag import Code, make_error
 from kclpy.source import SourceFile, read_source, write_atomically
@@ -31,35 +32,30 @@ from kclpy.tools.importer.openapi import openapi_to_kcl
 from kclpy.tools.importer.printer import print_schemas
 
 
-def import_path(
-    path: str,
-    mode: str = "auto",
-    *,
-    package: str = "models",
-    validate: bool = True,
-    single: bool = False,
-) -> dict[str, str]:
+@dataclass(frozen=True)
+class ImportOptions:
+    """How to convert: the mode, the package of OpenAPI/CRD models, whether to check
+    an OpenAPI document's version first, and whether to make one file."""
+
+    mode: str = "auto"
+    package: str = "models"
+    validate: bool = True
+    single: bool = False
+
+
+def import_path(path: str, options: ImportOptions = ImportOptions()) -> dict[str, str]:
     """Read ``path`` and convert it (see ``convert``)."""
     source, problem = read_source(path)
     if problem is not None:
         raise ImportFailure([make_error(Code.IO_ERROR, problem, None)])
-    return convert(source, mode, package=package, validate=validate, single=single)
+    return convert(source, options)
 
 
-def import_all(
-    paths: list[str],
-    mode: str = "auto",
-    *,
-    package: str = "models",
-    validate: bool = True,
-    single: bool = False,
-) -> dict[str, str]:
+def import_all(paths: list[str], options: ImportOptions = ImportOptions()) -> dict[str, str]:
     """The files made from all ``paths``; two inputs that make the same file fail."""
     files: dict[str, str] = {}
     for path in paths:
-        for relative, text in import_path(
-            path, mode, package=package, validate=validate, single=single
-        ).items():
+        for relative, text in import_path(path, options).items():
             if relative in files:
                 message = f"two inputs make the same file {relative}; import them separately"
                 raise failure_at(None, message)
@@ -67,15 +63,9 @@ def import_all(
     return files
 
 
-def convert(
-    source: SourceFile,
-    mode: str = "auto",
-    *,
-    package: str = "models",
-    validate: bool = True,
-    single: bool = False,
-) -> dict[str, str]:
-    """The KCL files made from ``source`` in ``mode``: ``{relative path: text}``."""
+def convert(source: SourceFile, options: ImportOptions = ImportOptions()) -> dict[str, str]:
+    """The KCL files made from ``source``: ``{relative path: text}``."""
+    mode, package, single = options.mode, options.package, options.single
     if mode not in MODES:
         raise failure_at(None, f"unknown import mode '{mode}', expected one of {', '.join(MODES)}")
     if mode == "auto":
@@ -100,7 +90,7 @@ def convert(
     else:
         document = documents[0] if documents else None
         if mode == "openapi":
-            grouped = openapi_to_kcl(document, source, validate)
+            grouped = openapi_to_kcl(document, source, options.validate)
             groups = {os.path.join(package, file_stem(name)): s for name, s in grouped.items()}
         else:
             groups = {stem: schemas_of(jsonschema_to_kcl(document, source, stem))}

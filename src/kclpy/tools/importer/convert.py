@@ -26,7 +26,7 @@ from kclpy.tools.importer.inputs import (
     load_documents,
 )
 from kclpy.tools.importer.jsonschema import jsonschema_to_kcl
-from kclpy.tools.importer.literals import file_stem
+from kclpy.tools.importer.literals import NotRepresentable, file_stem
 from kclpy.tools.importer.model import Schema
 from kclpy.tools.importer.openapi import openapi_to_kcl
 from kclpy.tools.importer.printer import print_schemas
@@ -65,6 +65,15 @@ def import_all(paths: list[str], options: ImportOptions = ImportOptions()) -> di
 
 def convert(source: SourceFile, options: ImportOptions = ImportOptions()) -> dict[str, str]:
     """The KCL files made from ``source``: ``{relative path: text}``."""
+    try:
+        return _convert(source, options)
+    except NotRepresentable as error:  # an infinite enum value or bound, say
+        raise failure_at(source, str(error)) from None
+    except RecursionError:
+        raise failure_at(source, "the input is nested too deeply to convert") from None
+
+
+def _convert(source: SourceFile, options: ImportOptions) -> dict[str, str]:
     mode, package, single = options.mode, options.package, options.single
     if mode not in MODES:
         raise failure_at(None, f"unknown import mode '{mode}', expected one of {', '.join(MODES)}")

@@ -35,7 +35,7 @@ def crd_to_kcl(
         spec = crd.get("spec")
         if not isinstance(spec, dict):
             raise failure_at(source, "a CustomResourceDefinition without a spec", ["spec"])
-        kind = str((spec.get("names") or {}).get("kind") or "")
+        kind = str(_get(spec, "names", "kind") or "")
         if not kind:
             raise failure_at(source, "a CustomResourceDefinition without spec.names.kind")
         for version, schema in _versions(spec):
@@ -65,14 +65,22 @@ def _crds(document: Any) -> list[dict[str, Any]]:
     return []
 
 
+def _get(node: Any, *keys: str) -> Any:
+    """``node[key][key]...``, or None where a step is missing or not a mapping."""
+    for key in keys:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
 def _versions(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(version, openAPIV3Schema) of every served version (v1 and v1beta1 layouts)."""
     found: list[tuple[str, dict[str, Any]]] = []
-    shared = (spec.get("validation") or {}).get("openAPIV3Schema")
-    for version in spec.get("versions") or []:
+    shared = _get(spec, "validation", "openAPIV3Schema")
+    versions = spec.get("versions")
+    for version in versions if isinstance(versions, list) else []:
         if not isinstance(version, dict) or version.get("served") is False:
             continue
-        schema = (version.get("schema") or {}).get("openAPIV3Schema") or shared
+        schema = _get(version, "schema", "openAPIV3Schema") or shared
         if isinstance(schema, dict):
             found.append((str(version.get("name")), schema))
     if not found and isinstance(shared, dict) and spec.get("version"):

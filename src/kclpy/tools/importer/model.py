@@ -121,8 +121,8 @@ class SchemaBuilder:
 
     def _fill(self, schema: Schema, node: dict[str, Any], path: Path) -> None:
         name = schema.name
-        required = set(node.get("required") or [])
-        for key, child in (node.get("properties") or {}).items():
+        required = set(self._keys(node, "required", path))
+        for key, child in self._properties(node, path).items():
             child_path = [*path, "properties", key]
             target = self._dereferenced(child)
             doc = _description(child) or _description(target)
@@ -151,7 +151,11 @@ class SchemaBuilder:
         if "const" in node and _is_scalar(node["const"]):
             return literal(node["const"])
         enum = node.get("enum")
-        if enum and all(_is_scalar(v) for v in enum) and any(v is not None for v in enum):
+        if (
+            isinstance(enum, list)
+            and all(map(_is_scalar, enum))
+            and any(v is not None for v in enum)
+        ):
             return " | ".join(dict.fromkeys(literal(v) for v in enum if v is not None))
         if node.get("x-kubernetes-int-or-string") or node.get("format") == "int-or-string":
             return "int | str"
@@ -214,21 +218,35 @@ class SchemaBuilder:
         parts = node.get("allOf")
         if not isinstance(parts, list):
             return node
+        if len(path) > 200:  # allOf parts that include themselves
+            raise failure_at(self.source, "'allOf' refers back to itself", path)
         merged = {k: v for k, v in node.items() if k != "allOf"}
-        properties = dict(merged.get("properties") or {})
-        required = list(merged.get("required") or [])
+        properties = dict(self._properties(merged, path))
+        required = self._keys(merged, "required", path)
         for index, part in enumerate(parts):
             if isinstance(part, dict) and "$ref" in part:
                 part = self._target(part["$ref"], [*path, "allOf", index])
             if isinstance(part, dict):
                 part = self._merged(part, [*path, "allOf", index])
-                properties.update(part.get("properties") or {})
-                required.extend(part.get("required") or [])
+                properties.update(self._properties(part, [*path, "allOf", index]))
+                required.extend(self._keys(part, "required", [*path, "allOf", index]))
                 for key in ("additionalProperties", "x-kubernetes-preserve-unknown-fields"):
                     if key in part:
                         merged.setdefault(key, part[key])
         merged["properties"], merged["required"] = properties, required
         return merged
+
+    def _properties(self, node: dict[str, Any], path: Path) -> dict[str, Any]:
+        properties = node.get("properties") or {}
+        if not isinstance(properties, dict):
+            raise failure_at(self.source, "'properties' must be a mapping", [*path, "properties"])
+        return properties
+
+    def _keys(self, node: dict[str, Any], keyword: str, path: Path) -> list[str]:
+        keys = node.get(keyword) or []
+        if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+            raise failure_at(self.source, f"'{keyword}' must be a list of names", [*path, keyword])
+        return keys
 
     def _combined_type(self, node: dict[str, Any], keyword: str, path: Path, context: str) -> str:
         parts = node[keyword]

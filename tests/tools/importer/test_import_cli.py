@@ -176,3 +176,18 @@ def test_help_lists_every_option_and_examples(tmp_path: Path) -> None:
 def test_unknown_mode_is_a_usage_error(tmp_path: Path) -> None:
     done = kcl("import", "-m", "gostruct", "x.go", cwd=tmp_path)
     assert done.returncode == 2
+
+
+def test_v1beta1_crds_lists_and_unserved_versions(tmp_path: Path) -> None:
+    copy_case("legacy-crds.yaml", tmp_path)
+    done = kcl("import", "legacy-crds.yaml", cwd=tmp_path)  # auto: CRDs
+    assert done.returncode == 0, done.stderr
+    made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.k"))
+    assert made == [
+        "models/v1/example_com_v1_listed.k",  # v2 is not served
+        "models/v1beta1/example_com_v1beta1_old.k",
+    ]
+    old = (tmp_path / made[1]).read_text()
+    assert 'apiVersion: "example.com/v1beta1" = "example.com/v1beta1"' in old
+    assert "count >= 0 if count not in [None, Undefined]" in old
+    assert "[...str]: any" in (tmp_path / made[0]).read_text()  # preserve-unknown-fields

@@ -96,10 +96,11 @@ def test_crd_defaults_and_fixed_kind(widget_module: Path) -> None:
 
 PERSON_CASES = [
     ('name = "Ann", age = 30, email = "ann@example.com", tags = ["ab", "cd"]', ""),
-    ('name = "Ann", age = 0, score = 0, attributes = {a = 1}, id = "p-1"', ""),
+    ('name = "Ann", age = 0, score = 0, attributes = {a = 1}, id = "p-1", $type = "xy"', ""),
     ('name = "Ann", age = 30, address = {city = "Oslo", zip = "01234", floor = 3}', ""),
     ('name = "Ann", age = 30, phones = [{kind = "mobile", number = "1"}]', ""),
     ('name = "", age = 30', "len(name) >= 1"),
+    ('name = "Ann", age = 30, $type = "x"', "len($type) >= 2"),
     ('name = "Ann", age = 150', "age < 150"),
     ('name = "Ann", age = -1', "age >= 0"),
     ('name = "Ann", age = 30, email = "no-at-sign"', "regex.search(email"),

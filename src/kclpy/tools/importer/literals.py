@@ -28,9 +28,14 @@ class NotRepresentable(ValueError):
     """A value KCL has no literal for (a non-finite float)."""
 
 
+def is_identifier(text: str) -> bool:
+    """True when ``text`` is an identifier (perhaps a keyword, then written ``$text``)."""
+    return bool(_NAME.match(text))
+
+
 def is_name(text: str) -> bool:
     """True when ``text`` is usable as a KCL identifier without escaping."""
-    return bool(_NAME.match(text)) and text not in KEYWORDS
+    return is_identifier(text) and text not in KEYWORDS
 
 
 def attribute_name(key: str) -> str:
@@ -38,7 +43,7 @@ def attribute_name(key: str) -> str:
     else a string literal."""
     if is_name(key):
         return key
-    if _NAME.match(key):
+    if is_identifier(key):
         return "$" + key
     return string_literal(key)
 

@@ -22,7 +22,7 @@ from kclpy.tools.importer.inputs import ImportFailure, failure_at
 from kclpy.tools.importer.literals import (
     NotRepresentable,
     attribute_name,
-    is_name,
+    is_identifier,
     literal,
     number_literal,
     schema_name,
@@ -285,7 +285,7 @@ class SchemaBuilder:
 
     def _checks(self, node: Any, attribute: Attribute) -> list[str]:
         name = attribute.name
-        if not is_name(name.lstrip("$")):
+        if not is_identifier(attribute.key):
             return []  # a quoted key cannot be referred to in a check block
         checks = constraints(node, name, self._dereferenced)
         if attribute.required:

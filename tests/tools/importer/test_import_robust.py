@@ -92,6 +92,7 @@ def test_generated_documents(mode: str, document: object) -> None:
         {"type": "object", "properties": {"a": {"allOf": [1, "x", {"$ref": "#"}]}}},
         {"type": "object", "properties": {"a": {"enum": [[1], {"a": 1}]}}},
         {"type": "object", "properties": {"a": {"enum": [None]}}},
+        {"type": "object", "properties": {"a": {"enum": ["x", "y"], "default": "z"}}},
         {"type": "object", "properties": {"a": {"type": "integer", "default": float("1e308")}}},
         {"type": "object", "properties": {"a": {"pattern": '"${x}\\'}}},
         {"type": "object", "properties": {"a b": {"type": "string", "minLength": 1}}},

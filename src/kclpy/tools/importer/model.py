@@ -128,7 +128,7 @@ class SchemaBuilder:
             doc = _description(child) or _description(target)
             attribute = Attribute(str(key), "", str(key) in required, doc=doc)
             attribute.type = self.type_of(child, child_path, name + schema_name(str(key)))
-            attribute.default = self._default(child, child_path)
+            attribute.default = _fitting(self._default(child, child_path), attribute.type)
             attribute.checks = self._checks(target, attribute)
             schema.attributes.append(attribute)
         additional = node.get("additionalProperties", None if self.closed else True)
@@ -419,6 +419,14 @@ def _has_own_type(node: dict[str, Any]) -> bool:
     """True when a node's own keywords give its type (its oneOf/anyOf then only
     add constraints, as Kubernetes writes ``anyOf: [{required: [a]}, ...]``)."""
     return bool(node.get("type") or node.get("properties")) and not node.get("allOf")
+
+
+def _fitting(default: str | None, kcl_type: str) -> str | None:
+    """``default`` unless ``kcl_type`` is a union of literals without it (a CRD whose
+    default is not among its enum would not compile)."""
+    members = kcl_type.split(" | ")
+    literals = all(m[:1] in '"-0123456789' or m in ("True", "False") for m in members)
+    return None if literals and default is not None and default not in members else default
 
 
 def _union(types: list[str]) -> str:

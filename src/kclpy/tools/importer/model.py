@@ -32,6 +32,9 @@ from kclpy.tools.importer.literals import (
 Path = list[str | int]
 _SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 _UNSET = "not in [None, Undefined]"
+# the name `regex` is imported as: JSON keys never start with `_`, but `regex` is
+# a common attribute (Prometheus' relabel configs) and would hide the module
+REGEX = "_regex"
 
 
 @dataclass
@@ -330,7 +333,7 @@ def constraints(node: Any, expr: str, deref: Callable[[Any], Any]) -> list[str]:
         if isinstance(node.get(keyword), int):
             text.append(f"len({string}) {op} {node[keyword]}")
     if isinstance(node.get("pattern"), str):
-        text.append(f"regex.search({string}, {_pattern(node['pattern'])})")
+        text.append(f"{REGEX}.search({string}, {_pattern(node['pattern'])})")
     checks = _guarded(text, f'typeof({expr}) != "str"', kind != "string")
     number = expr if kind in ("integer", "number") else f"float({expr})"
     guard = f'typeof({expr}) not in ["int", "float"]'

@@ -1,7 +1,7 @@
 """Printing the schema model of ``kcl import`` as KCL source.
 
 ``print_schemas(schemas, header)`` takes ``model.Schema`` values and returns one
-formatted KCL file: a module docstring (``header``), ``import regex`` when a check
+formatted KCL file: a module docstring (``header``), ``import regex as _regex`` when a check
 needs it, then each schema with a docstring in the reference's convention
 (summary, ``Attributes`` / ``----------`` / ``name : type, default is X,
 required|optional`` + description), its attributes (``name?: type = default``),
@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 from kclpy.tools.format import format_code
-from kclpy.tools.importer.model import Attribute, Schema
+from kclpy.tools.importer.model import REGEX, Attribute, Schema
 
 INDENT = "    "
 
@@ -24,8 +24,8 @@ def print_schemas(schemas: Iterable[Schema], header: str) -> str:
     """One formatted KCL file holding ``schemas``."""
     blocks = [_schema(schema) for schema in schemas]
     lines = [f'"""\n{_doc_text(header)}\n"""']
-    if any("regex." in check for block in blocks for check in block[1]):
-        lines.append("import regex")
+    if any(f"{REGEX}." in check for block in blocks for check in block[1]):
+        lines.append(f"import regex as {REGEX}")
     lines.extend(text for text, _ in blocks)
     return format_code("\n\n".join(lines) + "\n")
 

@@ -185,9 +185,10 @@ def test_v1beta1_crds_lists_and_unserved_versions(tmp_path: Path) -> None:
     made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.k"))
     assert made == [
         "models/v1/example_com_v1_listed.k",  # v2 is not served
+        "models/v1_2_0/example_com_v1_2_0_listed.k",  # a package name, not v1-2-0
         "models/v1beta1/example_com_v1beta1_old.k",
     ]
-    old = (tmp_path / made[1]).read_text()
+    old = (tmp_path / made[2]).read_text()
     assert 'apiVersion: "example.com/v1beta1" = "example.com/v1beta1"' in old
     assert "count >= 0 if count not in [None, Undefined]" in old
     assert "[...str]: any" in (tmp_path / made[0]).read_text()  # preserve-unknown-fields

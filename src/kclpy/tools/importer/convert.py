@@ -3,14 +3,16 @@
 ``convert(source, options)`` takes a ``SourceFile`` and returns the generated
 files as ``{relative path: formatted KCL text}``: data and JSON Schema give one
 ``<stem>.k``; OpenAPI gives ``<package>/<schema>.k`` per model; CRDs give
-``<package>/<version>/<group>_<version>_<kind>.k`` per kind. With ``single``
-everything is one ``<stem>.k``. ``write_outputs`` writes them (atomically, never
+``<package>/<version>/<group>_<version>_<kind>.k`` per kind (a version like
+``v1-10-0`` as the package ``v1_10_0``). With ``single`` everything is one
+``<stem>.k``. ``write_outputs`` writes them (atomically, never
 over an existing file without ``force``). Errors raise ``ImportFailure``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from kclpy.diag import Code, make_error
@@ -92,7 +94,7 @@ def _convert(source: SourceFile, options: ImportOptions) -> dict[str, str]:
     if mode == "crd":
         by_version = crd_to_kcl(documents, source, split=not single)
         groups = {
-            os.path.join(package, version, name): schemas
+            os.path.join(package, re.sub(r"\W", "_", version), name): schemas
             for version, grouped in by_version.items()
             for name, schemas in grouped.items()
         }

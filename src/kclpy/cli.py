@@ -115,9 +115,7 @@ def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
     fmt.add_argument("--no_style", action="store_true")
     from kclpy.tools.importer import command as import_command  # cheap: options only
 
-    import_command.add_arguments(
-        commands.add_parser("import", help="convert data, JSON Schema, OpenAPI, CRDs to KCL")
-    )
+    import_command.configure(commands.add_parser("import", help=import_command.HELP))
     kusion = commands.add_parser("kusion", help="preview, apply and destroy compiled resources")
     if kusion_arguments:
         from kclpy.kusion import cli as kusion_cli

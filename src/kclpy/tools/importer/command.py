@@ -4,6 +4,8 @@
 ``-o/--output``, ``-p/--package``, ``-f/--force``, ``-s/--skip-validation``,
 ``-r/--recursive``) plus ``--single``; ``main(args)`` converts each input and
 writes the files, returning the exit code (0 ok, 1 an input or output error).
+``HELP``, ``DESCRIPTION`` and ``EXAMPLES`` are its help texts; ``configure(parser)``
+puts them and the arguments on a plain argparse parser.
 
 Outputs, as the reference: data and JSON Schema go to ``<stem>.k`` in the current
 folder, or to the file ``-o`` names (``-o -``: standard output); OpenAPI and CRD
@@ -19,6 +21,11 @@ import sys
 
 from kclpy.tools.importer import MODES
 
+HELP = "convert data, JSON Schema, OpenAPI and CRDs to KCL (docs/import.md)"
+DESCRIPTION = (
+    "Convert JSON, YAML or TOML data to KCL configuration, and JSON Schema, "
+    "OpenAPI (v2, v3) or Kubernetes CRDs to KCL schemas with check blocks."
+)
 EXAMPLES = """\
 examples:
   kcl import data.json                  # data.json -> data.k (KCL configuration)
@@ -29,13 +36,22 @@ examples:
 """
 
 
+def configure(parser: argparse.ArgumentParser) -> None:
+    """The description, examples and arguments of ``kcl import`` on ``parser``."""
+    parser.description = DESCRIPTION
+    parser.epilog = EXAMPLES
+    add_arguments(parser)
+
+    # after the arguments (argparse asks for a formatter on each add_argument): the
+    # help keeps the examples' lines
+    def raw_formatter() -> argparse.HelpFormatter:
+        return argparse.RawDescriptionHelpFormatter(prog=parser.prog)
+
+    parser._get_formatter = raw_formatter  # type: ignore[method-assign]
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``kcl import`` on its subparser."""
-    parser.description = (
-        "Convert JSON, YAML or TOML data to KCL configuration, and JSON Schema, "
-        "OpenAPI (v2, v3) or Kubernetes CRDs to KCL schemas with check blocks."
-    )
-    parser.epilog = EXAMPLES
     parser.add_argument("files", nargs="+", help="input files (folders with -r)")
     parser.add_argument(
         "-m",
@@ -70,13 +86,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--single", action="store_true", help="openapi/crd: write all schemas to one <stem>.k"
     )
-
-    # after the arguments (argparse asks for a formatter on each add_argument): the
-    # help keeps the examples' lines
-    def raw_formatter() -> argparse.HelpFormatter:
-        return argparse.RawDescriptionHelpFormatter(prog=parser.prog)
-
-    parser._get_formatter = raw_formatter  # type: ignore[method-assign]
 
 
 def main(args: argparse.Namespace) -> int:

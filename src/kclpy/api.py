@@ -615,3 +615,32 @@ def build(
         ship=ship,
     )
     return run(options, compile_stack)
+
+
+def generate_kcl(source: str, mode: str = "json", *, filename: str = "<string>") -> str:
+    """``kcl import`` of text (as the SDK's ``generate_kcl``): ``json``/``yaml``/``toml``
+    data to KCL configuration, ``jsonschema``/``openapi``/``crd`` to KCL schemas (all
+    in one file), ``auto`` to guess. Raises ``kclpy.tools.importer.inputs.ImportFailure``
+    (with ``diagnostics``) when the input cannot be converted."""
+    from kclpy.tools.importer.convert import ImportOptions, convert
+
+    files = convert(SourceFile(filename, source), ImportOptions(mode, single=True))
+    return next(iter(files.values()))
+
+
+def import_files(
+    paths: Sequence[str],
+    mode: str = "auto",
+    *,
+    output: str = ".",
+    package: str = "models",
+    force: bool = False,
+) -> list[str]:
+    """``kcl import`` of files: writes each input's KCL under the folder ``output``
+    (``<stem>.k``, or ``<package>/...`` for OpenAPI and CRD models) and returns the
+    paths written. Raises ImportFailure, before writing, when an input cannot be
+    converted or a file exists (unless ``force``)."""
+    from kclpy.tools.importer.convert import ImportOptions, import_all, write_outputs
+
+    files = import_all(list(paths), ImportOptions(mode, package))
+    return write_outputs(files, output, force)

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from types import FrameType
 
-from kclpy.cli import build, doc, fmt, lint, misc, package, run, testing, vet
+from kclpy.cli import build, doc, fmt, import_command, lint, misc, package, run, testing, vet
 from kclpy.cli.base import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
@@ -46,6 +46,7 @@ COMMANDS: tuple[Command, ...] = (
     vet.COMMAND,
     doc.COMMAND,
     build.COMMAND,
+    import_command.COMMAND,
     package.MOD,
     package.REGISTRY,
     misc.CLEAN,

@@ -35,6 +35,7 @@ COMMAND = Command(
         "[profile] entries, or a main.k; its golden output is ci-test/stdout.golden.yaml."
     ),
     examples=(
+        "examples:\n"
         "  kcl build                           # every stack under .\n"
         "  kcl build projects --update         # write the goldens\n"
         "  kcl build --check --diff            # exit 1 listing the stacks that differ\n"

@@ -38,6 +38,7 @@ MOD = Command(
     configure=_configure_mod,
     handle=_handle_mod,
     examples=(
+        "examples:\n"
         "  kcl mod init demo\n"
         "  kcl mod add k8s:1.31.2\n"
         "  kcl mod add --git https://example.com/models.git --tag v0.1.0\n"
@@ -52,6 +53,7 @@ REGISTRY = Command(
     configure=_configure_registry,
     handle=_handle_registry,
     examples=(
+        "examples:\n"
         "  kcl registry login localhost:5000 -u me -p secret\n"
         "  kcl registry logout localhost:5000"
     ),

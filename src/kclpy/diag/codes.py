@@ -36,6 +36,7 @@ class Code(Enum):
     INTERNAL_ERROR = ("E9999", "InternalError")
     IO_ERROR = ("E9001", "IOError")
     USAGE_ERROR = ("E9002", "UsageError")
+    IMPORT_ERROR = ("E9010", "ImportError")  # `kcl import`: an input it cannot convert
     OUT_OF_MEMORY = ("E9003", "OutOfMemory")
     # Packages (kclpy.mod): kcl.mod, resolution, the package cache, registries and git.
     MOD_FILE_ERROR = ("E9101", "ModFileError")

@@ -13,8 +13,8 @@ import {
   type Host,
 } from "../launch";
 
-const folder = "/work/project";
-const host: Host = { workspaceFolder: folder, home: "/home/ada", env: { PATH: "/usr/bin", TERM: undefined }, platform: "linux" };
+const folder = "/srv/project";
+const host: Host = { workspaceFolder: folder, home: "/var/lib/ada", env: { PATH: "/usr/bin", TERM: undefined }, platform: "linux" };
 
 test("no settings start `kcl lsp` in the workspace folder with the host's environment", () => {
   const { launch, problems } = planLaunch({}, host);
@@ -33,7 +33,7 @@ test("the defaults declared in package.json are the ones the code falls back to"
 });
 
 test("a relative path is taken from the workspace folder, a bare name is left to PATH", () => {
-  assert.equal(planLaunch({ command: ".venv/bin/kcl" }, host).launch.command, "/work/project/.venv/bin/kcl");
+  assert.equal(planLaunch({ command: ".venv/bin/kcl" }, host).launch.command, "/srv/project/.venv/bin/kcl");
   assert.equal(planLaunch({ command: "kcl" }, host).launch.command, "kcl");
   assert.equal(planLaunch({ command: "/opt/kcl/bin/kcl" }, host).launch.command, "/opt/kcl/bin/kcl");
   const noFolder: Host = { ...host, workspaceFolder: undefined };
@@ -57,8 +57,8 @@ test("variables and ~ are expanded in the command and its arguments", () => {
     host,
   );
   assert.deepEqual(problems, []);
-  assert.equal(launch.command, "/home/ada/bin/kcl");
-  assert.deepEqual(launch.args, ["lsp", "--log=/work/project/lsp.log", "/home/ada", "/usr/bin", ""]);
+  assert.equal(launch.command, "/var/lib/ada/bin/kcl");
+  assert.deepEqual(launch.args, ["lsp", "--log=/srv/project/lsp.log", "/var/lib/ada", "/usr/bin", ""]);
 });
 
 test("${workspaceFolder} without an open folder is kept and reported", () => {

@@ -5,7 +5,7 @@ call. As in the reference, every path must stay inside the module root
 (``modpath()``: the kcl.mod directory, or the entry file's directory): a path with a
 ``..`` component, or an absolute path outside the root, fails with ``path '../x'
 escapes module root '/root'``. Errors name the resolved path and the system's reason
-as the reference does (``failed to access the file '/root/x': No such file or
+as the reference does (``failed to access the file '/home/x': No such file or
 directory (os error 2)``).
 
 * ``read(filepath)``, ``exists(filepath)``, ``size(filepath)`` (bytes),

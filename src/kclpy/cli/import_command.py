@@ -1,0 +1,40 @@
+"""``kcl import``: data, JSON Schema, OpenAPI and CRDs to KCL (the work is in
+:mod:`kclpy.tools.importer`, whose ``command`` module holds the arguments)."""
+
+from __future__ import annotations
+
+import argparse
+
+from kclpy.cli.base import Command
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    from kclpy.tools.importer.command import add_arguments
+
+    add_arguments(parser)
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from kclpy.tools.importer.command import main
+
+    return main(args)
+
+
+COMMAND = Command(
+    name="import",
+    help="convert data, JSON Schema, OpenAPI and CRDs to KCL (docs/import.md)",
+    description=(
+        "Convert JSON, YAML or TOML data to KCL configuration, and JSON Schema, "
+        "OpenAPI (v2, v3) or Kubernetes CRDs to KCL schemas with check blocks."
+    ),
+    examples=(
+        "examples:\n"
+        "  kcl import data.json                  # data.json -> data.k (KCL configuration)\n"
+        "  kcl import -m yaml -o - values.yaml   # print the KCL of a YAML file\n"
+        "  kcl import -m jsonschema schema.json  # JSON Schema -> schema.k\n"
+        "  kcl import -m openapi swagger.json    # OpenAPI v2/v3 models -> models/*.k\n"
+        "  kcl import -m crd -o src crd.yaml     # CRDs -> src/models/<version>/*.k"
+    ),
+    configure=_configure,
+    handle=_handle,
+)

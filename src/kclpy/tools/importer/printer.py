@@ -1,0 +1,79 @@
+"""Printing the schema model of ``kcl import`` as KCL source.
+
+``print_schemas(schemas, header)`` takes ``model.Schema`` values and returns one
+formatted KCL file: a module docstring (``header``), ``import regex as _regex`` when a check
+needs it, then each schema with a docstring in the reference's convention
+(summary, ``Attributes`` / ``----------`` / ``name : type, default is X,
+required|optional`` + description), its attributes (``name?: type = default``),
+``[...str]: any`` for open schemas and a ``check:`` block. The text goes through
+``kclpy.tools.format.format_code``, so it is what ``kcl fmt`` would print.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from kclpy.tools.format import format_code
+from kclpy.tools.importer.model import REGEX, Attribute, Schema
+
+INDENT = "    "
+
+
+def print_schemas(schemas: Iterable[Schema], header: str) -> str:
+    """One formatted KCL file holding ``schemas``."""
+    blocks = [_schema(schema) for schema in schemas]
+    lines = [f'"""\n{_doc_text(header)}\n"""']
+    if any(f"{REGEX}." in check for block in blocks for check in block[1]):
+        lines.append(f"import regex as {REGEX}")
+    lines.extend(text for text, _ in blocks)
+    return format_code("\n\n".join(lines) + "\n")
+
+
+def _schema(schema: Schema) -> tuple[str, list[str]]:
+    """The text of one schema and its checks."""
+    lines = [f"schema {schema.name}:", *_docstring(schema)]
+    checks: list[str] = []
+    for attribute in schema.attributes:
+        lines.append(INDENT + _attribute(attribute))
+        checks.extend(attribute.checks)
+    if schema.open:
+        lines.append(INDENT + "[...str]: any")
+    if checks:
+        lines.append("")
+        lines.append(INDENT + "check:")
+        lines.extend(INDENT * 2 + check for check in checks)
+    return "\n".join(lines), checks
+
+
+def _attribute(attribute: Attribute) -> str:
+    mark = "" if attribute.required else "?"
+    default = "" if attribute.default is None else f" = {attribute.default}"
+    return f"{attribute.name}{mark}: {attribute.type}{default}"
+
+
+def _docstring(schema: Schema) -> list[str]:
+    body = [schema.doc or schema.name]
+    if schema.attributes:
+        body += ["", "Attributes", "----------"]
+        for attribute in schema.attributes:
+            default = "Undefined" if attribute.default is None else attribute.default
+            need = "required" if attribute.required else "optional"
+            body.append(f"{attribute.key} : {attribute.type}, default is {default}, {need}")
+            description = attribute.doc or attribute.key
+            body.extend(INDENT + line for line in description.splitlines())
+    text = _doc_text("\n".join(body))
+    lines = [INDENT + line if line.strip() else "" for line in text.splitlines()]
+    return [INDENT + '"""', *lines, INDENT + '"""', ""]
+
+
+def _doc_text(text: str) -> str:
+    """``text`` made safe inside a triple-quoted KCL string."""
+    text = text.replace("\\", "\\\\").replace("\t", "    ").replace("\r", "")
+    text = text.replace('"""', '\\"\\"\\"')
+    # `\${` needs a closing brace after it; `\u0024` is always valid
+    return re.sub(
+        r"\$(?=\{)",
+        lambda found: "\\$" if "}" in text[found.end() :] else "\\u0024",
+        text,
+    )

@@ -39,6 +39,7 @@ from kclpy.syntax import ast, parse_source
 from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_config
 from kclpy.tools.lint_rules import Finding
 from kclpy_lsp.documents import Documents, read_text
+from kclpy_lsp.incremental import ChunkParser
 
 DEBOUNCE = 0.15  # seconds of quiet before an analysis starts
 
@@ -81,7 +82,7 @@ class _Loader(Loader):
         if text is None:
             return super().parse(path)  # the loader's own error for a missing file
         self.seen[path] = text
-        module, diagnostics = self.workspace.parse(path, text)
+        module, diagnostics = self.workspace.parse(path, text, path in self.sources)
         return module, list(diagnostics)
 
 
@@ -93,6 +94,7 @@ class Workspace:
         self.publish = publish
         self.roots: list[str] = []
         self._parses: dict[str, tuple[str, Parsed]] = {}
+        self._chunks = ChunkParser()
         self._analyses: dict[str, Analysis] = {}
         self._configs: dict[str, LintConfig | str] = {}
         self._published: dict[str, list[Diagnostic]] = {}
@@ -107,12 +109,13 @@ class Workspace:
 
     # ------------------------------------------------------------------ inputs
 
-    def parse(self, path: str, text: str) -> Parsed:
-        """The parse of a file's text (cached: the latest text of each path)."""
+    def parse(self, path: str, text: str, edited: bool = False) -> Parsed:
+        """The parse of a file's text (cached: the latest text of each path); an
+        ``edited`` buffer is re-parsed statement by statement."""
         cached = self._parses.get(path)
         if cached is not None and (cached[0] is text or cached[0] == text):
             return cached[1]
-        parsed = parse_source(text, path)
+        parsed = self._chunks.parse(path, text) if edited else parse_source(text, path)
         self._parses[path] = (text, parsed)
         return parsed
 

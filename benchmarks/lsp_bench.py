@@ -83,7 +83,7 @@ class Client:
             cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=open(os.environ.get("LSP_BENCH_STDERR", os.devnull), "ab"),  # noqa: SIM115
         )
         self.messages: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
         self.next_id = 0

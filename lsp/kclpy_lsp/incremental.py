@@ -53,7 +53,7 @@ def split(text: str) -> list[tuple[int, int]]:
                 previous = text[starts[-1] : match.start()].rstrip().rsplit("\n", 1)[-1]
                 if not previous.startswith("@") and not previous.endswith("\\"):
                     starts.append(begin)
-    ends = starts[1:] + [len(text)]
+    ends = [*starts[1:], len(text)]
     return [(start, end) for start, end in zip(starts, ends, strict=True) if end > start]
 
 

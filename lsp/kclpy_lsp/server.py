@@ -53,6 +53,24 @@ def initialize(params: types.InitializeParams) -> None:
     workspace.roots = roots
 
 
+@server.feature(types.INITIALIZED)
+def initialized(params: types.InitializedParams) -> None:
+    """Watch ``.k`` files and ``kcl.mod`` where the client lets us register, and
+    analyse the workspace's packages in the background."""
+    capabilities = server.client_capabilities.workspace
+    watching = capabilities.did_change_watched_files if capabilities else None
+    if watching is not None and watching.dynamic_registration:
+        watchers = [types.FileSystemWatcher(glob_pattern=p) for p in ("**/*.k", "**/kcl.mod")]
+        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+        registration = types.Registration(
+            id="kclpy-watch",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options,
+        )
+        server.client_register_capability(types.RegistrationParams([registration]))
+    workspace.scan()
+
+
 @server.feature(types.SHUTDOWN)
 def shutdown(params: None) -> None:
     workspace.stop()

@@ -14,6 +14,10 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "kclpy_lsp"]))
 async def lsp(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[LanguageClient]:
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        """Accept the server's file watchers (as VS Code does)."""
+
     await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),

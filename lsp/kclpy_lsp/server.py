@@ -163,6 +163,11 @@ def line_edits(before: str, after: str) -> list[types.TextEdit]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
+        if tag == "replace" and i2 - i1 == j2 - j1:  # line for line: one edit a line
+            for line in range(i2 - i1):
+                where = types.Range(types.Position(i1 + line, 0), types.Position(i1 + line + 1, 0))
+                edits.append(types.TextEdit(where, new[j1 + line]))
+            continue
         start = types.Position(i1, 0)
         end = types.Position(i2, 0)
         edits.append(types.TextEdit(types.Range(start, end), "".join(new[j1:j2])))

@@ -8,13 +8,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from kclpy_lsp.documents import Documents, Lines, path_of, read_text, uri_of
+from kclpy_lsp.incremental import ChunkParser, split
+from kclpy_lsp.workspace import Workspace
 from lsprotocol import types
 
 from kclpy.diag import Diagnostic
 from kclpy.syntax import parse_source
-from kclpy_lsp.documents import Documents, Lines, path_of, read_text, uri_of
-from kclpy_lsp.incremental import ChunkParser, split
-from kclpy_lsp.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 

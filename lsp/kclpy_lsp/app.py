@@ -183,6 +183,19 @@ async def fresh_analysis(document: Document) -> Analysis | None:
     return await workspace.fresh(document.path)
 
 
+async def analysed(uri: str, exact: bool = False) -> tuple[Document, Analysis] | None:
+    """The document a request names and its fresh analysis (None when the file cannot
+    be read or nothing analyses it; with ``exact``, also when the analysis saw another
+    text, for answers that need the model's offsets to match the document)."""
+    document = document_of(uri)
+    if document is None:
+        return None
+    analysis = await fresh_analysis(document)
+    if analysis is None or (exact and analysis.texts.get(document.path) != document.text):
+        return None
+    return document, analysis
+
+
 def same_file(one: str, other: str) -> bool:
     return os.path.abspath(one) == os.path.abspath(other)
 

@@ -19,7 +19,7 @@ from kclpy.sema.symbols import Symbol, SymbolKind
 from kclpy.sema.types import FuncType, SchemaType, Type
 from kclpy.syntax import ast
 from kclpy.syntax.walk import walk
-from kclpy_lsp.app import document_of, fresh_analysis, server
+from kclpy_lsp.app import analysed, server
 from kclpy_lsp.documents import Document
 
 TOKEN_TYPES = ["namespace", "struct", "property", "function", "parameter", "variable", "type"]
@@ -48,12 +48,10 @@ def _token_type(symbol: Symbol) -> int:
     types.SemanticTokensLegend(token_types=TOKEN_TYPES, token_modifiers=TOKEN_MODIFIERS),
 )
 async def semantic_tokens(params: types.SemanticTokensParams) -> types.SemanticTokens:
-    document = document_of(params.text_document.uri)
-    if document is None:
+    found = await analysed(params.text_document.uri, exact=True)
+    if found is None:
         return types.SemanticTokens(data=[])
-    analysis = await fresh_analysis(document)
-    if analysis is None or analysis.texts.get(document.path) != document.text:
-        return types.SemanticTokens(data=[])
+    document, analysis = found
     return types.SemanticTokens(data=encode_tokens(document, analysis.model))
 
 
@@ -97,12 +95,10 @@ def encode_tokens(document: Document, model: Model) -> list[int]:
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
 async def inlay_hints(params: types.InlayHintParams) -> list[types.InlayHint]:
-    document = document_of(params.text_document.uri)
-    if document is None:
+    found = await analysed(params.text_document.uri, exact=True)
+    if found is None:
         return []
-    analysis = await fresh_analysis(document)
-    if analysis is None or analysis.texts.get(document.path) != document.text:
-        return []
+    document, analysis = found
     module = next(
         (
             module

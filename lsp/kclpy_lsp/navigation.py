@@ -22,6 +22,7 @@ from kclpy.sema.types import Type
 from kclpy.source import Span
 from kclpy.syntax.tokens import KEYWORDS
 from kclpy_lsp.app import (
+    analysed,
     document_of,
     fresh_analysis,
     location,
@@ -241,12 +242,10 @@ def _kind(symbol: Symbol) -> types.SymbolKind:
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
     """The top-level names of the document, schemas with their attributes."""
-    document = document_of(params.text_document.uri)
-    if document is None:
+    found_analysis = await analysed(params.text_document.uri)
+    if found_analysis is None:
         return []
-    analysis = await fresh_analysis(document)
-    if analysis is None:
-        return []
+    document, analysis = found_analysis
     model = analysis.model
     found = []
     for symbol in _package_of(analysis, document.path).values():

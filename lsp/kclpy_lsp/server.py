@@ -26,10 +26,10 @@ from kclpy.source import Span
 from kclpy.tools.format import FormatError, format_code
 from kclpy_lsp import completion, decorations, navigation
 from kclpy_lsp.app import (
+    analysed,
     bind_loop,
     document_of,
     documents,
-    fresh_analysis,
     path_of,
     server,
     to_lsp_diagnostic,
@@ -118,13 +118,7 @@ def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_FORMATTING)
 def formatting(params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:
     """``kcl fmt``'s result as the smallest whole-line edits (None after a syntax error)."""
-    document = document_of(params.text_document.uri)
-    if document is None:
-        return None
-    formatted = _formatted(document.text, document.path)
-    if formatted is None:
-        return None
-    return line_edits(document.text, formatted)
+    return _format_edits(params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_RANGE_FORMATTING)
@@ -132,26 +126,28 @@ def range_formatting(
     params: types.DocumentRangeFormattingParams,
 ) -> list[types.TextEdit] | None:
     """The whole-line edits of ``kcl fmt`` that touch the selected lines."""
-    document = document_of(params.text_document.uri)
-    if document is None:
-        return None
-    formatted = _formatted(document.text, document.path)
-    if formatted is None:
+    edits = _format_edits(params.text_document.uri)
+    if edits is None:
         return None
     first, last = params.range.start.line, params.range.end.line
     return [
         edit
-        for edit in line_edits(document.text, formatted)
+        for edit in edits
         if edit.range.start.line <= last
         and max(edit.range.end.line - 1, edit.range.start.line) >= first
     ]
 
 
-def _formatted(text: str, path: str) -> str | None:
+def _format_edits(uri: str) -> list[types.TextEdit] | None:
+    """``kcl fmt``'s edits for a document (None: unreadable, or a syntax error)."""
+    document = document_of(uri)
+    if document is None:
+        return None
     try:
-        return format_code(text, filename=path)
+        formatted = format_code(document.text, filename=document.path)
     except (FormatError, RecursionError):
         return None
+    return line_edits(document.text, formatted)
 
 
 def line_edits(before: str, after: str) -> list[types.TextEdit]:
@@ -184,12 +180,10 @@ def line_edits(before: str, after: str) -> list[types.TextEdit]:
 async def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
     """Quick fixes for the lint findings in the range that ``kcl lint --fix`` can
     repair (unused and repeated imports), with the same edits."""
-    document = document_of(params.text_document.uri)
-    if document is None:
+    found = await analysed(params.text_document.uri)
+    if found is None:
         return []
-    analysis = await fresh_analysis(document)
-    if analysis is None:
-        return []
+    document, analysis = found
     wanted = params.range
     actions = []
     for finding in analysis.findings:

@@ -45,6 +45,8 @@ from kclpy_lsp.documents import Documents, read_text
 from kclpy_lsp.incremental import ChunkParser
 
 DEBOUNCE = 0.15  # seconds of quiet before an analysis starts
+IDLE_COLLECT = 3.0  # seconds without changes before a full cycle collection
+COLLECT_AFTER = 10  # analyses between full cycle collections at most
 SCAN_LIMIT = 300  # package folders analysed in the background at most
 _SKIPPED = ("vendor", "node_modules")
 
@@ -128,6 +130,7 @@ class Workspace:
         self._busy = False
         self._lock = threading.Condition()
         self._stopped = False
+        self._frozen = 0  # analyses since the last full collection
         self._thread = threading.Thread(target=self._run, name="kclpy-analysis", daemon=True)
         self._thread.start()
 
@@ -235,7 +238,8 @@ class Workspace:
         while True:
             with self._lock:
                 while not self._dirty and not self._stopped:
-                    self._lock.wait()
+                    if not self._lock.wait(IDLE_COLLECT if self._frozen else None):
+                        self._collect()  # quiet for a while: reclaim what analyses left
                 if self._stopped:
                     return
                 quiet = time.monotonic() - self._changed_at
@@ -250,12 +254,30 @@ class Workspace:
                 with _no_cycle_collection():
                     self._analyse(folder, generation)
                 _trace(f"analysed {folder} in {time.monotonic() - began:.3f}s")
+                self._freeze()
             except Superseded:
                 _trace(f"superseded {folder} after {time.monotonic() - began:.3f}s")
                 with self._lock:
                     self._dirty.add(folder)
             except Exception as error:  # a bug in kclpy: keep serving, say so on stderr
                 print(f"kclpy-lsp: internal error analysing {folder}: {error!r}", file=sys.stderr)
+
+    def _freeze(self) -> None:
+        """Move what exists now out of the cycle collector's sight: a collection over a
+        large program's trees pauses every thread for seconds, and the objects of
+        the latest analysis live on anyway. The garbage of superseded analyses is
+        reclaimed by ``_collect`` when the user pauses (or after a few analyses)."""
+        gc.freeze()
+        self._frozen += 1
+        if self._frozen >= COLLECT_AFTER:
+            self._collect()
+
+    def _collect(self) -> None:
+        began = time.monotonic()
+        gc.unfreeze()
+        gc.collect()
+        self._frozen = 0
+        _trace(f"collected in {time.monotonic() - began:.3f}s")
 
     def _check(self, generation: int) -> Callable[[], None]:
         def check() -> None:

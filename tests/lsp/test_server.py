@@ -12,6 +12,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from .helpers import open_document, write
+
 pytestmark = pytest.mark.asyncio
 
 SOURCE = '''import math
@@ -55,16 +57,7 @@ async def _opened(client: LanguageClient, path: Path, text: str) -> str:
 
 
 def _open(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
-    path.write_text(text, encoding="utf-8")
-    uri = path.as_uri()
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri, language_id="kcl", version=version, text=text
-            )
-        )
-    )
-    return uri
+    return open_document(client, write(path, text), text, version)
 
 
 async def test_diagnostics_hover_definition_formatting(

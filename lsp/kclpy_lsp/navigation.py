@@ -96,10 +96,25 @@ async def hover(params: types.HoverParams) -> types.Hover | None:
         return _member_hover(document, params.position)
     analysis, symbol = found
     text = f"```kcl\n({symbol.kind}) {symbol.name}: {symbol.type.ty_str()}\n```"
+    if symbol.kind == SymbolKind.SCHEMA:
+        text = f"```kcl\n{_schema_outline(analysis.model, symbol)}\n```"
     doc = analysis.model.doc(symbol) or BUILTIN_DOCS.get(symbol.name, "")
     if doc:
         text += f"\n\n{doc}"
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
+
+
+def _schema_outline(model: Model, symbol: Symbol) -> str:
+    """``schema Name(Base):`` and every attribute (inherited ones too) as
+    ``name?: type``, as kcl-language-server shows it."""
+    info = model.members(symbol.type)
+    base = getattr(getattr(symbol.type, "info", None), "base", None)
+    head = f"schema {symbol.name}({base.name}):" if base is not None else f"schema {symbol.name}:"
+    lines = [head]
+    for member in info.values():
+        mark = "?" if member.optional else ""
+        lines.append(f"    {member.name}{mark}: {member.type.ty_str()}")
+    return "\n".join(lines)
 
 
 def _member_hover(document: Document, position: types.Position) -> types.Hover | None:

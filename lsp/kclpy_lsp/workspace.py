@@ -241,6 +241,8 @@ class Workspace:
                     if not self._lock.wait(IDLE_COLLECT if self._frozen else None):
                         self._collect()  # quiet for a while: reclaim what analyses left
                 if self._stopped:
+                    if self._frozen:
+                        gc.unfreeze()  # leave the process's collector as it was
                     return
                 quiet = time.monotonic() - self._changed_at
                 if quiet < DEBOUNCE:

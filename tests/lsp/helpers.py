@@ -18,6 +18,16 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def announce(client: LanguageClient, *paths: Path) -> None:
+    """Tell the server files appeared (the editor's file watcher does): the fixture
+    starts the server before a test writes its files, so its scan missed them."""
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            [types.FileEvent(path.as_uri(), types.FileChangeType.Created) for path in paths]
+        )
+    )
+
+
 def open_document(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
     uri = path.as_uri()
     client.text_document_did_open(

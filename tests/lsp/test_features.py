@@ -75,6 +75,12 @@ async def test_hover_on_system_functions_and_string_methods(
         types.HoverParams(document(uri), position(text, "upper", 1))
     )
     assert upper is not None and "str.upper" in str(upper.contents)
+    person = await lsp.text_document_hover_async(
+        types.HoverParams(document(uri), position(text, "Person {"))
+    )
+    assert person is not None and isinstance(person.contents, types.MarkupContent)
+    assert "schema Person:\n    name: str\n    age: int" in person.contents.value
+    assert "A person." in person.contents.value
 
 
 async def test_signature_help(lsp: LanguageClient, tmp_path: Path) -> None:

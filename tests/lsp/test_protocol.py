@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,9 @@ class RawClient:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
+        # a hang guard: a server that stops answering is killed, and reading fails
+        self.guard = threading.Timer(WAIT, self.process.kill)
+        self.guard.start()
 
     def send(self, message: dict[str, Any]) -> None:
         data = json.dumps({"jsonrpc": "2.0", **message}).encode()
@@ -113,6 +117,7 @@ class RawClient:
         try:
             return self.process.wait(WAIT)
         finally:
+            self.guard.cancel()
             if self.process.poll() is None:
                 self.process.kill()
                 self.process.wait()

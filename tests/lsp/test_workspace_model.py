@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .helpers import change, codes, diagnostics, document, open_document, write
+from .helpers import announce, change, codes, diagnostics, document, open_document, write
 
 pytestmark = pytest.mark.asyncio
 
@@ -61,12 +61,7 @@ async def test_errors_in_files_that_are_not_open(lsp: LanguageClient, tmp_path: 
         write(tmp_path / "p1" / "a.k", "import p2\n\nx = p2.y\n"),
         write(tmp_path / "p2" / "b.k", "import p1\n\ny = 1\n"),
     ]
-    # the files appeared after the server scanned the workspace: the editor says so
-    lsp.workspace_did_change_watched_files(
-        types.DidChangeWatchedFilesParams(
-            [types.FileEvent(path.as_uri(), types.FileChangeType.Created) for path in created]
-        )
-    )
+    announce(lsp, *created)
     main_uri = open_document(lsp, main, MAIN)
     await diagnostics(lsp, main_uri)
     in_model = await diagnostics(lsp, model.as_uri(), lambda found: "E2G22" in codes(found))
@@ -82,11 +77,7 @@ async def test_errors_in_files_that_are_not_open(lsp: LanguageClient, tmp_path: 
 async def test_a_deleted_file_loses_its_diagnostics(lsp: LanguageClient, tmp_path: Path) -> None:
     broken = write(tmp_path / "lib" / "broken.k", "x = undefined_name\n")
     main = write(tmp_path / "main.k", "a = 1\n")
-    lsp.workspace_did_change_watched_files(
-        types.DidChangeWatchedFilesParams(
-            [types.FileEvent(broken.as_uri(), types.FileChangeType.Created)]
-        )
-    )
+    announce(lsp, broken)
     open_document(lsp, main, "a = 1\n")
     await diagnostics(lsp, broken.as_uri(), lambda found: "E2L23" in codes(found))
     broken.unlink()

@@ -9,6 +9,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .helpers import (
+    announce,
     apply_edits,
     codes,
     diagnostics,
@@ -125,16 +126,14 @@ async def test_rename_from_the_defining_file_reaches_importers(
     lsp: LanguageClient, tmp_path: Path
 ) -> None:
     base, main, text = _project(tmp_path)
+    announce(lsp, base, main)
     uri = open_document(lsp, base, MODELS)  # the importer main.k is not open
     await diagnostics(lsp, uri)
-    result = None
-    for _ in range(200):  # the importer's background analysis may still be under way
-        result = await lsp.text_document_rename_async(
-            types.RenameParams(document(uri), position(MODELS, "Base"), "Root")
-        )
-        if result is not None and result.changes and main.as_uri() in result.changes:
-            break
-        await lsp.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await diagnostics(lsp, main.as_uri())  # its background analysis is done
+
+    result = await lsp.text_document_rename_async(
+        types.RenameParams(document(uri), position(MODELS, "Base"), "Root")
+    )
     assert result is not None and result.changes is not None
     assert apply_edits(MODELS, result.changes[uri]).startswith("schema Root:")
     renamed = apply_edits(text, result.changes[main.as_uri()])

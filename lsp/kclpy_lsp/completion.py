@@ -25,9 +25,11 @@ from kclpy.sema.types import (
     DictType,
     FuncType,
     ListType,
+    LitType,
     ModuleType,
     SchemaType,
     Type,
+    UnionType,
 )
 from kclpy.syntax.tokens import KEYWORDS
 from kclpy_lsp.app import document_of, server, workspace
@@ -40,6 +42,7 @@ _CHAIN = re.compile(
 )
 _STEP = re.compile(r"\.([A-Za-z_$][\w$]*)|\[([^\[\]]*)\]")
 _SCHEMA_OPEN = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:\([^()]*\))?\s*$")
+_VALUE = re.compile(r"([A-Za-z_$][\w$]*)\s*[:=]\s*$")
 _CALLEE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*$")
 
 _ITEM_KINDS = {
@@ -75,7 +78,7 @@ def _symbol_item(symbol: Symbol, field: bool = False) -> types.CompletionItem:
 
 @server.feature(
     types.TEXT_DOCUMENT_COMPLETION,
-    types.CompletionOptions(trigger_characters=[".", "="]),
+    types.CompletionOptions(trigger_characters=[".", "=", ":"]),
 )
 def completion(params: types.CompletionParams) -> types.CompletionList:
     document = document_of(params.text_document.uri)
@@ -101,6 +104,10 @@ def items_for(context: Context, analysis: Analysis | None) -> list[types.Complet
     if schema is not None:
         found = resolve(model, context, schema)
         if isinstance(found, SchemaType):
+            value = _VALUE.search(context.prefix)
+            if value is not None:  # ``key = `` or ``key: ``: what the attribute accepts
+                member = model.members(found).get(value.group(1))
+                return _value_items(member.type) if member is not None else []
             return [_symbol_item(member, field=True) for member in model.members(found).values()]
     return _scope_items(model, context) + _builtin_items() + _keyword_items()
 
@@ -177,6 +184,24 @@ def _members(model: Model, kind: Type) -> dict[str, Symbol]:
 def member_items(model: Model, owner: Type) -> list[types.CompletionItem]:
     field = isinstance(owner, SchemaType | DictType)
     return [_symbol_item(member, field) for member in _members(model, owner).values()]
+
+
+def _value_items(kind: Type) -> list[types.CompletionItem]:
+    """The literal values a type accepts (``"TCP" | "UDP"``), a schema's ``Name {}``."""
+    options = kind.types if isinstance(kind, UnionType) else (kind,)
+    items = []
+    for option in options:
+        if isinstance(option, LitType):
+            text = option.value_text()
+            shown = f'"{text}"' if isinstance(option.value, str) else text
+            items.append(_item(shown, types.CompletionItemKind.Value, option.ty_str()))
+        elif isinstance(option, SchemaType):
+            name = option.info.name
+            item = _item(f"{name}{{}}", types.CompletionItemKind.Class, option.ty_str())
+            item.insert_text = f"{name} {{$1}}"
+            item.insert_text_format = types.InsertTextFormat.Snippet
+            items.append(item)
+    return items
 
 
 def _scope_items(model: Model, context: Context) -> list[types.CompletionItem]:

@@ -149,3 +149,18 @@ async def test_range_formatting_and_workspace_symbols(lsp: LanguageClient, tmp_p
     assert apply_edits(text, edits) == "a=1\nb = 2\nc=3\n"
     symbols = await lsp.workspace_symbol_async(types.WorkspaceSymbolParams(query="B"))
     assert symbols is not None and [s.name for s in symbols] == ["b"]
+
+
+async def test_completion_of_the_values_an_attribute_accepts(
+    lsp: LanguageClient, tmp_path: Path
+) -> None:
+    text = (
+        'schema Port:\n    protocol: "TCP" | "UDP" = "TCP"\n\nschema Service:\n'
+        "    port: Port\n\ns = Service {\n    port = \n}\np = Port {\n    protocol = \n}\n"
+    )
+    uri = await _opened(lsp, tmp_path / "main.k", text)
+    lines = text.split("\n")
+    service = types.Position(lines.index("    port = "), len("    port = "))
+    assert await _labels(lsp, uri, service) == {"Port{}"}
+    port = types.Position(lines.index("    protocol = "), len("    protocol = "))
+    assert await _labels(lsp, uri, port) == {'"TCP"', '"UDP"'}

@@ -12,6 +12,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from .helpers import open_document, write
+
 pytestmark = pytest.mark.asyncio
 
 SOURCE = '''import math
@@ -34,6 +36,10 @@ n = alice.age + undefined_name
 async def client(
     lsp_client: LanguageClient, request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[None]:
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        """Accept the server's file watchers (VS Code registers them)."""
+
     await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities(request.param), root_uri=tmp_path.as_uri()
@@ -51,16 +57,7 @@ async def _opened(client: LanguageClient, path: Path, text: str) -> str:
 
 
 def _open(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
-    path.write_text(text, encoding="utf-8")
-    uri = path.as_uri()
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri, language_id="kcl", version=version, text=text
-            )
-        )
-    )
-    return uri
+    return open_document(client, write(path, text), text, version)
 
 
 async def test_diagnostics_hover_definition_formatting(
@@ -92,8 +89,9 @@ async def test_diagnostics_hover_definition_formatting(
             types.FormattingOptions(tab_size=4, insert_spaces=True),
         )
     )
-    assert edits is not None and len(edits) == 1  # minimal: whole changed lines only
-    assert edits[0].new_text == "a = 1\nb = {x = 1}\n"
+    assert edits is not None and len(edits) == 2  # minimal: one edit per changed line
+    assert [edit.new_text for edit in edits] == ["a = 1\n", "b = {x = 1}\n"]
+    assert [edit.range.start.line for edit in edits] == [0, 1]
 
 
 async def test_changes_update_diagnostics(client: LanguageClient, tmp_path: Path) -> None:

@@ -122,6 +122,25 @@ class Model:
             return summary(text if isinstance(text, str) else "")
         return ""
 
+    def occurrences(self, path: str) -> list[tuple[int, int, Symbol]]:
+        """Every definition and use in a file as ``(start, end, symbol)``, in order."""
+        return list(self._sorted_occurrences(path))
+
+    def scope_at(self, path: str, offset: int, pkgpath: str = MAIN) -> Scope | None:
+        """The innermost scope of a package around an offset of one of its files
+        (nested scopes only when checked with ``keep_scopes``)."""
+        scope = self.package_scopes.get(pkgpath)
+        while scope is not None:
+            inner = None
+            for child in scope.children:
+                span = child.node.span if child.node is not None else None
+                if span is not None and span.file.path == path and span.start <= offset <= span.end:
+                    inner = child
+            if inner is None:
+                return scope
+            scope = inner
+        return None
+
     def package_symbols(self, pkgpath: str = MAIN) -> dict[str, Symbol]:
         scope = self.package_scopes.get(pkgpath)
         return dict(scope.symbols) if scope is not None else {}

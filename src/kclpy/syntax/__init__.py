@@ -26,6 +26,20 @@ def parse_file(path: str) -> tuple[ast.Module, list[Diagnostic]]:
     return _parse(file, _io_diagnostics(file, problem))
 
 
+def parse_region(file: SourceFile, start: int, end: int) -> tuple[ast.Module, list[Diagnostic]]:
+    """Parse the statements of ``file.text[start:end]`` (starting at a line start)
+    with offsets into the whole file."""
+    from kclpy.syntax.parser import parse_module
+
+    diagnostics: list[Diagnostic] = []
+    try:
+        module = parse_module(file, diagnostics, start, end)
+    except Exception as error:  # pragma: no cover - a bug in kclpy, never the input
+        diagnostics.append(_internal(file, error))
+        module = ast.Module(Span(file, start, end), file, [], [])
+    return module, diagnostics
+
+
 def parse_bytes(data: bytes, path: str = "<string>") -> tuple[ast.Module, list[Diagnostic]]:
     """Decode (UTF-8, BOM allowed) and parse one file's bytes."""
     file, problem = decode_source(path, data)

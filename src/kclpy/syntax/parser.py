@@ -371,11 +371,16 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def parse_module(file: SourceFile, diagnostics: list[Diagnostic]) -> ast.Module:
-    """Parse a whole file; diagnostics are appended to ``diagnostics``."""
+def parse_module(
+    file: SourceFile, diagnostics: list[Diagnostic], start: int = 0, end: int | None = None
+) -> ast.Module:
+    """Parse a whole file, or the statements in ``file.text[start:end]`` (a region
+    that begins at a line start; offsets stay those of the whole file, for the
+    language server's per-statement reparse); diagnostics go to ``diagnostics``."""
     with _lock, _no_gc():
         parser = get_parser()
-        laid = layout(file, raw_tokens(file.text), _interpolator(file, diagnostics, 0))
+        tokens = raw_tokens(file.text, start, end)
+        laid = layout(file, tokens, _interpolator(file, diagnostics, 0))
         diagnostics.extend(laid.diagnostics)
         parse = _Parse(parser, file, laid.tokens, diagnostics)
         result = _run(parse)

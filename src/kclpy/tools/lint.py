@@ -271,7 +271,7 @@ def lint(
             config.ignore = [*config.ignore, *ignored]
             if max_line_length is not None:
                 config.max_line_length = max_line_length
-        findings, model = _findings(program, loader, config)
+        findings, model = lint_program(program, loader, config)
         report.models.append(model)
         for finding in findings:
             diagnostic = finding.diagnostic
@@ -282,7 +282,7 @@ def lint(
                 span.file.path if span is not None else "",
                 span.start if span is not None else -1,
             )
-            if key in seen or not config.keeps(diagnostic.code) or _suppressed(diagnostic):
+            if key in seen:
                 continue
             seen.add(key)
             report.diagnostics.append(diagnostic)
@@ -292,11 +292,26 @@ def lint(
     return report
 
 
+def lint_program(
+    program: Program, loader: Loader, config: LintConfig, keep_scopes: bool = False
+) -> tuple[list[Finding], Model]:
+    """The findings of one loaded program that ``config`` keeps and no ``# kcl-lint:
+    disable`` comment suppresses, with its checked model (the language server's entry;
+    ``keep_scopes`` keeps the nested scopes for completion)."""
+    findings, model = _findings(program, loader, config, keep_scopes)
+    kept = [
+        finding
+        for finding in findings
+        if config.keeps(finding.diagnostic.code) and not _suppressed(finding.diagnostic)
+    ]
+    return kept, model
+
+
 def _findings(
-    program: Program, loader: Loader, config: LintConfig
+    program: Program, loader: Loader, config: LintConfig, keep_scopes: bool = False
 ) -> tuple[list[Finding], Model]:
     findings = [Finding(d) for d in program.diagnostics]
-    model = check_program(program)
+    model = check_program(program, keep_scopes)
     for diagnostic in model.diagnostics:
         # a checker failure on a tree the parser already rejected adds nothing
         if diagnostic.code != Code.INTERNAL_ERROR or not program.has_errors:

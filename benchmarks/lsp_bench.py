@@ -1,0 +1,326 @@
+"""Language server benchmark: drives ``kcl lsp`` over stdio as an editor would.
+
+Writes a project of N lines (a schema-heavy ``main.k`` that imports a small
+``models`` package) into a temporary folder, starts the server, opens the file
+and measures:
+
+* **burst**: 100 keystrokes typed at the end of the file, one every
+  ``--interval`` ms, each an incremental ``didChange``; the time from the last
+  keystroke to the diagnostics published for the last version.
+* **completion during typing**: a completion request sent right after the 20th
+  keystroke of the burst; its latency.
+* **completion**: on a settled document, ``--completions`` times: type
+  ``svc0.`` on a new line and ask for completion at the dot; p50 and p95.
+* **memory**: the server's peak resident set (VmHWM) at the end.
+
+These are measurements, never test assertions::
+
+    python benchmarks/lsp_bench.py --lines 2000 [--lines 20000]
+        [--server "kcl lsp"] [--interval 20] [--timeout 120] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+UNIT = '''schema Service{i}(models.Base):
+    """Service number {i}."""
+    replicas: int = 1
+    labels: {{str:str}} = {{}}
+    ports: [int] = [80]
+
+svc{i} = Service{i} {{
+    name = "svc{i}"
+    replicas = {replicas}
+    labels.app = "a{i}"
+}}
+
+'''
+MODELS = '''schema Base:
+    """The common base."""
+    name: str
+    enabled: bool = True
+'''
+TYPED = "probe = svc0.replicas + 1\n"
+
+
+def project(folder: Path, lines: int) -> Path:
+    """A ``main.k`` of about ``lines`` lines and its ``models`` package."""
+    (folder / "models").mkdir()
+    (folder / "models" / "base.k").write_text(MODELS, encoding="utf-8")
+    (folder / "kcl.mod").write_text('[package]\nname = "bench"\n', encoding="utf-8")
+    parts = ["import models\n\n"]
+    count = 0
+    index = 0
+    while count < lines:
+        unit = UNIT.format(i=index, replicas=index % 5 + 1)
+        parts.append(unit)
+        count += unit.count("\n")
+        index += 1
+    main = folder / "main.k"
+    main.write_text("".join(parts), encoding="utf-8")
+    return main
+
+
+class Client:
+    """A JSON-RPC client over the server's stdin/stdout (a reader thread)."""
+
+    def __init__(self, command: list[str], cwd: Path) -> None:
+        self.process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=open(os.environ.get("LSP_BENCH_STDERR", os.devnull), "ab"),  # noqa: SIM115
+        )
+        self.messages: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            length = 0
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            body = stream.read(length)
+            self.messages.put((time.perf_counter(), json.loads(body)))
+
+    def send(self, message: dict[str, Any]) -> None:
+        message["jsonrpc"] = "2.0"
+        data = json.dumps(message).encode("utf-8")
+        stdin = self.process.stdin
+        assert stdin is not None
+        stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+        stdin.flush()
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"method": method, "params": params})
+
+    def request(self, method: str, params: Any) -> int:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        return self.next_id
+
+    def wait(self, match: Any, timeout: float) -> tuple[float, dict[str, Any]] | None:
+        """The first message for which ``match(message)`` holds (answering the
+        server's own requests on the way), or None after ``timeout`` seconds."""
+        deadline = time.perf_counter() + timeout
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return None
+            try:
+                stamp, message = self.messages.get(timeout=left)
+            except queue.Empty:
+                return None
+            if "method" in message and "id" in message:  # a request from the server
+                self.send({"id": message["id"], "result": None})
+                continue
+            if match(message):
+                return stamp, message
+
+    def response(self, request_id: int, timeout: float) -> tuple[float, dict[str, Any]] | None:
+        return self.wait(lambda m: m.get("id") == request_id and "method" not in m, timeout)
+
+    def diagnostics(self, uri: str, version: int, timeout: float) -> float | None:
+        found = self.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"].get("version") == version
+            ),
+            timeout,
+        )
+        return found[0] if found else None
+
+    def peak_memory_mb(self) -> float:
+        try:
+            status = Path(f"/proc/{self.process.pid}/status").read_text()
+        except OSError:
+            return float("nan")
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def close(self) -> None:
+        try:
+            shutdown = self.request("shutdown", None)
+            self.response(shutdown, 5)
+            self.notify("exit", None)
+            self.process.wait(5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+
+
+class Editor:
+    """One open document and the cursor at its end."""
+
+    def __init__(self, client: Client, path: Path) -> None:
+        self.client = client
+        self.uri = path.as_uri()
+        self.text = path.read_text(encoding="utf-8")
+        self.version = 1
+        client.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": self.uri,
+                    "languageId": "kcl",
+                    "version": 1,
+                    "text": self.text,
+                }
+            },
+        )
+
+    def end(self) -> dict[str, int]:
+        lines = self.text.split("\n")
+        last = lines[-1]
+        return {"line": len(lines) - 1, "character": len(last.encode("utf-16-le")) // 2}
+
+    def type(self, chars: str) -> None:
+        where = self.end()
+        self.version += 1
+        self.text += chars
+        self.client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": self.uri, "version": self.version},
+                "contentChanges": [{"range": {"start": where, "end": where}, "text": chars}],
+            },
+        )
+
+    def complete(self) -> int:
+        return self.client.request(
+            "textDocument/completion",
+            {"textDocument": {"uri": self.uri}, "position": self.end()},
+        )
+
+
+def measure(
+    command: list[str], lines: int, interval: float, timeout: float, completions: int
+) -> dict[str, Any]:
+    figures: dict[str, Any] = {"lines": lines}
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp)
+        main = project(folder, lines)
+        figures["lines"] = main.read_text(encoding="utf-8").count("\n")
+        client = Client(command, folder)
+        try:
+            started = client.request(
+                "initialize",
+                {"processId": os.getpid(), "rootUri": folder.as_uri(), "capabilities": {}},
+            )
+            client.response(started, 30)
+            client.notify("initialized", {})
+            editor = Editor(client, main)
+            opened = time.perf_counter()
+            first = client.diagnostics(editor.uri, 1, timeout)
+            figures["open_s"] = round(first - opened, 3) if first else None
+            figures.update(burst(client, editor, interval, timeout))
+            figures.update(completion_latency(client, editor, completions, timeout))
+            figures["peak_memory_mb"] = round(client.peak_memory_mb(), 1)
+        finally:
+            client.close()
+    return figures
+
+
+def burst(client: Client, editor: Editor, interval: float, timeout: float) -> dict[str, Any]:
+    """100 keystrokes; a completion after the 20th; final diagnostics' delay."""
+    typed = (TYPED * 10)[:100]
+    request = None
+    asked = 0.0
+    for index, char in enumerate(typed):
+        editor.type(char)
+        if index == 19:
+            request = editor.complete()
+            asked = time.perf_counter()
+        time.sleep(interval / 1000)
+    last = time.perf_counter()
+    figures: dict[str, Any] = {}
+    assert request is not None
+    answered = client.response(request, timeout)
+    figures["completion_during_typing_ms"] = (
+        round((answered[0] - asked) * 1000) if answered else f">{timeout}s"
+    )
+    final = client.diagnostics(editor.uri, editor.version, timeout)
+    figures["diagnostics_after_burst_ms"] = (
+        round((final - last) * 1000) if final else f">{timeout}s"
+    )
+    return figures
+
+
+def completion_latency(
+    client: Client, editor: Editor, count: int, timeout: float
+) -> dict[str, Any]:
+    """Type ``svc0.`` on a new line and complete at the dot, ``count`` times."""
+    if not editor.text.endswith("\n"):
+        editor.type("\n")
+    client.diagnostics(editor.uri, editor.version, timeout)
+    samples = []
+    for _ in range(count):
+        editor.type("x = svc0.")
+        asked = time.perf_counter()
+        answered = client.response(editor.complete(), timeout)
+        if answered is None:
+            return {"completion_p95_ms": f">{timeout}s"}
+        samples.append((answered[0] - asked) * 1000)
+        result = answered[1].get("result") or {}
+        items = result.get("items", result) if isinstance(result, dict) else result
+        labels = {item["label"] for item in items or []}
+        if "replicas" not in labels:
+            samples[-1] = float("inf")  # a wrong answer counts as too slow
+        editor.type("replicas\n")
+        time.sleep(0.05)
+    samples.sort()
+    return {
+        "completion_p50_ms": round(statistics.median(samples), 1),
+        "completion_p95_ms": round(samples[max(0, int(len(samples) * 0.95) - 1)], 1),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, action="append", help="file sizes (2000)")
+    parser.add_argument("--server", default=f"{sys.executable} -m kclpy_lsp")
+    parser.add_argument("--interval", type=float, default=20.0, help="ms between keystrokes")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait at most")
+    parser.add_argument("--completions", type=int, default=40)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    results = [
+        measure(shlex.split(args.server), lines, args.interval, args.timeout, args.completions)
+        for lines in args.lines or [2000]
+    ]
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        for figures in results:
+            print("  ".join(f"{key}={value}" for key, value in figures.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

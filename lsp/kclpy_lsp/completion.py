@@ -1,0 +1,351 @@
+"""Completion and signature help, answered from the latest completed analysis.
+
+Neither waits for the analysis of the newest keystroke: the text before the
+cursor says what is asked (``import `` line, ``a.b[0].`` chain, an open
+``Schema {``, a call's open parenthesis), and the semantic model of the latest
+analysis says what it means: the scope at the cursor, the types of names, the
+attributes of schemas, the members of modules, the keys of dict literals, the
+methods of strings. Elsewhere: the names in scope, builtins and keywords.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from lsprotocol import types
+
+from kclpy.loader import SYSTEM_MODULES as SYSTEM_MODULE_NAMES
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS, STRING_METHODS, SYSTEM_MODULES
+from kclpy.sema.model import Model
+from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
+from kclpy.sema.types import (
+    STR_T,
+    DictType,
+    FuncType,
+    ListType,
+    LitType,
+    ModuleType,
+    SchemaType,
+    Type,
+    UnionType,
+)
+from kclpy.syntax.tokens import KEYWORDS
+from kclpy_lsp.app import document_of, server, workspace
+from kclpy_lsp.documents import Document
+from kclpy_lsp.workspace import Analysis
+
+_IMPORT = re.compile(r"^\s*import\s+([\w.]*)$")
+_CHAIN = re.compile(
+    r"((?:[A-Za-z_$][\w$]*|\"[^\"]*\"|'[^']*')(?:\.[A-Za-z_$][\w$]*|\[[^\[\]]*\])*)\.([\w$]*)$"
+)
+_STEP = re.compile(r"\.([A-Za-z_$][\w$]*)|\[([^\[\]]*)\]")
+_SCHEMA_OPEN = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:\([^()]*\))?\s*$")
+_VALUE = re.compile(r"([A-Za-z_$][\w$]*)\s*[:=]\s*$")
+_CALLEE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*$")
+
+_ITEM_KINDS = {
+    SymbolKind.SCHEMA: types.CompletionItemKind.Class,
+    SymbolKind.RULE: types.CompletionItemKind.Class,
+    SymbolKind.MODULE: types.CompletionItemKind.Module,
+    SymbolKind.ATTRIBUTE: types.CompletionItemKind.Field,
+    SymbolKind.PARAMETER: types.CompletionItemKind.Variable,
+    SymbolKind.BUILTIN: types.CompletionItemKind.Function,
+}
+
+
+class Context:
+    """The cursor: the document, its offset, the text before it on its line."""
+
+    def __init__(self, document: Document, position: types.Position) -> None:
+        self.document = document
+        self.offset = document.lines.offset(position)
+        line_start = document.lines.starts[min(position.line, len(document.lines.starts) - 1)]
+        self.prefix = document.text[line_start : self.offset]
+
+
+def _item(name: str, kind: Any, detail: str = "") -> types.CompletionItem:
+    return types.CompletionItem(label=name, kind=kind, detail=detail or None)
+
+
+def _symbol_item(symbol: Symbol, field: bool = False) -> types.CompletionItem:
+    kind = types.CompletionItemKind.Field if field else _ITEM_KINDS.get(symbol.kind)
+    if isinstance(symbol.type, FuncType) and not field:
+        kind = types.CompletionItemKind.Function
+    return _item(symbol.name, kind or types.CompletionItemKind.Variable, symbol.type.ty_str())
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_COMPLETION,
+    types.CompletionOptions(trigger_characters=[".", "=", ":"]),
+)
+def completion(params: types.CompletionParams) -> types.CompletionList:
+    document = document_of(params.text_document.uri)
+    if document is None:
+        return types.CompletionList(is_incomplete=False, items=[])
+    context = Context(document, params.position)
+    analysis = workspace.latest(document.path)
+    return types.CompletionList(is_incomplete=False, items=items_for(context, analysis))
+
+
+def items_for(context: Context, analysis: Analysis | None) -> list[types.CompletionItem]:
+    importing = _IMPORT.match(context.prefix)
+    if importing is not None:
+        return _import_items(context.document.path, importing.group(1))
+    if analysis is None:
+        return _keyword_items() + _builtin_items()
+    model = analysis.model
+    chain = _CHAIN.search(context.prefix)
+    if chain is not None:
+        owner = resolve(model, context, chain.group(1))
+        return member_items(model, owner) if owner is not None else []
+    schema = _enclosing_schema(context.document.text, context.offset)
+    if schema is not None:
+        found = resolve(model, context, schema)
+        if isinstance(found, SchemaType):
+            value = _VALUE.search(context.prefix)
+            if value is not None:  # ``key = `` or ``key: ``: what the attribute accepts
+                member = model.members(found).get(value.group(1))
+                return _value_items(member.type) if member is not None else []
+            return [_symbol_item(member, field=True) for member in model.members(found).values()]
+    return _scope_items(model, context) + _builtin_items() + _keyword_items()
+
+
+def resolve(model: Model, context: Context, expression: str) -> Type | None:
+    """The type of a chain ``a.b[0].c`` or a string literal, in the cursor's scope."""
+    if expression[:1] in "\"'":
+        return STR_T
+    head = re.match(r"[A-Za-z_$][\w$]*", expression)
+    if head is None:
+        return None
+    symbol = _lookup(model, context, head.group().lstrip("$"))
+    if symbol is None:
+        return None
+    current: Type | None = symbol.type
+    for step in _STEP.finditer(expression, head.end()):
+        if current is None:
+            return None
+        if step.group(1) is not None:
+            members = _members(model, current)
+            found = members.get(step.group(1))
+            current = found.type if found is not None else None
+        elif isinstance(current, ListType):
+            current = current.elem
+        elif isinstance(current, DictType):
+            current = current.val
+        else:
+            return None
+    return current
+
+
+def _lookup(model: Model, context: Context, name: str) -> Symbol | None:
+    scope = model.scope_at(context.document.path, context.offset, _pkgpath(model, context))
+    found = scope.lookup(name) if scope is not None else None
+    if found is None:
+        found = model.package_symbols(_pkgpath(model, context)).get(name)
+    return found
+
+
+def _pkgpath(model: Model, context: Context) -> str:
+    path = context.document.path
+    for pkgpath, scope in model.package_scopes.items():
+        for symbol in scope.symbols.values():
+            if symbol.span is not None and os.path.abspath(symbol.span.file.path) == path:
+                return pkgpath
+    return MAIN
+
+
+def _members(model: Model, kind: Type) -> dict[str, Symbol]:
+    if isinstance(kind, ModuleType) and kind.pkgpath in SYSTEM_MODULES:
+        return {
+            name: Symbol(name, SymbolKind.BUILTIN, member)
+            for name, member in SYSTEM_MODULES[kind.pkgpath].items()
+        }
+    if isinstance(kind, ModuleType):
+        return {
+            name: member
+            for name, member in model.package_symbols(kind.pkgpath).items()
+            if not name.startswith("_")
+        }
+    if isinstance(kind, DictType) and kind.attrs:
+        return {
+            name: Symbol(name, SymbolKind.CONFIG_KEY, attr.type)
+            for name, attr in kind.attrs.items()
+        }
+    if kind.ty_str() == "str" or kind.ty_str().startswith('"'):
+        return {
+            name: Symbol(name, SymbolKind.BUILTIN, method)
+            for name, method in STRING_METHODS.items()
+        }
+    return model.members(kind)
+
+
+def member_items(model: Model, owner: Type) -> list[types.CompletionItem]:
+    field = isinstance(owner, SchemaType | DictType)
+    return [_symbol_item(member, field) for member in _members(model, owner).values()]
+
+
+def _value_items(kind: Type) -> list[types.CompletionItem]:
+    """The literal values a type accepts (``"TCP" | "UDP"``), a schema's ``Name {}``."""
+    options = kind.types if isinstance(kind, UnionType) else (kind,)
+    items = []
+    for option in options:
+        if isinstance(option, LitType):
+            text = option.value_text()
+            shown = f'"{text}"' if isinstance(option.value, str) else text
+            items.append(_item(shown, types.CompletionItemKind.Value, option.ty_str()))
+        elif isinstance(option, SchemaType):
+            name = option.info.name
+            item = _item(f"{name}{{}}", types.CompletionItemKind.Class, option.ty_str())
+            item.insert_text = f"{name} {{$1}}"
+            item.insert_text_format = types.InsertTextFormat.Snippet
+            items.append(item)
+    return items
+
+
+def _scope_items(model: Model, context: Context) -> list[types.CompletionItem]:
+    items: dict[str, types.CompletionItem] = {}
+    scope = model.scope_at(context.document.path, context.offset, _pkgpath(model, context))
+    while scope is not None:
+        for name, symbol in scope.symbols.items():
+            if name not in items and symbol.kind != SymbolKind.BUILTIN:
+                items[name] = _symbol_item(symbol)
+        scope = scope.parent
+    return list(items.values())
+
+
+def _builtin_items() -> list[types.CompletionItem]:
+    return [
+        _item(name, types.CompletionItemKind.Function, kind.ty_str())
+        for name, kind in sorted(BUILTIN_FUNCTIONS.items())
+    ]
+
+
+def _keyword_items() -> list[types.CompletionItem]:
+    return [_item(word, types.CompletionItemKind.Keyword) for word in sorted(KEYWORDS)]
+
+
+def _import_items(path: str, typed: str) -> list[types.CompletionItem]:
+    """System modules and the packages under the file's root (``a.b`` paths)."""
+    from kclpy.loader import find_root, package_files
+
+    folder = os.path.dirname(path)
+    root = find_root(folder) or folder
+    names = set(SYSTEM_MODULE_NAMES)
+    for current, dirs, _files in os.walk(root):
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and d not in ("node_modules", ".venv")
+        )
+        if current != root and package_files(current):
+            names.add(os.path.relpath(current, root).replace(os.sep, "."))
+        if current.count(os.sep) - root.count(os.sep) > 4:
+            dirs[:] = []
+    for entry in os.listdir(folder) if os.path.isdir(folder) else []:
+        if entry.endswith(".k") and os.path.join(folder, entry) != path:
+            names.add(entry[:-2])
+    prefix = typed.rpartition(".")[0]
+    items = []
+    for name in sorted(names):
+        if prefix and not name.startswith(prefix + "."):
+            continue
+        kind = types.CompletionItemKind.Module
+        items.append(
+            types.CompletionItem(
+                label=name, kind=kind, insert_text=name[len(prefix) + 1 :] if prefix else name
+            )
+        )
+    return items
+
+
+def _enclosing_schema(text: str, offset: int) -> str | None:
+    """The schema name before the innermost ``{`` still open at ``offset``."""
+    depth = 0
+    index = offset - 1
+    while index >= 0:
+        char = text[index]
+        if char == "}":
+            depth += 1
+        elif char == "{":
+            if depth == 0:
+                head = _SCHEMA_OPEN.search(text[max(0, index - 200) : index])
+                return head.group(1) if head is not None else None
+            depth -= 1
+        index -= 1
+    return None
+
+
+# --------------------------------------------------------------------------- signature help
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_SIGNATURE_HELP,
+    types.SignatureHelpOptions(trigger_characters=["(", ","]),
+)
+def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
+    document = document_of(params.text_document.uri)
+    analysis = workspace.latest(document.path) if document is not None else None
+    if document is None or analysis is None:
+        return None
+    context = Context(document, params.position)
+    call = _open_call(document.text, context.offset)
+    if call is None:
+        return None
+    callee, argument = call
+    kind = _callee_type(analysis.model, context, callee)
+    if not isinstance(kind, FuncType):
+        return None
+    labels = [f"{p.name}{'?' if p.has_default else ''}: {p.type.ty_str()}" for p in kind.params]
+    if kind.variadic:
+        labels.append("...")
+    label = f"{callee}({', '.join(labels)}) -> {kind.ret.ty_str()}"
+    signature = types.SignatureInformation(
+        label=label,
+        documentation=kind.doc or None,
+        parameters=[types.ParameterInformation(label=text) for text in labels],
+    )
+    active = min(argument, max(len(labels) - 1, 0))
+    return types.SignatureHelp([signature], active_signature=0, active_parameter=active)
+
+
+def _callee_type(model: Model, context: Context, callee: str) -> Type | None:
+    if "." not in callee and callee in BUILTIN_FUNCTIONS:
+        return BUILTIN_FUNCTIONS[callee]
+    head, _, name = callee.rpartition(".")
+    if head:
+        owner = resolve(model, context, head)
+        if owner is None:
+            return None
+        member = _members(model, owner).get(name)
+        return member.type if member is not None else None
+    symbol = _lookup(model, context, callee)
+    if symbol is None:
+        return None
+    if isinstance(symbol.type, SchemaType):
+        return FuncType(list(symbol.type.info.func.params), symbol.type)
+    return symbol.type
+
+
+def _open_call(text: str, offset: int) -> tuple[str, int] | None:
+    """The callee before the innermost ``(`` open at ``offset`` and the index of
+    the argument the cursor is in."""
+    depth = 0
+    commas = 0
+    index = offset - 1
+    while index >= 0 and offset - index < 2000:
+        char = text[index]
+        if char in ")]}":
+            depth += 1
+        elif char in "[{":
+            if depth == 0:
+                return None
+            depth -= 1
+        elif char == "(":
+            if depth == 0:
+                found = _CALLEE.search(text[max(0, index - 200) : index])
+                return (found.group(1), commas) if found is not None else None
+            depth -= 1
+        elif char == "," and depth == 0:
+            commas += 1
+        index -= 1
+    return None

@@ -1,0 +1,320 @@
+"""Navigation features over the semantic model: hover, definition, references,
+rename (with prepareRename), document and workspace symbols.
+
+Every request waits for the analysis that saw the document's current text, asks
+its ``Model`` for the symbol at the position, and answers in LSP terms. A
+symbol's uses are gathered over every analysed program that loads its defining
+file (importers in other folders included); a use written inside a longer key
+(``metadata.name``) is narrowed to the symbol's own name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from lsprotocol import types
+
+from kclpy.sema.builtins import BUILTIN_DOCS, STRING_METHODS, SYSTEM_MODULES
+from kclpy.sema.model import Model
+from kclpy.sema.symbols import Symbol, SymbolKind
+from kclpy.sema.types import Type
+from kclpy.source import Span
+from kclpy.syntax.tokens import KEYWORDS
+from kclpy_lsp.app import (
+    analysed,
+    document_of,
+    fresh_analysis,
+    location,
+    model_position,
+    server,
+    workspace,
+)
+from kclpy_lsp.documents import Document
+from kclpy_lsp.workspace import Analysis
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_AT = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+async def symbol_at(document: Document, position: types.Position) -> tuple[Analysis, Symbol] | None:
+    analysis = await fresh_analysis(document)
+    if analysis is None:
+        return None
+    symbol = analysis.model.symbol_at(document.path, model_position(document, position))
+    return (analysis, symbol) if symbol is not None else None
+
+
+def name_span(span: Span, name: str) -> Span:
+    """The part of a span that spells ``name`` (``name`` in ``metadata.name``)."""
+    text = span.file.text[span.start : span.end]
+    if text == name:
+        return span
+    if text.endswith(name) and not text[-len(name) - 1 : -len(name)].isalnum():
+        return Span(span.file, span.end - len(name), span.end)
+    if text.startswith(name):
+        return Span(span.file, span.start, span.start + len(name))
+    found = re.search(rf"\b{re.escape(name)}\b", text)
+    if found is not None:
+        return Span(span.file, span.start + found.start(), span.start + found.end())
+    return span
+
+
+def uses(analysis: Analysis, symbol: Symbol, include_definition: bool) -> list[Span]:
+    """Where a symbol is used (and defined), over every program that loads it."""
+    spans = list(analysis.model.references(symbol, include_definition))
+    if symbol.span is None:
+        return spans
+    defined_in = os.path.abspath(symbol.span.file.path)
+    for other in workspace.all_analyses():
+        if other is analysis or defined_in not in other.texts:
+            continue
+        twin = _twin(other.model, symbol)
+        if twin is not None:
+            spans.extend(span for span in twin.references if span not in spans)
+    return spans
+
+
+def _twin(model: Model, symbol: Symbol) -> Symbol | None:
+    """The same definition in another program's model."""
+    assert symbol.span is not None
+    wanted = (os.path.abspath(symbol.span.file.path), symbol.span.start)
+    for _start, _end, found in model.occurrences(symbol.span.file.path):
+        span = found.span
+        if span is not None and (os.path.abspath(span.file.path), span.start) == wanted:
+            return found
+    return None
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(params: types.HoverParams) -> types.Hover | None:
+    document = document_of(params.text_document.uri)
+    if document is None:
+        return None
+    found = await symbol_at(document, params.position)
+    if found is None:
+        return _member_hover(document, params.position)
+    analysis, symbol = found
+    text = f"```kcl\n({symbol.kind}) {symbol.name}: {symbol.type.ty_str()}\n```"
+    if symbol.kind == SymbolKind.SCHEMA:
+        text = f"```kcl\n{_schema_outline(analysis.model, symbol)}\n```"
+    doc = analysis.model.doc(symbol) or BUILTIN_DOCS.get(symbol.name, "")
+    if doc:
+        text += f"\n\n{doc}"
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
+
+
+def _schema_outline(model: Model, symbol: Symbol) -> str:
+    """``schema Name(Base):`` and every attribute (inherited ones too) as
+    ``name?: type``, as kcl-language-server shows it."""
+    info = model.members(symbol.type)
+    base = getattr(getattr(symbol.type, "info", None), "base", None)
+    head = f"schema {symbol.name}({base.name}):" if base is not None else f"schema {symbol.name}:"
+    lines = [head]
+    for member in info.values():
+        mark = "?" if member.optional else ""
+        lines.append(f"    {member.name}{mark}: {member.type.ty_str()}")
+    return "\n".join(lines)
+
+
+def _member_hover(document: Document, position: types.Position) -> types.Hover | None:
+    """Hover on ``math.log`` (a system module function) or ``s.upper`` (a string method)."""
+    line = document.lines.line_text(position.line)
+    column = document.lines.offset(position) - document.lines.starts[position.line]
+    for match in _WORD_AT.finditer(line):
+        if match.start() <= column <= match.end():
+            break
+    else:
+        return None
+    name = match.group()
+    before = line[: match.start()]
+    if not before.endswith("."):
+        return None
+    owner = re.search(r"([A-Za-z_][\w]*)\.$", before)
+    signature: Type | None = None
+    if owner is not None and owner.group(1) in SYSTEM_MODULES:
+        signature = SYSTEM_MODULES[owner.group(1)].get(name)
+        where = owner.group(1)
+    if signature is None and name in STRING_METHODS:
+        signature, where = STRING_METHODS[name], "str"
+    if signature is None:
+        return None
+    text = f"```kcl\n(function) {where}.{name}: {signature.ty_str()}\n```"
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+async def definition(params: types.DefinitionParams) -> types.Location | None:
+    document = document_of(params.text_document.uri)
+    if document is None:
+        return None
+    found = await symbol_at(document, params.position)
+    if found is None or found[1].span is None:
+        return None
+    symbol = found[1]
+    assert symbol.span is not None
+    return location(name_span(symbol.span, symbol.name))
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+async def references(params: types.ReferenceParams) -> list[types.Location]:
+    document = document_of(params.text_document.uri)
+    if document is None:
+        return []
+    found = await symbol_at(document, params.position)
+    if found is None:
+        return []
+    analysis, symbol = found
+    spans = uses(analysis, symbol, params.context.include_declaration)
+    places = [location(name_span(span, symbol.name)) for span in spans]
+    return [place for place in places if place is not None]
+
+
+def valid_name(name: str) -> bool:
+    return _NAME.fullmatch(name) is not None and name not in KEYWORDS
+
+
+def _renameable(symbol: Symbol) -> bool:
+    return symbol.span is not None and symbol.kind != SymbolKind.BUILTIN
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+async def prepare_rename(
+    params: types.PrepareRenameParams,
+) -> types.PrepareRenamePlaceholder | None:
+    document = document_of(params.text_document.uri)
+    if document is None:
+        return None
+    found = await symbol_at(document, params.position)
+    if found is None or not _renameable(found[1]):
+        return None
+    symbol = found[1]
+    offset = document.lines.offset(params.position)
+    for start, end, candidate in found[0].model.occurrences(document.path):
+        if candidate is symbol and start <= offset <= max(end, start + 1):
+            span = name_span(Span(found[0].model.files[document.path], start, end), symbol.name)
+            where = document.lines.range(span.start, span.end)
+            return types.PrepareRenamePlaceholder(range=where, placeholder=symbol.name)
+    return None
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+async def rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
+    """Rename a symbol at its definition and every use, in every program that loads
+    it; an import keeps its path (``import a.b`` becomes ``import a.b as new``)."""
+    document = document_of(params.text_document.uri)
+    if document is None:
+        return None
+    if not valid_name(params.new_name):
+        raise ValueError(f"'{params.new_name}' is not a valid KCL name")
+    found = await symbol_at(document, params.position)
+    if found is None or not _renameable(found[1]):
+        return None
+    analysis, symbol = found
+    changes: dict[str, list[types.TextEdit]] = {}
+    for span in uses(analysis, symbol, include_definition=True):
+        text = params.new_name
+        if span is symbol.span and symbol.kind == SymbolKind.MODULE:
+            span, text = _import_alias(span, symbol.name, params.new_name)
+        else:
+            span = name_span(span, symbol.name)
+        place = location(span)
+        if place is None:
+            continue
+        edits = changes.setdefault(place.uri, [])
+        if all(edit.range != place.range for edit in edits):
+            edits.append(types.TextEdit(place.range, text))
+    return types.WorkspaceEdit(changes=changes)
+
+
+def _import_alias(span: Span, name: str, new_name: str) -> tuple[Span, str]:
+    """The edit renaming an import's local name: its ``as`` alias, or a new alias."""
+    text = span.file.text[span.start : span.end]
+    alias = re.search(rf"\bas\s+({re.escape(name)})\s*$", text)
+    if alias is not None:
+        return Span(span.file, span.start + alias.start(1), span.start + alias.end(1)), new_name
+    end = span.start + len(text.rstrip())
+    return Span(span.file, end, end), f" as {new_name}"
+
+
+# --------------------------------------------------------------------------- symbols
+
+_KINDS = {
+    SymbolKind.SCHEMA: types.SymbolKind.Struct,
+    SymbolKind.RULE: types.SymbolKind.Struct,
+    SymbolKind.MODULE: types.SymbolKind.Module,
+    SymbolKind.TYPE_ALIAS: types.SymbolKind.TypeParameter,
+    SymbolKind.ATTRIBUTE: types.SymbolKind.Property,
+}
+
+
+def _kind(symbol: Symbol) -> types.SymbolKind:
+    if symbol.type.ty_str().startswith("(") and symbol.kind == SymbolKind.VARIABLE:
+        return types.SymbolKind.Function
+    return _KINDS.get(symbol.kind, types.SymbolKind.Variable)
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+async def document_symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    """The top-level names of the document, schemas with their attributes."""
+    found_analysis = await analysed(params.text_document.uri)
+    if found_analysis is None:
+        return []
+    document, analysis = found_analysis
+    model = analysis.model
+    found = []
+    for symbol in _package_of(analysis, document.path).values():
+        span = symbol.span
+        if span is None or os.path.abspath(span.file.path) != document.path:
+            continue
+        children = []
+        if symbol.kind == SymbolKind.SCHEMA:
+            for member in model.members(symbol.type).values():
+                where = member.span
+                if where is not None and os.path.abspath(where.file.path) == document.path:
+                    member_range = document.lines.range(where.start, where.end)
+                    children.append(
+                        types.DocumentSymbol(
+                            member.name, types.SymbolKind.Property, member_range, member_range
+                        )
+                    )
+        where_range = document.lines.range(span.start, span.end)
+        found.append(
+            types.DocumentSymbol(
+                symbol.name,
+                _kind(symbol),
+                where_range,
+                where_range,
+                detail=symbol.type.ty_str(),
+                children=children,
+            )
+        )
+    return found
+
+
+def _package_of(analysis: Analysis, path: str) -> dict[str, Symbol]:
+    for pkgpath, modules in analysis.program.packages.items():
+        if any(os.path.abspath(module.file.path) == path for module in modules):
+            return analysis.model.package_symbols(pkgpath)
+    return {}
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+    """Top-level names of every analysed package whose name contains the query
+    (case-insensitive)."""
+    query = params.query.lower()
+    found: dict[tuple[str, int], types.SymbolInformation] = {}
+    for analysis in workspace.all_analyses():
+        for pkgpath in analysis.model.package_scopes:
+            for symbol in analysis.model.package_symbols(pkgpath).values():
+                span = symbol.span
+                if span is None or query not in symbol.name.lower():
+                    continue
+                key = (os.path.abspath(span.file.path), span.start)
+                place = location(name_span(span, symbol.name))
+                if place is not None and key not in found:
+                    found[key] = types.SymbolInformation(
+                        location=place, name=symbol.name, kind=_kind(symbol), container_name=pkgpath
+                    )
+    return list(found.values())

@@ -1,0 +1,131 @@
+"""Unit tests of the server's own parts: protocol lines and encodings, the
+statement-by-statement parser against the whole-file parser, debounced analysis."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from kclpy_lsp.documents import Documents, Lines, path_of, read_text, uri_of
+from kclpy_lsp.incremental import ChunkParser, split
+from kclpy_lsp.workspace import Workspace
+from lsprotocol import types
+
+from kclpy.diag import Diagnostic
+from kclpy.syntax import parse_source
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_lines_break_only_where_the_protocol_says() -> None:
+    text = "a\u2028b\x0cc\x85d\re\r\nf\ng"
+    lines = Lines(text)
+    assert [lines.line_text(n) for n in range(4)] == ["a\u2028b\x0cc\x85d", "e", "f", "g"]
+    assert lines.position(text.index("e")) == types.Position(1, 0)
+    assert lines.offset(types.Position(2, 0)) == text.index("f")
+
+
+@pytest.mark.parametrize(
+    ("encoding", "column"),
+    [
+        (types.PositionEncodingKind.Utf16, 5),
+        (types.PositionEncodingKind.Utf8, 10),
+        (types.PositionEncodingKind.Utf32, 3),
+    ],
+)
+def test_positions_in_each_encoding(encoding: str, column: int) -> None:
+    text = "😀é😀x = 1\n"
+    lines = Lines(text, encoding)
+    assert lines.position(3) == types.Position(0, column)
+    assert lines.offset(types.Position(0, column)) == 3
+    assert lines.offset(types.Position(0, 999)) == text.index("\n")  # clamped
+    assert lines.offset(types.Position(99, 0)) == len(text)
+
+
+def test_uris_are_encoded_both_ways(tmp_path: Path) -> None:
+    path = str(tmp_path / "a b 模型.k")
+    uri = uri_of(path)
+    assert " " not in uri and "%20" in uri
+    assert path_of(uri) == path
+
+
+def test_read_text_refuses_what_is_not_text(tmp_path: Path) -> None:
+    (tmp_path / "bin.k").write_bytes(b"\x00\x01")
+    (tmp_path / "latin.k").write_bytes(b"caf\xe9")
+    assert read_text(str(tmp_path / "bin.k")) is None
+    assert read_text(str(tmp_path / "latin.k")) is None
+    assert read_text(str(tmp_path)) is None
+    assert read_text(str(tmp_path / "missing.k")) is None
+
+
+def _shape(text: str, chunked: bool) -> tuple[list[tuple[str, int, int]], bool, str]:
+    module, found = ChunkParser().parse("x.k", text) if chunked else parse_source(text, "x.k")
+    statements = [(type(s).__name__, s.span.start, s.span.end) for s in module.body]
+    return statements, any(d.is_error for d in found), module.doc
+
+
+CASES = [
+    '"""doc"""\nimport a\n\n@deco\nschema A(B):\n    x: int\n\n    check:\n        x > 0\n',
+    "if a:\n    b = 1\nelif c:\n    b = 2\nelse:\n    b = 3\nd = [\n1,\n2]\n",
+    's = """\nx = 1\n"""\nt = "a{"\nu = \\\n    1\nv = {a = 1}\n# c\nw = 1\n',
+    "x = (\ny = 1\n",  # an unclosed bracket keeps the rest in one chunk, like the parser
+    "lambda_ = lambda x {\n    x\n}\nr = rule_()\n",
+]
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_chunks_parse_like_the_whole_file(text: str) -> None:
+    assert _shape(text, chunked=True) == _shape(text, chunked=False)
+
+
+def test_chunks_over_the_corpora() -> None:
+    """Every ``.k`` file of the conformance corpus and konfig, where present."""
+    corpus = ROOT / ".corpus"
+    files = [p for name in ("kcl-conformance", "konfig") for p in (corpus / name).rglob("*.k")]
+    if not files:
+        pytest.skip("no .corpus (see benchmarks/README.md)")
+    for path in files[:1500]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert _shape(text, True) == _shape(text, False), path
+
+
+def test_an_unchanged_chunk_is_reused() -> None:
+    parser = ChunkParser()
+    text = "a = 1\nb = 2\n"
+    first, _ = parser.parse("x.k", text)
+    second, _ = parser.parse("x.k", text + "c = 3\n")
+    assert second.body[0] is first.body[0] and second.body[1] is first.body[1]
+    third, _ = parser.parse("x.k", "z = 0\n" + text)  # moved: parsed anew
+    assert third.body[1] is not first.body[0]
+    assert split("a = 1\nb = 2\n") == [(0, 6), (6, 12)]
+
+
+def test_a_burst_of_changes_is_analysed_once(tmp_path: Path) -> None:
+    """Debounce: ten quick changes, one analysis of the last text."""
+    path = tmp_path / "main.k"
+    documents = Documents()
+    published: list[tuple[str, list[Diagnostic], int | None]] = []
+    done = threading.Event()
+
+    def publish(where: str, found: list[Diagnostic], version: int | None) -> None:
+        published.append((where, found, version))
+        if version == 10:
+            done.set()
+
+    workspace = Workspace(documents, publish)
+    workspace.roots = [str(tmp_path)]
+    try:
+        documents.did_open(path.as_uri(), "a = 1\n", 1)
+        for version in range(2, 11):
+            change = types.TextDocumentContentChangeWholeDocument(text=f"a = {version}\nb = c\n")
+            documents.did_change(path.as_uri(), version, [change])
+            workspace.changed(str(path))
+        assert done.wait(60)
+    finally:
+        workspace.stop()
+    versions = [version for where, _, version in published if where == os.path.abspath(path)]
+    assert versions == [10]
+    [(_, found, _)] = [item for item in published if item[2] == 10]
+    assert [d.code.id for d in found] == ["E2L23"]

@@ -129,13 +129,15 @@ def test_a_second_concurrent_apply_is_refused(harness: Harness, options: Options
     assert recorded(harness) == ["r1", "r2"]
 
 
-def test_a_dead_apply_keeps_the_lock_until_unlocked(harness: Harness, options: Options) -> None:
+def test_a_live_apply_keeps_the_lock_until_forced(harness: Harness, options: Options) -> None:
     backend = harness.context.backend
-    stuck = backend.begin("demo", "default", "apply", APPLYING)
+    stuck = backend.begin("demo", "default", "apply", APPLYING)  # owned by this live process
     spec = harness.spec(chain_spec(1))
     with pytest.raises(StateLockedError, match=f"release {stuck.revision}"):
         operations.apply(harness.context, spec, options, yes, harness.progress)
-    unlocked = operations.unlock(harness.context)
+    with pytest.raises(StateLockedError, match="still running; refusing to unlock"):
+        operations.unlock(harness.context)
+    unlocked = operations.unlock(harness.context, force=True)
     assert unlocked is not None and unlocked.phase == FAILED
     assert operations.unlock(harness.context) is None
     assert operations.apply(harness.context, spec, options, yes, harness.progress).ok

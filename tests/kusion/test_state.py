@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import datetime
 import os
+import socket
+import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kclpy.kusion.model import Resource, StateLockedError
+from kclpy.kusion.model import LockLostError, Resource, StateLockedError
 from kclpy.kusion.state import open_state, sqlite_path
-from kclpy.kusion.state.base import APPLYING, FAILED, SUCCEEDED, StateBackend
+from kclpy.kusion.state.base import APPLYING, FAILED, SUCCEEDED, Release, StateBackend
 from kclpy.kusion.state.postgres import redact
 
 POSTGRES_URL = os.environ.get("KCLPY_TEST_POSTGRES", "")
@@ -72,11 +77,72 @@ def test_in_progress_release_is_the_lock(backend: StateBackend, project: str) ->
     assert backend.begin(project, "default", "apply", APPLYING).revision == 2
 
 
-def test_unlock_marks_the_stuck_release_failed(backend: StateBackend, project: str) -> None:
-    backend.begin(project, "default", "apply", APPLYING)
+def test_unlock_marks_a_dead_owners_release_failed(backend: StateBackend, project: str) -> None:
+    release = backend.begin(project, "default", "apply", APPLYING)
+    set_owner(backend, release, dead_owner())
     unlocked = backend.unlock(project, "default")
     assert unlocked is not None and unlocked.phase == FAILED and "unlocked by" in unlocked.error
     assert backend.unlock(project, "default") is None
+
+
+def test_unlock_refuses_a_live_owner_and_force_stops_it(
+    backend: StateBackend, project: str
+) -> None:
+    release = backend.begin(project, "default", "apply", APPLYING)
+    with pytest.raises(StateLockedError, match="still running"):
+        backend.unlock(project, "default")
+    forced = backend.unlock(project, "default", force=True)
+    assert forced is not None and "forcibly unlocked" in forced.error
+    release.phase = SUCCEEDED
+    with pytest.raises(LockLostError, match="unlocked by another process"):
+        backend.save(release)  # the old owner cannot overwrite the phase any more
+    latest = backend.latest(project, "default")
+    assert latest is not None and latest.phase == FAILED
+
+
+def test_a_dead_owners_lock_is_recovered_by_the_next_begin(
+    backend: StateBackend, project: str
+) -> None:
+    stale = backend.begin(project, "default", "apply", APPLYING)
+    set_owner(backend, stale, dead_owner())
+    fresh = backend.begin(project, "default", "apply", APPLYING)
+    assert fresh.revision == 2 and "is gone" in fresh.notes[0]
+    recovered = backend.get(project, "default", 1)
+    assert recovered is not None and recovered.phase == FAILED
+
+
+def test_another_hosts_lock_is_a_lease(
+    backend: StateBackend, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = backend.begin(project, "default", "apply", APPLYING)
+    set_owner(backend, held, "someone@other-host.example pid 1")
+    with pytest.raises(StateLockedError):  # heartbeat is fresh: the owner may be working
+        backend.begin(project, "default", "apply", APPLYING)
+    monkeypatch.setenv("KCLPY_KUSION_LEASE_SECONDS", "1")
+    touched = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=5)
+    set_owner(backend, held, held.owner, touched.isoformat(timespec="seconds"))
+    assert backend.begin(project, "default", "apply", APPLYING).revision == 2
+
+
+def dead_owner() -> str:
+    """The owner string of a process that has exited (on this host)."""
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return f"ghost@{socket.gethostname()} pid {finished.stdout.strip()}"
+
+
+def set_owner(backend: Any, release: Release, owner: str, modified_at: str = "") -> None:
+    """Rewrite a release's owner (and heartbeat), as another process would have left it."""
+    sql = backend._sql(
+        "UPDATE kusion_releases SET owner = ?, modified_at = ? WHERE project = ? AND revision = ?"
+    )
+    stamp = modified_at or datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    backend._update(sql, (owner, stamp, release.project, release.revision))
+    release.owner = owner
 
 
 def test_only_one_of_many_simultaneous_begins_wins(

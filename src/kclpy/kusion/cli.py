@@ -408,7 +408,7 @@ def _report(outcome: Outcome, verb: str) -> int:
         return EXIT_OK
     if outcome.interrupted:
         print(f"{verb} interrupted; state records what was finished.", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted_code()
     if outcome.errors:
         print(f"{verb} failed for {len(outcome.errors)} resource(s):", file=sys.stderr)
         for error in outcome.errors:

@@ -117,11 +117,11 @@ def _begin(context: Context, operation: str) -> Release:
     for note in release.notes:
         context.notify(note)
     try:
-        release.notes = _recover(context, release)
+        release.notes = [*release.notes, *_recover(context, release)]
+        pause("locked")
     except BaseException:
-        context.backend.discard(release)
+        _close_unused(context.backend, release)
         raise
-    pause("locked")
     return release
 
 
@@ -250,13 +250,19 @@ def _finish(
         release.phase, release.error = FAILED, f"{len(result.failed())} resource(s) failed"
     else:
         release.phase, release.error = SUCCEEDED, ""
-    pause("finishing")
+    stopped: KeyboardInterrupt | None = None
+    try:
+        pause("finishing")
+    except KeyboardInterrupt as interrupt:  # record the phase first, then stop
+        stopped = interrupt
     if recorder.broken is not None:
         return f"state not updated: {recorder.broken}"
     try:
         backend.save(release)
     except (StateUnavailableError, LockLostError) as error:
         return f"the final state could not be saved: {error}"
+    if stopped is not None:
+        raise stopped
     return ""
 
 

@@ -165,8 +165,8 @@ def locked_message(release: Release) -> str:
     return (
         f"another {release.operation} is in progress for project {release.project!r} "
         f"workspace {release.workspace!r} (release {release.revision}, phase {release.phase}, "
-        f"started {release.created_at} by {release.owner}); wait for it to finish, or if that "
-        "process is gone, run `kcl kusion state unlock`"
+        f"started {release.created_at} by {release.owner}, which is alive); wait for it to "
+        "finish (`kcl kusion state unlock --force` takes the lock from a live owner)"
     )
 
 

@@ -9,7 +9,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 import yaml
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -153,9 +152,8 @@ def test_state_unlock_refuses_a_live_owner_unless_forced(cli: Cli, tmp_path: Pat
     assert code == 0
 
 
-@pytest.mark.skipif(not os.environ.get("KCLPY_TEST_POSTGRES"), reason="KCLPY_TEST_POSTGRES unset")
-def test_postgres_state_through_the_cli(cli: Cli, tmp_path: Path) -> None:
-    url = os.environ["KCLPY_TEST_POSTGRES"]
+def test_postgres_state_through_the_cli(cli: Cli, tmp_path: Path, postgres_url: str) -> None:
+    url = postgres_url
     project = f"cli-{os.getpid()}-{tmp_path.name}"
     spec = write_spec(tmp_path / "spec.yaml", {"a": "one"})
     common = ("--state", url, "--project", project)

@@ -1,9 +1,8 @@
-"""State backends: SQLite always, PostgreSQL when ``KCLPY_TEST_POSTGRES`` names a database."""
+"""State backends: SQLite, and a real PostgreSQL server (see conftest ``postgres_url``)."""
 
 from __future__ import annotations
 
 import datetime
-import os
 import socket
 import subprocess
 import sys
@@ -20,15 +19,11 @@ from kclpy.kusion.state import open_state, sqlite_path
 from kclpy.kusion.state.base import APPLYING, FAILED, SUCCEEDED, Release, StateBackend
 from kclpy.kusion.state.postgres import redact
 
-POSTGRES_URL = os.environ.get("KCLPY_TEST_POSTGRES", "")
-
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "postgres":
-        if not POSTGRES_URL:
-            pytest.skip("set KCLPY_TEST_POSTGRES=postgresql://... to test the PostgreSQL backend")
-        return POSTGRES_URL
+        return str(request.getfixturevalue("postgres_url"))
     return str(tmp_path / "state.db")
 
 

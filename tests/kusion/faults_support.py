@@ -95,13 +95,20 @@ class KusionProcess:
     def send(self, number: signal.Signals) -> None:
         os.kill(self.process.pid, number)
 
-    def finish(self) -> tuple[int, str, str]:
-        out, err = self.process.communicate(timeout=WAIT_SECONDS)
+    def finish(self, timeout: float = WAIT_SECONDS) -> tuple[int, str, str]:
+        try:
+            out, err = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()  # never leave it running; its Terraform child ends on its own
+            out, err = self.process.communicate()
+            raise AssertionError(f"still running after {timeout}s:\n{out}\n{err}") from None
         return self.process.returncode, out, err
 
 
-def run(workdir: Path, *args: str, env: Any = None) -> tuple[int, str, str]:
-    return KusionProcess(workdir, *args, env=env).finish()
+def run(
+    workdir: Path, *args: str, env: Any = None, timeout: float = WAIT_SECONDS
+) -> tuple[int, str, str]:
+    return KusionProcess(workdir, *args, env=env).finish(timeout)
 
 
 def latest_release(workdir: Path) -> dict[str, Any]:

@@ -178,3 +178,26 @@ def test_state_urls_choose_the_backend(tmp_path: Path) -> None:
         redact("postgresql://kusion:hunter2@db:5432/state")
         == "postgresql://kusion:***@db:5432/state"
     )
+
+
+def test_heartbeat_refreshes_the_lease(backend: StateBackend, project: str) -> None:
+    release = backend.begin(project, "default", "apply", APPLYING)
+    old = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=1)).isoformat()
+    set_owner(backend, release, release.owner, old)
+    backend.touch(release)
+    latest = backend.latest(project, "default")
+    assert latest is not None and latest.modified_at > old[:19]
+
+
+def test_intents_are_recorded_until_settled(backend: StateBackend, project: str) -> None:
+    release = backend.begin(project, "default", "apply", APPLYING)
+    backend.record_intent(release, "Create", Resource("a", "Local", {"path": "a"}))
+    backend.record_intent(release, "Update", Resource("a", "Local", {"path": "b"}))
+    (intent,) = backend.intents(project, "default")
+    assert (intent.resource_id, intent.action, intent.resource.attributes) == (
+        "a",
+        "Update",
+        {"path": "b"},
+    )
+    backend.clear_intent(release, "a")
+    assert backend.intents(project, "default") == []

@@ -91,6 +91,8 @@ def test_unlock_refuses_a_live_owner_and_force_stops_it(
     release.phase = SUCCEEDED
     with pytest.raises(LockLostError, match="unlocked by another process"):
         backend.save(release)  # the old owner cannot overwrite the phase any more
+    with pytest.raises(LockLostError):  # nor start another resource
+        backend.record_intent(release, "Create", Resource("b", "Local", {"path": "b"}))
     latest = backend.latest(project, "default")
     assert latest is not None and latest.phase == FAILED
 

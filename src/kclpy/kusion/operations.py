@@ -118,6 +118,10 @@ def _begin(context: Context, operation: str) -> Release:
         context.notify(note)
     try:
         release.notes = [*release.notes, *_recover(context, release)]
+    except BaseException:
+        context.backend.discard(release)  # nothing was saved; the intents stay for next time
+        raise
+    try:
         pause("locked")
     except BaseException:
         _close_unused(context.backend, release)

@@ -323,10 +323,23 @@ class SqlStateBackend:
         key = (release.project, release.workspace, resource.id)
         document = json.dumps(resource.to_json(), sort_keys=True)
         with self._lock, self._exclusive(f"{release.project}/{release.workspace}"):
+            self._check_owner(release)
             delete = "DELETE FROM kusion_intents WHERE project = ? AND workspace = ?"
             self._update(self._sql(delete + " AND resource_id = ?"), key)
             insert = "INSERT INTO kusion_intents VALUES (?, ?, ?, ?, ?, ?, ?)"
             self._update(self._sql(insert), (*key, action, document, release.revision, now()))
+
+    def _check_owner(self, release: Release) -> None:
+        """Inside the lock transaction: a forced-out owner must not start anything more."""
+        sql = (
+            "SELECT owner FROM kusion_releases WHERE project = ? AND workspace = ? AND revision = ?"
+        )
+        rows = self._execute(self._sql(sql), (release.project, release.workspace, release.revision))
+        if not rows or rows[0][0] != release.owner:
+            raise LockLostError(
+                f"release {release.revision} of {release.project}/{release.workspace} was "
+                "unlocked by another process; this run stops"
+            )
 
     def clear_intent(self, release: Release, resource_id: str) -> None:
         sql = "DELETE FROM kusion_intents WHERE project = ? AND workspace = ? AND resource_id = ?"

@@ -1,7 +1,9 @@
-"""Fixtures for the Kusion backend tests: a fake-runtime harness and an in-process CLI."""
+"""Fixtures for the Kusion backend tests: a fake-runtime harness, an in-process CLI and a
+real PostgreSQL server (``$KCLPY_TEST_POSTGRES`` if set, else one started here)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,7 +14,36 @@ from kclpy.kusion.operations import Context
 from kclpy.kusion.runtimes.base import Runtimes
 from kclpy.kusion.state.sqlite import SqliteStateBackend
 
+from . import postgres_server
 from .support import FAKE, FakeRuntime, Harness
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL database URL for the whole session."""
+    given = os.environ.get("KCLPY_TEST_POSTGRES")
+    if given:
+        yield given
+        return
+    reason = postgres_server.available()
+    if reason:
+        pytest.skip(f"no PostgreSQL server: {reason}")
+    server = postgres_server.PostgresServer()
+    server.start()
+    yield server.url
+    server.close()
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[postgres_server.PostgresServer]:
+    """A PostgreSQL server of this test alone, which the test may stop and start."""
+    reason = postgres_server.available()
+    if reason:
+        pytest.skip(f"no PostgreSQL server: {reason}")
+    server = postgres_server.PostgresServer()
+    server.start()
+    yield server
+    server.close()
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 import yaml
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -136,7 +135,7 @@ def test_dry_run_changes_nothing(cli: Cli, tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
-def test_state_unlock_releases_a_stuck_lock(cli: Cli, tmp_path: Path) -> None:
+def test_state_unlock_refuses_a_live_owner_unless_forced(cli: Cli, tmp_path: Path) -> None:
     from kclpy.kusion.state import open_state
 
     state = open_state(None, tmp_path)
@@ -145,15 +144,16 @@ def test_state_unlock_releases_a_stuck_lock(cli: Cli, tmp_path: Path) -> None:
     spec = write_spec(tmp_path / "spec.yaml", {"a": "one"})
     code, _, err = cli("apply", "--spec", str(spec), "--yes")
     assert code == 1 and "another apply is in progress" in err
-    code, out, _ = cli("state", "unlock")
+    code, _, err = cli("state", "unlock")  # the owner (this test process) is alive
+    assert code == 1 and "still running; refusing to unlock" in err
+    code, out, _ = cli("state", "unlock", "--force")
     assert code == 0 and "Release 1 (apply) marked failed" in out
     code, out, _ = cli("apply", "--spec", str(spec), "--yes")
     assert code == 0
 
 
-@pytest.mark.skipif(not os.environ.get("KCLPY_TEST_POSTGRES"), reason="KCLPY_TEST_POSTGRES unset")
-def test_postgres_state_through_the_cli(cli: Cli, tmp_path: Path) -> None:
-    url = os.environ["KCLPY_TEST_POSTGRES"]
+def test_postgres_state_through_the_cli(cli: Cli, tmp_path: Path, postgres_url: str) -> None:
+    url = postgres_url
     project = f"cli-{os.getpid()}-{tmp_path.name}"
     spec = write_spec(tmp_path / "spec.yaml", {"a": "one"})
     common = ("--state", url, "--project", project)

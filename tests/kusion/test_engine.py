@@ -6,6 +6,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -13,7 +14,8 @@ import yaml
 from kclpy.kusion import operations
 from kclpy.kusion.engine import Options
 from kclpy.kusion.graph import Graph
-from kclpy.kusion.model import Action, StateLockedError
+from kclpy.kusion.journal import PUT, Journal
+from kclpy.kusion.model import Action, Resource, StateLockedError
 from kclpy.kusion.state.base import APPLYING, FAILED, SUCCEEDED
 from kclpy.kusion.walker import CANCELLED, SKIPPED, walk
 
@@ -129,13 +131,15 @@ def test_a_second_concurrent_apply_is_refused(harness: Harness, options: Options
     assert recorded(harness) == ["r1", "r2"]
 
 
-def test_a_dead_apply_keeps_the_lock_until_unlocked(harness: Harness, options: Options) -> None:
+def test_a_live_apply_keeps_the_lock_until_forced(harness: Harness, options: Options) -> None:
     backend = harness.context.backend
-    stuck = backend.begin("demo", "default", "apply", APPLYING)
+    stuck = backend.begin("demo", "default", "apply", APPLYING)  # owned by this live process
     spec = harness.spec(chain_spec(1))
     with pytest.raises(StateLockedError, match=f"release {stuck.revision}"):
         operations.apply(harness.context, spec, options, yes, harness.progress)
-    unlocked = operations.unlock(harness.context)
+    with pytest.raises(StateLockedError, match="still running; refusing to unlock"):
+        operations.unlock(harness.context)
+    unlocked = operations.unlock(harness.context, force=True)
     assert unlocked is not None and unlocked.phase == FAILED
     assert operations.unlock(harness.context) is None
     assert operations.apply(harness.context, spec, options, yes, harness.progress).ok
@@ -230,3 +234,43 @@ def test_walk_never_runs_more_than_max_concurrent() -> None:
 
     result = walk(graph, visit, 3, lambda node, outcome: None)
     assert result.ok() and active["max"] == 3
+
+
+def test_unsettled_intents_are_reconciled_against_the_live_objects(
+    harness: Harness, options: Options
+) -> None:
+    """A create that happened and a delete that happened, neither recorded (a crash)."""
+    spec = harness.spec(chain_spec(2))
+    assert operations.apply(harness.context, spec, options, yes, harness.progress).ok
+    backend = harness.context.backend
+    crashed = backend.begin("demo", "default", "apply", APPLYING)
+    extra = Resource("extra", FAKE, {"value": "made"})
+    backend.record_intent(crashed, "Create", extra)
+    harness.runtime.objects["extra"] = {"value": "made"}  # the create did happen
+    backend.record_intent(crashed, "Delete", crashed.resource_index()["r2"])
+    del harness.runtime.objects["r2"]  # and so did the delete
+    crashed.phase = FAILED
+    backend.save(crashed)
+    notes: list[str] = []
+    harness.context.notify = notes.append
+    outcome = operations.apply(harness.context, spec, options, yes, harness.progress)
+    assert outcome.ok
+    assert any("reconciled extra" in note and "adopted" in note for note in notes)
+    assert any("reconciled r2" in note and "no live resource" in note for note in notes)
+    assert backend.intents("demo", "default") == []
+    # r2 was re-created (it is in the spec), extra is deleted (it is not): state = reality
+    assert recorded(harness) == ["r1", "r2"] and sorted(harness.runtime.objects) == ["r1", "r2"]
+
+
+def test_the_journal_is_written_into_the_state_by_the_next_run(
+    harness: Harness, options: Options, tmp_path: Path
+) -> None:
+    spec = harness.spec(chain_spec(1))
+    journal = Journal(tmp_path / "journal", "demo", "default")
+    journal.add(PUT, "r1", Resource("r1", FAKE, {"value": "r1"}))
+    harness.runtime.objects["r1"] = {"value": "r1"}
+    harness.context.journal = journal
+    outcome = operations.apply(harness.context, spec, options, yes, harness.progress)
+    assert outcome.status == "nothing to do"  # r1 was recorded from the journal
+    assert recorded(harness) == ["r1"] and not journal.path.exists()
+    assert [call for call in harness.runtime.calls if call[0] == "apply"] == []

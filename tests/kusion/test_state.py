@@ -1,29 +1,29 @@
-"""State backends: SQLite always, PostgreSQL when ``KCLPY_TEST_POSTGRES`` names a database."""
+"""State backends: SQLite, and a real PostgreSQL server (see conftest ``postgres_url``)."""
 
 from __future__ import annotations
 
-import os
+import datetime
+import socket
+import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kclpy.kusion.model import Resource, StateLockedError
+from kclpy.kusion.model import LockLostError, Resource, StateLockedError
 from kclpy.kusion.state import open_state, sqlite_path
-from kclpy.kusion.state.base import APPLYING, FAILED, SUCCEEDED, StateBackend
+from kclpy.kusion.state.base import APPLYING, FAILED, SUCCEEDED, Release, StateBackend
 from kclpy.kusion.state.postgres import redact
-
-POSTGRES_URL = os.environ.get("KCLPY_TEST_POSTGRES", "")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "postgres":
-        if not POSTGRES_URL:
-            pytest.skip("set KCLPY_TEST_POSTGRES=postgresql://... to test the PostgreSQL backend")
-        return POSTGRES_URL
+        return str(request.getfixturevalue("postgres_url"))
     return str(tmp_path / "state.db")
 
 
@@ -72,11 +72,74 @@ def test_in_progress_release_is_the_lock(backend: StateBackend, project: str) ->
     assert backend.begin(project, "default", "apply", APPLYING).revision == 2
 
 
-def test_unlock_marks_the_stuck_release_failed(backend: StateBackend, project: str) -> None:
-    backend.begin(project, "default", "apply", APPLYING)
+def test_unlock_marks_a_dead_owners_release_failed(backend: StateBackend, project: str) -> None:
+    release = backend.begin(project, "default", "apply", APPLYING)
+    set_owner(backend, release, dead_owner())
     unlocked = backend.unlock(project, "default")
     assert unlocked is not None and unlocked.phase == FAILED and "unlocked by" in unlocked.error
     assert backend.unlock(project, "default") is None
+
+
+def test_unlock_refuses_a_live_owner_and_force_stops_it(
+    backend: StateBackend, project: str
+) -> None:
+    release = backend.begin(project, "default", "apply", APPLYING)
+    with pytest.raises(StateLockedError, match="still running"):
+        backend.unlock(project, "default")
+    forced = backend.unlock(project, "default", force=True)
+    assert forced is not None and "forcibly unlocked" in forced.error
+    release.phase = SUCCEEDED
+    with pytest.raises(LockLostError, match="unlocked by another process"):
+        backend.save(release)  # the old owner cannot overwrite the phase any more
+    with pytest.raises(LockLostError):  # nor start another resource
+        backend.record_intent(release, "Create", Resource("b", "Local", {"path": "b"}))
+    latest = backend.latest(project, "default")
+    assert latest is not None and latest.phase == FAILED
+
+
+def test_a_dead_owners_lock_is_recovered_by_the_next_begin(
+    backend: StateBackend, project: str
+) -> None:
+    stale = backend.begin(project, "default", "apply", APPLYING)
+    set_owner(backend, stale, dead_owner())
+    fresh = backend.begin(project, "default", "apply", APPLYING)
+    assert fresh.revision == 2 and "is gone" in fresh.notes[0]
+    recovered = backend.get(project, "default", 1)
+    assert recovered is not None and recovered.phase == FAILED
+
+
+def test_another_hosts_lock_is_a_lease(
+    backend: StateBackend, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = backend.begin(project, "default", "apply", APPLYING)
+    set_owner(backend, held, "someone@other-host.example pid 1")
+    with pytest.raises(StateLockedError):  # heartbeat is fresh: the owner may be working
+        backend.begin(project, "default", "apply", APPLYING)
+    monkeypatch.setenv("KCLPY_KUSION_LEASE_SECONDS", "1")
+    touched = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=5)
+    set_owner(backend, held, held.owner, touched.isoformat(timespec="seconds"))
+    assert backend.begin(project, "default", "apply", APPLYING).revision == 2
+
+
+def dead_owner() -> str:
+    """The owner string of a process that has exited (on this host)."""
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return f"ghost@{socket.gethostname()} pid {finished.stdout.strip()}"
+
+
+def set_owner(backend: Any, release: Release, owner: str, modified_at: str = "") -> None:
+    """Rewrite a release's owner (and heartbeat), as another process would have left it."""
+    sql = backend._sql(
+        "UPDATE kusion_releases SET owner = ?, modified_at = ? WHERE project = ? AND revision = ?"
+    )
+    stamp = modified_at or datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    backend._update(sql, (owner, stamp, release.project, release.revision))
+    release.owner = owner
 
 
 def test_only_one_of_many_simultaneous_begins_wins(
@@ -117,3 +180,26 @@ def test_state_urls_choose_the_backend(tmp_path: Path) -> None:
         redact("postgresql://kusion:hunter2@db:5432/state")
         == "postgresql://kusion:***@db:5432/state"
     )
+
+
+def test_heartbeat_refreshes_the_lease(backend: StateBackend, project: str) -> None:
+    release = backend.begin(project, "default", "apply", APPLYING)
+    old = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=1)).isoformat()
+    set_owner(backend, release, release.owner, old)
+    backend.touch(release)
+    latest = backend.latest(project, "default")
+    assert latest is not None and latest.modified_at > old[:19]
+
+
+def test_intents_are_recorded_until_settled(backend: StateBackend, project: str) -> None:
+    release = backend.begin(project, "default", "apply", APPLYING)
+    backend.record_intent(release, "Create", Resource("a", "Local", {"path": "a"}))
+    backend.record_intent(release, "Update", Resource("a", "Local", {"path": "b"}))
+    (intent,) = backend.intents(project, "default")
+    assert (intent.resource_id, intent.action, intent.resource.attributes) == (
+        "a",
+        "Update",
+        {"path": "b"},
+    )
+    backend.clear_intent(release, "a")
+    assert backend.intents(project, "default") == []

@@ -111,7 +111,8 @@ def test_apply_preview_update_destroy_end_to_end(cli: Cli, tmp_path: Path) -> No
     assert code == 0, out + err
     assert "Destroy complete! Resources: 0 created, 0 updated, 5 deleted." in out
     assert state_attributes(tmp_path) == {}
-    assert list((tmp_path / ".kusion" / "terraform").iterdir()) == []
+    workspaces = tmp_path / ".kusion" / "terraform" / tmp_path.name / "default"
+    assert list(workspaces.iterdir()) == []
     print(f"terraform end-to-end took {time.monotonic() - started:.1f}s")
 
 
@@ -135,7 +136,9 @@ def test_third_of_five_fails_and_the_next_apply_finishes(cli: Cli, tmp_path: Pat
     assert actions(cli, spec) == {
         "r1": "UnChanged",
         "r2": "UnChanged",
-        "r3": "Create",
+        # Terraform keeps the failed (tainted) r3 in its own state: it exists, so it is
+        # adopted and replaced, never created a second time beside the first.
+        "r3": "Update",
         "r4": "Create",
         "r5": "Create",
     }

@@ -1,23 +1,32 @@
-"""``kcl kusion preview | apply | destroy | state``: argument parsing and the command flow.
+"""``kcl kusion preview | apply | destroy | state | graph``: arguments and the command flow.
 
 ``add_arguments(parser)`` registers the sub-commands on the parser the main
 ``kcl`` CLI gives it, and ``main(args)`` runs one and returns the exit code:
-0 success, 1 a user-facing error (bad spec, refused lock, failed resource),
-130 interrupted. Importing this module is cheap: the state backends, the
-runtimes and YAML are imported only when a command runs.
+0 success, 1 a user-facing error (bad spec, refused lock, failed resource,
+state database unavailable), 128 + signal when stopped by SIGINT (130) or
+SIGTERM (143) - both stop cleanly: running resources finish and are recorded,
+the lock is released. Everything the commands print goes through one
+``secrets.Masker`` (stdout and stderr are wrapped while a command runs).
+Importing this module is cheap: the state backends, the runtimes and YAML are
+imported only when a command runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from kclpy.kusion.engine import Options, Plan, StepOutcome
-    from kclpy.kusion.model import Spec
+    from kclpy.kusion.model import Resource, Spec
     from kclpy.kusion.operations import Context, Outcome
+    from kclpy.kusion.secrets import Masker
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -51,7 +60,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     state.add_argument("action", nargs="?", choices=["show", "history", "unlock"], default="show")
     state.add_argument("--revision", type=int, help="show this revision instead of the latest")
     state.add_argument("-o", "--output", choices=["text", "json"], default="text")
+    state.add_argument(
+        "--force", action="store_true", help="unlock even while the lock's owner is running"
+    )
     _state_arguments(state)
+    graph = commands.add_parser(
+        "graph", help="the resource graph of the spec (or, without one, of the recorded state)"
+    )
+    _spec_arguments(graph)
+    graph.add_argument("-o", "--output", choices=["json", "dot"], default="json")
 
 
 def _state_arguments(parser: argparse.ArgumentParser) -> None:
@@ -116,31 +133,110 @@ def _positive(text: str) -> int:
 def main(args: argparse.Namespace) -> int:
     """Run one ``kcl kusion`` command; return its exit code."""
     from kclpy.kusion.model import KusionError
+    from kclpy.kusion.secrets import Masker
 
-    handlers = {"preview": _preview, "apply": _apply, "destroy": _destroy, "state": _state}
+    handlers = {
+        "preview": _preview,
+        "apply": _apply,
+        "destroy": _destroy,
+        "state": _state,
+        "graph": _graph,
+    }
+    masker = Masker()
+    with _masked_output(masker), _terminate_interrupts():
+        try:
+            return handlers[args.kusion_command](args, masker)
+        except KusionError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_ERROR
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            return _interrupted_code()
+
+
+def _interrupted_code() -> int:
+    from kclpy.kusion import faults
+
+    return 128 + faults.signals[-1] if faults.signals else EXIT_INTERRUPTED
+
+
+@contextmanager
+def _masked_output(masker: Masker) -> Iterator[None]:
+    from kclpy.kusion.secrets import MaskedStream
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout = MaskedStream(saved[0], masker)
+    sys.stderr = MaskedStream(saved[1], masker)
     try:
-        return handlers[args.kusion_command](args)
-    except KusionError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = saved
+
+
+@contextmanager
+def _terminate_interrupts() -> Iterator[None]:
+    """SIGTERM behaves like Ctrl-C: a KeyboardInterrupt, so cleanup runs and the lock is freed."""
+    from kclpy.kusion import faults
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        faults.received(signum)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # -- helpers -------------------------------------------------------------------------
 
 
-def _context(args: argparse.Namespace) -> Context:
+def _context(args: argparse.Namespace, masker: Masker) -> Context:
+    """Backend, runtimes, journal for the project/workspace; learns the state's secrets."""
+    from kclpy.kusion.journal import Journal
     from kclpy.kusion.operations import Context
     from kclpy.kusion.runtimes.base import default_runtimes
-    from kclpy.kusion.state import open_state
+    from kclpy.kusion.state import DEFAULT_DIRECTORY, open_state
 
     workdir = Path(args.workdir).resolve()
     project = args.project or workdir.name or "default"
-    return Context(
-        open_state(args.state, workdir), default_runtimes(workdir), project, args.workspace
+    backend = open_state(args.state, workdir)
+    journal = Journal(workdir / DEFAULT_DIRECTORY / "journal", project, args.workspace)
+    context = Context(
+        backend,
+        default_runtimes(workdir, project, args.workspace),
+        project,
+        args.workspace,
+        journal,
+        _notice,
     )
+    try:
+        latest = backend.latest(project, args.workspace)
+    except BaseException:
+        backend.close()
+        raise
+    masker.add_resources(_resources_of(latest.spec.get("resources") if latest else None))
+    masker.add_resources(latest.resources if latest else [])
+    return context
+
+
+def _resources_of(documents: Any) -> list[Resource]:
+    from kclpy.kusion.model import Resource
+
+    if not isinstance(documents, list):
+        return []
+    return [Resource.from_json(item) for item in documents if isinstance(item, dict)]
+
+
+def _notice(message: str) -> None:
+    print(f"note: {message}", file=sys.stderr, flush=True)
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -225,11 +321,12 @@ def _progress(dry_run: bool, stream: TextIO | None = None) -> Any:
 # -- commands ------------------------------------------------------------------------
 
 
-def _preview(args: argparse.Namespace) -> int:
+def _preview(args: argparse.Namespace, masker: Masker) -> int:
     from kclpy.kusion import operations, render
 
     spec = _spec(args)
-    context = _context(args)
+    masker.add_resources(spec.resources)
+    context = _context(args, masker)
     try:
         plan = operations.preview(context, spec, _options(args))
     finally:
@@ -241,11 +338,12 @@ def _preview(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _apply(args: argparse.Namespace) -> int:
+def _apply(args: argparse.Namespace, masker: Masker) -> int:
     from kclpy.kusion import operations
 
     spec = _spec(args)
-    context = _context(args)
+    masker.add_resources(spec.resources)
+    context = _context(args, masker)
     options = _options(args)
     try:
         outcome = operations.apply(
@@ -256,10 +354,10 @@ def _apply(args: argparse.Namespace) -> int:
     return _report(outcome, "Apply")
 
 
-def _destroy(args: argparse.Namespace) -> int:
+def _destroy(args: argparse.Namespace, masker: Masker) -> int:
     from kclpy.kusion import operations
 
-    context = _context(args)
+    context = _context(args, masker)
     options = _options(args)
     try:
         outcome = operations.destroy(
@@ -268,6 +366,32 @@ def _destroy(args: argparse.Namespace) -> int:
     finally:
         context.backend.close()
     return _report(outcome, "Destroy")
+
+
+def _graph(args: argparse.Namespace, masker: Masker) -> int:
+    """The resource graph of the spec given, else of the latest recorded state."""
+    from kclpy.kusion import render
+
+    title: dict[str, Any]
+    if args.files or args.spec or args.setting:
+        spec = _spec(args)
+        resources = spec.resources
+        title = {"source": "spec"}
+    else:
+        context = _context(args, masker)
+        try:
+            latest = context.backend.latest(context.project, context.workspace)
+        finally:
+            context.backend.close()
+        resources = latest.resources if latest else []
+        title = {"source": "state", "project": context.project, "workspace": context.workspace}
+        if latest is not None:
+            title["revision"] = latest.revision
+    if args.output == "dot":
+        print(render.graph_dot(resources, title))
+    else:
+        print(render.graph_json(resources, title))
+    return EXIT_OK
 
 
 def _report(outcome: Outcome, verb: str) -> int:
@@ -284,7 +408,7 @@ def _report(outcome: Outcome, verb: str) -> int:
         return EXIT_OK
     if outcome.interrupted:
         print(f"{verb} interrupted; state records what was finished.", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted_code()
     if outcome.errors:
         print(f"{verb} failed for {len(outcome.errors)} resource(s):", file=sys.stderr)
         for error in outcome.errors:
@@ -303,15 +427,15 @@ def _report(outcome: Outcome, verb: str) -> int:
     return EXIT_OK
 
 
-def _state(args: argparse.Namespace) -> int:
+def _state(args: argparse.Namespace, masker: Masker) -> int:
     from kclpy.kusion import render
     from kclpy.kusion.model import KusionError
 
-    context = _context(args)
+    context = _context(args, masker)
     backend = context.backend
     try:
         if args.action == "unlock":
-            released = backend.unlock(context.project, context.workspace)
+            released = backend.unlock(context.project, context.workspace, args.force)
             if released is None:
                 print("No release in progress; nothing to unlock.")
             else:
@@ -321,7 +445,10 @@ def _state(args: argparse.Namespace) -> int:
                 )
             return EXIT_OK
         if args.action == "history":
-            print(render.history_text(backend.history(context.project, context.workspace)))
+            releases = backend.history(context.project, context.workspace)
+            for item in releases:
+                masker.add_resources(item.resources)
+            print(render.history_text(releases))
             return EXIT_OK
         if args.revision is not None:
             release = backend.get(context.project, context.workspace, args.revision)
@@ -332,6 +459,8 @@ def _state(args: argparse.Namespace) -> int:
                 raise KusionError(f"no revision {args.revision} in project {context.project!r}")
             print(f"No state for project {context.project!r} workspace {context.workspace!r}.")
             return EXIT_OK
+        masker.add_resources(release.resources)
+        masker.add_resources(_resources_of(release.spec.get("resources")))
         if args.output == "json":
             print(render.release_json(release))
         else:

@@ -10,7 +10,8 @@ are resolved from the upstream preview results when they are known.
 ``execute`` carries a ``ChangeOrder`` out on the same graph with bounded
 parallelism: references are resolved from the *applied* upstream resources,
 and the release state is saved after every resource that succeeds, through a
-``Recorder``. ``operations`` wraps both with the release lock.
+``Recorder``, which first records each resource's intent (see ``Recorder``).
+``operations`` wraps both with the release lock.
 """
 
 from __future__ import annotations
@@ -21,15 +22,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kclpy.kusion.diff import differences, remove_fields
+from kclpy.kusion.faults import pause
 from kclpy.kusion.graph import Graph, apply_graph, dependencies_of, destroy_graph
+from kclpy.kusion.journal import PUT, REMOVE, Journal
 from kclpy.kusion.model import (
     Action,
     ChangeOrder,
     ChangeStep,
     JsonObject,
     KusionError,
+    LockLostError,
     Resource,
     Spec,
+    StateUnavailableError,
 )
 from kclpy.kusion.references import substitute
 from kclpy.kusion.runtimes.base import Runtimes
@@ -178,35 +183,87 @@ def _raise_failures(what: str, result: WalkResult) -> None:
 
 
 class Recorder:
-    """The release state being built; saved after every change. Thread-safe."""
+    """The release state being built; saved after every change. Thread-safe.
 
-    def __init__(self, release: Release | None, backend: StateBackend | None) -> None:
+    ``intend`` records (durably, in the backend) what is about to happen to a
+    resource before a runtime is called, ``put`` / ``remove`` record the
+    outcome and settle the intent. When the backend cannot be written (a
+    database outage, a lock taken by ``state unlock --force``), the outcome
+    goes to the local ``journal`` instead and the recorder is ``broken``: no
+    further resource is started.
+    """
+
+    def __init__(
+        self,
+        release: Release | None,
+        backend: StateBackend | None,
+        journal: Journal | None = None,
+    ) -> None:
         self.release = release
         self.backend = backend
+        self.journal = journal
         self.index = {r.id: r for r in release.resources} if release else {}
         self.lock = threading.Lock()
+        self.broken: KusionError | None = None
 
     def attributes_of(self, resource_id: str) -> JsonObject | None:
         with self.lock:
             record = self.index.get(resource_id)
             return record.attributes if record else None
 
+    def check(self) -> None:
+        """Refuse to start another resource once state can no longer be written."""
+        if self.broken is not None:
+            raise KusionError(f"not started: {self.broken}")
+
+    def intend(self, action: Action, resource: Resource) -> None:
+        self.check()
+        if self.release is None or self.backend is None:
+            return
+        try:
+            self.backend.record_intent(self.release, action.value, resource)
+        except (StateUnavailableError, LockLostError) as error:
+            self.broken = error
+            raise
+
     def put(self, resource: Resource) -> None:
         with self.lock:
             if self.index.get(resource.id) == resource:
                 return
             self.index[resource.id] = resource
-            self._save()
+            self._save(PUT, resource.id, resource)
 
     def remove(self, resource_id: str) -> None:
         with self.lock:
             if self.index.pop(resource_id, None) is not None:
-                self._save()
+                self._save(REMOVE, resource_id, None)
 
-    def _save(self) -> None:
-        if self.release is not None and self.backend is not None:
-            self.release.resources = list(self.index.values())
+    def settle(self, resource_id: str) -> None:
+        """The outcome is recorded: forget the intent (a failure here only costs a reconcile)."""
+        if self.release is None or self.backend is None or self.broken is not None:
+            return
+        try:
+            self.backend.clear_intent(self.release, resource_id)
+        except (StateUnavailableError, LockLostError) as error:
+            self.broken = error
+
+    def _save(self, operation: str, resource_id: str, resource: Resource | None) -> None:
+        if self.release is None or self.backend is None:
+            return
+        self.release.resources = list(self.index.values())
+        try:
+            if self.broken is not None:
+                raise self.broken
             self.backend.save(self.release)
+        except (StateUnavailableError, LockLostError) as error:
+            self.broken = error
+            if self.journal is None:
+                raise
+            self.journal.add(operation, resource_id, resource)
+            raise KusionError(
+                f"{error}; the outcome of {resource_id} is kept in {self.journal.path} "
+                "and is written to the state by the next run"
+            ) from None
 
 
 def execute(
@@ -252,10 +309,16 @@ def _carry_out(
     options: Options,
     known: list[str],
 ) -> None:
+    recorder.check()
     if step.action is Action.DELETE:
         assert step.prior is not None
+        recorder.intend(step.action, step.prior)
+        pause(f"intent:{step.id}")
         runtimes.get(step.prior.type).delete(step.prior)
+        pause(f"applied:{step.id}")
         recorder.remove(step.id)
+        recorder.settle(step.id)
+        pause(f"recorded:{step.id}")
         return
     assert step.planned is not None
     resolved = step.planned.copy()
@@ -263,14 +326,21 @@ def _carry_out(
     resolved.depends_on = list(plan.dependencies.get(step.id, step.planned.depends_on))
     if step.action is Action.UNCHANGED:
         record = step.prior.copy() if step.prior is not None else resolved
+        if step.prior is None and step.live is not None:
+            record = step.live.copy()  # adopt what exists, with what the runtime reports
         record.depends_on = resolved.depends_on
         record.extensions = resolved.extensions
         recorder.put(record)
         return
     runtime = runtimes.get(step.planned.type)
+    recorder.intend(step.action, resolved)
+    pause(f"intent:{step.id}")
     applied = runtime.apply(step.prior, resolved, dry_run=False)
     applied.depends_on = resolved.depends_on
+    pause(f"applied:{step.id}")
     recorder.put(applied)
+    recorder.settle(step.id)
+    pause(f"recorded:{step.id}")
     if options.watch:
         runtime.watch(applied, options.watch_timeout)
 

@@ -45,6 +45,14 @@ class RuntimeFailure(KusionError):
     """A runtime could not read, apply or delete a resource."""
 
 
+class StateUnavailableError(KusionError):
+    """The state backend cannot be reached (a database outage); outcomes go to the journal."""
+
+
+class LockLostError(KusionError):
+    """This operation's release was unlocked by someone else (``state unlock --force``)."""
+
+
 class Action(enum.Enum):
     """What preview decided for one resource."""
 

@@ -5,18 +5,30 @@ release lock (``StateBackend.begin``; a second concurrent operation is refused
 with ``StateLockedError``), preview under the lock, ask ``confirm``, then
 execute, saving state after every resource, and finish the release as
 ``succeeded`` or ``failed``. A release that never got past preview (no changes,
-declined, preview error) is discarded. Ctrl-C lets running resources finish,
-records them, and marks the release failed, so the next apply continues.
+declined, preview error) is discarded. Ctrl-C or SIGTERM lets running
+resources finish, records them, and marks the release failed, so the next
+apply continues.
+
+Recovery, right after the lock is taken: a stale lock of a dead owner was
+already recovered by ``begin`` (its note goes to ``notify``); outcomes left in
+the local journal by a database outage are written into the release; every
+intent without a recorded outcome is reconciled against the live object
+(``Runtime.read``): what exists is adopted, what does not is dropped. While an
+operation holds the lock a heartbeat thread refreshes its lease.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
 from kclpy.kusion import engine
 from kclpy.kusion.engine import Options, Plan, Progress, Recorder
-from kclpy.kusion.model import Spec
+from kclpy.kusion.faults import pause
+from kclpy.kusion.journal import Journal
+from kclpy.kusion.model import KusionError, LockLostError, Spec, StateUnavailableError
 from kclpy.kusion.runtimes.base import Runtimes
 from kclpy.kusion.state.base import (
     APPLYING,
@@ -27,6 +39,7 @@ from kclpy.kusion.state.base import (
     Release,
     StateBackend,
 )
+from kclpy.kusion.state.ownership import lease_seconds
 from kclpy.kusion.walker import FAILED as STEP_FAILED
 from kclpy.kusion.walker import WalkResult
 
@@ -41,6 +54,8 @@ class Context:
     runtimes: Runtimes
     project: str
     workspace: str = "default"
+    journal: Journal | None = None
+    notify: Callable[[str], None] = lambda message: None
 
 
 @dataclass
@@ -79,7 +94,7 @@ def apply(
             return Outcome(plan, status="nothing to do")
         result = engine.execute(plan, Recorder(None, None), context.runtimes, options, progress)
         return Outcome(plan, None, result, "dry run", result.interrupted)
-    release = context.backend.begin(context.project, context.workspace, "apply", PREVIEWING)
+    release = _begin(context, "apply")
 
     def make_plan() -> Plan:
         return engine.preview(spec, release.resource_index(), context.runtimes, options)
@@ -88,12 +103,87 @@ def apply(
 
 
 def destroy(context: Context, options: Options, confirm: Confirm, progress: Progress) -> Outcome:
-    release = context.backend.begin(context.project, context.workspace, "destroy", PREVIEWING)
+    release = _begin(context, "destroy")
 
     def make_plan() -> Plan:
         return engine.preview_destroy(release.resource_index(), context.runtimes, options)
 
     return _run(context, release, make_plan, None, DESTROYING, options, confirm, progress)
+
+
+def _begin(context: Context, operation: str) -> Release:
+    """Take the lock (recovering a dead owner's) and bring the release up to date."""
+    release = context.backend.begin(context.project, context.workspace, operation, PREVIEWING)
+    for note in release.notes:
+        context.notify(note)
+    try:
+        release.notes = [*release.notes, *_recover(context, release)]
+    except BaseException:
+        context.backend.discard(release)  # nothing was saved; the intents stay for next time
+        raise
+    try:
+        pause("locked")
+    except BaseException:
+        _close_unused(context.backend, release)
+        raise
+    return release
+
+
+def _recover(context: Context, release: Release) -> list[str]:
+    """Replay the local journal, then reconcile unsettled intents; return what changed."""
+    notes: list[str] = []
+    index = release.resource_index()
+    if context.journal is not None:
+        notes += context.journal.replay(index)
+    intents = context.backend.intents(context.project, context.workspace)
+    for intent in intents:
+        prior = index.get(intent.resource_id)
+        runtime = context.runtimes.get(intent.resource.type)
+        live = runtime.read(prior, intent.resource)
+        if live is not None:
+            live.depends_on = list(intent.resource.depends_on)
+            if not live.extensions:
+                live.extensions = dict(intent.resource.extensions)
+            index[intent.resource_id] = live
+            notes.append(
+                f"reconciled {intent.resource_id}: its {intent.action} (release "
+                f"{intent.revision}) was interrupted; the live resource exists and is adopted"
+            )
+        else:
+            index.pop(intent.resource_id, None)
+            notes.append(
+                f"reconciled {intent.resource_id}: its {intent.action} (release "
+                f"{intent.revision}) was interrupted; no live resource, nothing recorded"
+            )
+    if notes:
+        release.resources = list(index.values())
+        context.backend.save(release)
+    for intent in intents:
+        context.backend.clear_intent(release, intent.resource_id)
+    if context.journal is not None:
+        context.journal.clear()
+    for note in notes:
+        context.notify(note)
+    return notes
+
+
+@contextmanager
+def _heartbeat(backend: StateBackend, release: Release) -> Iterator[None]:
+    """Refresh the release's lease while the body runs (errors are left to the next save)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(lease_seconds() / 4):
+            with suppress(KusionError):
+                backend.touch(release)
+
+    thread = threading.Thread(target=beat, name="kusion-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _run(
@@ -107,27 +197,41 @@ def _run(
     progress: Progress,
 ) -> Outcome:
     backend = context.backend
-    try:
-        plan = make_plan()
-        if not _needs_work(plan, release) or not confirm(plan):
-            backend.discard(release)
-            status = "nothing to do" if not _needs_work(plan, release) else "declined"
-            return Outcome(plan, None, None, status)
-    except BaseException:
-        backend.discard(release)
-        raise
-    release.phase = phase
-    if spec is not None:
-        release.spec = spec.to_json()
-    backend.save(release)
-    result: WalkResult | None = None
-    try:
-        recorder = Recorder(release, backend)
-        result = engine.execute(plan, recorder, context.runtimes, options, progress)
-    finally:
-        _finish(backend, release, result)
+    with _heartbeat(backend, release):
+        try:
+            plan = make_plan()
+            work = _needs_work(plan, release)
+            if not work or not confirm(plan):
+                status = "nothing to do" if not work else "declined"
+                _close_unused(backend, release)
+                return Outcome(plan, None, None, status)
+        except BaseException:
+            _close_unused(backend, release)
+            raise
+        release.phase = phase
+        if spec is not None:
+            release.spec = spec.to_json()
+        backend.save(release)
+        result: WalkResult | None = None
+        recorder = Recorder(release, backend, context.journal)
+        try:
+            result = engine.execute(plan, recorder, context.runtimes, options, progress)
+        finally:
+            problem = _finish(backend, release, result, recorder)
     errors = [f"{node}: {r.error}" for node, r in result.results.items() if r.status == STEP_FAILED]
+    if problem:
+        errors.append(problem)
+        release.phase = FAILED
     return Outcome(plan, release, result, release.phase, result.interrupted, errors)
+
+
+def _close_unused(backend: StateBackend, release: Release) -> None:
+    """Drop a release that changed nothing; keep it (succeeded) if recovery changed state."""
+    if release.notes:
+        release.phase, release.error = SUCCEEDED, "recovered: " + "; ".join(release.notes)
+        backend.save(release)
+    else:
+        backend.discard(release)
 
 
 def _needs_work(plan: Plan, release: Release) -> bool:
@@ -138,7 +242,10 @@ def _needs_work(plan: Plan, release: Release) -> bool:
     )
 
 
-def _finish(backend: StateBackend, release: Release, result: WalkResult | None) -> None:
+def _finish(
+    backend: StateBackend, release: Release, result: WalkResult | None, recorder: Recorder
+) -> str:
+    """Record the final phase; return a problem to report if it could not be recorded."""
     if result is None:
         release.phase, release.error = FAILED, "aborted by an internal error"
     elif result.interrupted:
@@ -147,8 +254,21 @@ def _finish(backend: StateBackend, release: Release, result: WalkResult | None) 
         release.phase, release.error = FAILED, f"{len(result.failed())} resource(s) failed"
     else:
         release.phase, release.error = SUCCEEDED, ""
-    backend.save(release)
+    stopped: KeyboardInterrupt | None = None
+    try:
+        pause("finishing")
+    except KeyboardInterrupt as interrupt:  # record the phase first, then stop
+        stopped = interrupt
+    if recorder.broken is not None:
+        return f"state not updated: {recorder.broken}"
+    try:
+        backend.save(release)
+    except (StateUnavailableError, LockLostError) as error:
+        return f"the final state could not be saved: {error}"
+    if stopped is not None:
+        raise stopped
+    return ""
 
 
-def unlock(context: Context) -> Release | None:
-    return context.backend.unlock(context.project, context.workspace)
+def unlock(context: Context, force: bool = False) -> Release | None:
+    return context.backend.unlock(context.project, context.workspace, force)

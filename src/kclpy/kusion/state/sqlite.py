@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kclpy.kusion.state.base import SCHEMA, SqlStateBackend
+from kclpy.kusion.state.base import SCHEMAS, SqlStateBackend
 
 
 class SqliteStateBackend(SqlStateBackend):
@@ -30,13 +30,16 @@ class SqliteStateBackend(SqlStateBackend):
             str(path), timeout=30.0, isolation_level=None, check_same_thread=False
         )
         self._connection.execute("PRAGMA busy_timeout=30000")
+        # Every commit reaches the disk before the runtime is called: intents are durable.
+        self._connection.execute("PRAGMA synchronous=FULL")
         # Switching to WAL and creating the tables can fail at once with "database is
         # locked" while other connections open the same new file (SQLite does not use
         # the busy handler there): retry for a while.
         for attempt in range(200):
             try:
                 self._connection.execute("PRAGMA journal_mode=WAL")
-                self._connection.execute(SCHEMA)
+                for statement in SCHEMAS:
+                    self._connection.execute(statement)
                 break
             except sqlite3.OperationalError as error:
                 if "locked" not in str(error) or attempt == 199:
@@ -48,6 +51,12 @@ class SqliteStateBackend(SqlStateBackend):
         rows = cursor.fetchall()
         cursor.close()
         return rows
+
+    def _update(self, sql: str, parameters: Sequence[Any] = ()) -> int:
+        cursor = self._connection.execute(sql, tuple(parameters))
+        count = cursor.rowcount
+        cursor.close()
+        return count
 
     @contextmanager
     def _exclusive(self, key: str) -> Iterator[None]:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from kclpy.depth import run_deep
 from kclpy.source import write_atomically
 
 EXIT_OK = 0
@@ -122,7 +123,15 @@ def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``kcl`` command; returns the exit code."""
+    """Run the ``kcl`` command; returns the exit code (on the deep stack: kclpy.depth)."""
+    try:
+        return run_deep(_main, argv)
+    except KeyboardInterrupt:  # delivered to this thread while the deep one works
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     # `kcl main.k` is `kcl run main.k`, as in the reference CLI.
     if args_list and (args_list[0].endswith(".k") or os.path.isdir(args_list[0])):

@@ -368,7 +368,8 @@ class PackageCompiler:
             elif isinstance(stmt, ast.ExprStmt):
                 compiler.expr(stmt.expr)
                 compiler.at(stmt)
-                out.emit(Op.EXPR_OUTPUT)
+                # as the reference: a call statement runs for its effects, its value is no output
+                out.emit(Op.POP if isinstance(stmt.expr, ast.CallExpr) else Op.EXPR_OUTPUT)
             elif isinstance(stmt, ast.AssertStmt):
                 compile_assert(compiler, stmt)
             else:

@@ -7,9 +7,11 @@ outputs (or the fact and kind of an error) must agree. Skipped without kcl-lib.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from kclpy.api import run
+from kclpy.api import run, run_files
 
 try:
     from reference import reference_available, run_reference
@@ -65,3 +67,70 @@ def test_same_rejection_as_the_reference(name: str) -> None:
     assert not mine.ok
     assert mine.diagnostics[0].code.kind == kind
     assert mine.diagnostics[0].span is not None
+
+
+UNPACK = """\
+schema Meta:
+    labels?: {str:str}
+    name: str = "n"
+
+schema Server:
+    podMetadata?: Meta
+
+s = Server {
+    podMetadata.labels: {"env" = "myenv"}
+}
+united = {
+    labels = {name = "x", env = "prod"}
+    **s.podMetadata
+}
+m = Meta {labels = {a = "1"}}
+replaced = {
+    labels = {b = "2"}
+    name = "x"
+    **m
+}
+"""
+
+
+@needs_reference
+def test_unpacking_an_instance_unites_what_its_config_united() -> None:
+    reference = run_reference(UNPACK)
+    assert reference.returncode == 0, reference.stderr
+    mine = run(UNPACK)
+    assert mine.ok, mine.diagnostics
+    assert mine.text == reference.stdout
+    assert "    name: x\n    env: myenv\n" in mine.text
+
+
+PACKAGES = {
+    "kcl.mod": '[package]\nname = "same_names"\n',
+    "frontend/affinity.k": "schema Affinity:\n    zone?: str\n",
+    "k8s/pod.k": "schema Affinity:\n    zone?: str\n\nschema Pod:\n    affinity?: Affinity\n",
+}
+
+
+@needs_reference
+@pytest.mark.parametrize(
+    "main",
+    [
+        # konfig's frontend Affinity reaches the k8s model's Affinity through {str:}
+        "attributes: {str:} = {affinity = frontend.Affinity {zone = 'a'}}\n"
+        "pod = k8s.Pod {**attributes}\n"
+        "cast = attributes.affinity as frontend.Affinity\n",
+        # `as` compares the schemas' full identity (package and name)
+        "x = frontend.Affinity {zone = 'a'} as k8s.Affinity\n",
+    ],
+)
+def test_same_named_schemas_of_two_packages(main: str, tmp_path: Path) -> None:
+    for name, text in PACKAGES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "main.k").write_text("import frontend\nimport k8s\n" + main, encoding="utf-8")
+    reference = run_reference(files=["main.k"], cwd=tmp_path)
+    mine = run_files([str(tmp_path / "main.k")], work_dir=str(tmp_path))
+    assert mine.ok == (reference.returncode == 0), (mine.diagnostics, reference.stderr)
+    if mine.ok:
+        assert mine.text == reference.stdout
+    else:
+        assert mine.diagnostics[0].code.kind in reference.stderr

@@ -310,7 +310,7 @@ class RuntimeBase(SchemaRuntime):
         )
 
     def cast(self, value: Any, type_ref: TypeRef | None) -> Any:
-        return self.types.check(value, type_ref)
+        return self.types.check(value, type_ref, strict=True)
 
     # ------------------------------------------------------------------ configs
 
@@ -366,8 +366,9 @@ class RuntimeBase(SchemaRuntime):
 
     def config_unpack(self, config: Config, value: Any) -> None:
         """``**value``: each entry applied with its own operator (``:`` entries unify and
-        may conflict); an entry without one (a computed schema attribute, a value from
-        a comprehension) replaces the earlier value."""
+        may conflict, as a schema instance's attributes given by ``:`` in its config);
+        an entry without one (a computed schema attribute, a value from a
+        comprehension) replaces the earlier value."""
         if value is None or value is UNDEFINED:
             return
         if not isinstance(value, dict):
@@ -375,8 +376,10 @@ class RuntimeBase(SchemaRuntime):
                 f"only dict and schema can be used ** unpack, got '{value_type_name(value)}'"
             )
         ops: dict[str, int] = getattr(value, "ops", None) or {}
+        united = (value.config or {}) if isinstance(value, SchemaInstance) else {}
         for key, item in value.items():
-            merge.apply_entry(config, key, item, ops.get(key, OP_OVERRIDE), [], self.rebuild)
+            op = ops.get(key, OP_UNION if key in united else OP_OVERRIDE)
+            merge.apply_entry(config, key, item, op, [], self.rebuild)
 
     # ------------------------------------------------------------------ calls
 

@@ -71,12 +71,15 @@ def deep_programs(draw: st.DrawFn) -> tuple[str, int]:
     return program(layers, leaf), leaf
 
 
-@settings(
+SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,
     derandomize=not os.environ.get("KCLPY_FUZZ_RANDOM"),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+@SETTINGS
 @given(deep_programs())
 def test_deep_programs_run_without_exception(case: tuple[str, int]) -> None:
     source, leaf = case
@@ -86,12 +89,7 @@ def test_deep_programs_run_without_exception(case: tuple[str, int]) -> None:
 
 
 @pytest.mark.skipif(not reference_available(), reason="kcl_lib is not installed")
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=not os.environ.get("KCLPY_FUZZ_RANDOM"),
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@SETTINGS
 @given(deep_programs())
 def test_deep_programs_as_the_reference(case: tuple[str, int]) -> None:
     source, _ = case

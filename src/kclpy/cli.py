@@ -123,7 +123,14 @@ def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``kcl`` command; returns the exit code (on the deep stack: kclpy.depth)."""
+    """Run the ``kcl`` command; returns the exit code.
+
+    The language's commands run on the deep stack (kclpy.depth); ``kusion`` (which
+    handles SIGINT itself) and ``lsp`` (a long-lived server) stay on this thread.
+    """
+    words = sys.argv[1:2] if argv is None else list(argv[:1])
+    if words and words[0] in ("kusion", "lsp"):
+        return _main(argv)
     try:
         return run_deep(_main, argv)
     except KeyboardInterrupt:  # delivered to this thread while the deep one works

@@ -21,6 +21,7 @@ node on the failing call stack, where nesting went too deep.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import sys
 import threading
@@ -65,6 +66,7 @@ def run_deep(function: Callable[..., Result], *args: Any, **kwargs: Any) -> Resu
         return function(*args, **kwargs)
     outcome: list[Any] = []
     failure: list[BaseException] = []
+    done = threading.Event()  # (not Thread.join: an interrupted join is unreliable in 3.11)
 
     def body() -> None:
         _local.deep = True
@@ -72,13 +74,19 @@ def run_deep(function: Callable[..., Result], *args: Any, **kwargs: Any) -> Resu
             outcome.append(function(*args, **kwargs))
         except BaseException as error:  # handed to the caller's thread below
             failure.append(error)
+        finally:
+            done.set()
 
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
     worker = _start(body)
     if worker is None:  # no thread of any deep size could start: run here, within the default
         return function(*args, **kwargs)
-    worker.join()
+    try:
+        done.wait()
+    except KeyboardInterrupt:  # signals reach the main thread: hand it to the worker,
+        _interrupt(worker)  # whose handlers clean up (no half-written file) and report
+        done.wait()
     if failure:
         raise failure[0].with_traceback(failure[0].__traceback__)
     return outcome[0]  # type: ignore[no-any-return]
@@ -110,6 +118,14 @@ def _start(body: Callable[[], None]) -> threading.Thread | None:
             return None
         finally:
             threading.stack_size(previous)
+
+
+def _interrupt(worker: threading.Thread) -> None:
+    """Raise KeyboardInterrupt in ``worker`` (at its next Python instruction)."""
+    if worker.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(worker.ident), ctypes.py_object(KeyboardInterrupt)
+        )
 
 
 def innermost_span(error: BaseException) -> Span | None:

@@ -11,6 +11,7 @@ reports a coded, located diagnostic, never an internal error.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -136,3 +137,41 @@ def test_innermost_span_without_a_node_is_none() -> None:
         raise RecursionError("deep")
     except RecursionError as error:
         assert innermost_span(error) is None
+
+
+def _waiting(thread_id: int) -> bool:
+    """Whether the thread ``thread_id`` is blocked in threading's waits (run_deep's)."""
+    frame = sys._current_frames().get(thread_id)
+    names = []
+    while frame is not None and len(names) < 3:
+        names.append(frame.f_code.co_name)
+        frame = frame.f_back
+    return names == ["wait", "wait", "run_deep"]
+
+
+def test_an_interrupt_reaches_the_deep_thread() -> None:
+    """SIGINT goes to the main thread; run_deep hands it to the deep one, whose
+    handlers run (the CLI's reports "interrupted" and exits 130)."""
+    started = threading.Event()
+    main = threading.get_ident()
+
+    def work() -> str:
+        started.set()
+        try:
+            while True:
+                sum(range(100))
+        except KeyboardInterrupt:  # delivered by run_deep from the main thread
+            return "stopped"
+
+    def interrupt() -> None:
+        started.wait()
+        while not _waiting(main):
+            threading.Event().wait(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    helper = threading.Thread(target=interrupt)
+    helper.start()
+    try:
+        assert run_deep(work) == "stopped"
+    finally:
+        helper.join()

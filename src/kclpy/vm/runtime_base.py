@@ -150,17 +150,15 @@ class RuntimeBase(SchemaRuntime):
 
             method = STRING_METHODS.get(name)
             if method is None:
-                raise KclRuntimeError(f"attribute '{name}' not found in 'str'")
+                raise KclRuntimeError(f"str object attr '{name}' not found")
             return Builtin(name, functools.partial(method, value), False)
         if isinstance(value, SchemaType):
             if name == "instances":
                 return Builtin("instances", functools.partial(self.schema_instances, value), False)
-            raise KclRuntimeError(f"attribute '{name}' not found in '{value.name}'")
-        if value is None or value is UNDEFINED:
-            raise KclRuntimeError(
-                f"invalid value '{value_type_name(value)}' to load attribute '{name}'"
-            )
-        raise KclRuntimeError(f"attribute '{name}' not found in '{value_type_name(value)}'")
+            raise KclRuntimeError(f"schema object attr '{name}' not found")
+        # the reference's words, None and Undefined included
+        kind = value_type_name(value)
+        raise KclRuntimeError(f"invalid value '{kind}' to load attribute '{name}'")
 
     def module_member(self, module: ModuleValue, name: str, frame: Frame) -> Any:
         if module.members is not None:

@@ -84,9 +84,12 @@ def run_deep(function: Callable[..., Result], *args: Any, **kwargs: Any) -> Resu
         return function(*args, **kwargs)
     try:
         done.wait()
-    except KeyboardInterrupt:  # signals reach the main thread: hand it to the worker,
-        _interrupt(worker)  # whose handlers clean up (no half-written file) and report
-        done.wait()
+    except BaseException:  # a signal's exception reaches the main thread: interrupt the
+        _interrupt(worker)  # worker, whose handlers clean up (no half-written file),
+        done.wait()  # and report; else the caller's handlers see the signal's exception
+        if outcome:
+            return outcome[0]  # type: ignore[no-any-return]
+        raise
     if failure:
         raise failure[0].with_traceback(failure[0].__traceback__)
     return outcome[0]  # type: ignore[no-any-return]

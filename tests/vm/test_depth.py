@@ -175,3 +175,29 @@ def test_an_interrupt_reaches_the_deep_thread() -> None:
         assert run_deep(work) == "stopped"
     finally:
         helper.join()
+
+
+def test_an_unhandled_interrupt_is_raised_to_the_caller() -> None:
+    """A worker that does not handle the interrupt stops; the caller's handlers
+    (the CLI's signal handling) then see the main thread's own exception."""
+    started = threading.Event()
+    main = threading.get_ident()
+
+    def work() -> None:
+        started.set()
+        while True:
+            sum(range(100))
+
+    def interrupt() -> None:
+        started.wait()
+        while not _waiting(main):
+            threading.Event().wait(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    helper = threading.Thread(target=interrupt)
+    helper.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_deep(work)
+    finally:
+        helper.join()

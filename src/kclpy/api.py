@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from kclpy.depth import TOO_DEEP, deep, innermost_span
 from kclpy.diag import Code, Diagnostic, Label, make_error
 from kclpy.source import SourceFile, Span, read_source
 
@@ -126,6 +127,7 @@ def run(code: str, *, filename: str = "main.k", **kwargs: Any) -> RunResult:
     return run_files([filename], sources={filename: code}, **kwargs)
 
 
+@deep
 def run_files(
     files: Sequence[str],
     *,
@@ -249,7 +251,13 @@ def _load_check_compile(
     codes = {}
     for pkgpath, modules in program.packages.items():
         compiler = PackageCompiler(pkgpath, modules, program.imports_of)
-        codes[pkgpath] = compiler.compile()
+        try:
+            codes[pkgpath] = compiler.compile()
+        except RecursionError as error:  # beyond kclpy.depth's budget
+            result.diagnostics.append(
+                make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error))
+            )
+            return None
         result.diagnostics.extend(compiler.diagnostics)
     if not result.ok:
         return None
@@ -495,6 +503,7 @@ def _test_names(files: Sequence[str]) -> list[str]:
     return names
 
 
+@deep
 def lint_path(
     paths: Sequence[str] | str,
     *,
@@ -514,6 +523,7 @@ def lint_path(
     return lint(inputs, select=select, ignore=ignore).diagnostics
 
 
+@deep
 def lint_code(
     code: str,
     filename: str = "main.k",
@@ -527,6 +537,7 @@ def lint_code(
     return lint([filename], select=select, ignore=ignore, sources={filename: code}).diagnostics
 
 
+@deep
 def format_code(code: str, *, filename: str = "<string>") -> str:
     """The formatted text of KCL source (``kcl fmt``); raises
     ``kclpy.tools.format.FormatError`` (with ``diagnostics``) on syntax errors."""
@@ -535,6 +546,7 @@ def format_code(code: str, *, filename: str = "<string>") -> str:
     return run(code, filename=filename)
 
 
+@deep
 def format_path(path: str, *, check: bool = False) -> list[str]:
     """Format a ``.k`` file, a folder's files or ``folder/...`` in place (atomically);
     returns the changed paths (with ``check``: the paths that would change, nothing

@@ -6,6 +6,7 @@ import pathlib
 import subprocess
 import sys
 
+from kclpy.depth import MAX_BRACKETS
 from kclpy.syntax import ast, parse_bytes, parse_expr, parse_file, parse_source
 from kclpy.syntax.dump import dump
 from kclpy.syntax.walk import Visitor, iter_children, walk
@@ -107,7 +108,7 @@ def test_deep_nesting_does_not_recurse() -> None:
     assert diagnostics == []
     assert len(list(walk(module))) > depth
     assert dump(module).count("ListExpr") == depth
-    too_deep = "a = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    too_deep = "a = " + "(" * (MAX_BRACKETS + 1) + "1" + ")" * (MAX_BRACKETS + 1) + "\n"
     module, diagnostics = parse_source(too_deep)
     assert any("nested" in d.message for d in diagnostics)
     long_chain = "a = " + " + ".join(["1"] * 20000) + "\n"

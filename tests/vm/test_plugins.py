@@ -51,5 +51,13 @@ def test_plugin_exception_is_an_evaluation_error_at_the_call() -> None:
 def test_unknown_function_and_plugin_are_errors_not_none() -> None:
     result = run("import kcl_plugin.hello\na = hello.nothere(1)\n")
     assert not result.ok and "no function 'nothere'" in result.diagnostics[0].message
-    result = run("import kcl_plugin.missing\na = missing.f(1)\n")
-    assert not result.ok and "'missing' is not registered" in result.diagnostics[0].message
+    # as the reference without plugin mode: the import itself fails, even unused
+    for code in ("import kcl_plugin.missing\na = missing.f(1)\n", "import kcl_plugin.missing\n"):
+        result = run(code)
+        diagnostic = result.diagnostics[0]
+        assert diagnostic.code.id == "E2F04" and diagnostic.code.kind == "CannotFindModule"
+        assert diagnostic.message == (
+            "the plugin package `kcl_plugin.missing` is not found, "
+            "please confirm if plugin mode is enabled"
+        )
+        assert diagnostic.span is not None and diagnostic.span.begin_pos.line == 1

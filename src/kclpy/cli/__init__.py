@@ -36,6 +36,7 @@ from kclpy.cli.base import (
     Parser,
     print_error,
 )
+from kclpy.depth import run_deep
 from kclpy.diag import Code
 
 COMMANDS: tuple[Command, ...] = (
@@ -149,12 +150,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _guarded(command, args)
 
 
+# commands that stay on the main thread: kusion handles SIGINT itself, lsp is a server
+_SHALLOW = frozenset({"kusion", "lsp"})
+
+
 def _guarded(command: Command, args: argparse.Namespace) -> int:
     """Run the command; user errors, memory exhaustion, signals and kclpy's own bugs
     become exit codes and coded messages, never tracebacks."""
     previous = _catch_signals()
     try:
-        return command.handle(args)
+        if command.name in _SHALLOW:
+            return command.handle(args)
+        return run_deep(command.handle, args)  # the language's depths (kclpy.depth)
     except CommandError as error:
         sys.stdout.flush()
         print_error(error.code, str(error))

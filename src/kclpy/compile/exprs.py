@@ -748,6 +748,9 @@ class ExprCompiler:
             out.patch(pc)
         self.unit.blocks.pop()
         out.emit(Op.LOAD_LOCAL, result)
+        if op == "filter":
+            out.emit(Op.LOAD_LOCAL, target)
+            out.emit(Op.FILTER_END)
 
     # ------------------------------------------------------------------ lambdas
 

@@ -96,6 +96,8 @@ class Op(IntEnum):
     FILTER_ADD = 107  # acc t k v -> acc  (dict: acc[k] = t[k]; list: append v)
     SET_PATH = 108  # a i1..ik v -> a'   a copy of a with the path consts[arg & 0xFFFF] set
     #                   to v; the path's None steps take the indices i1..ik (k = arg >> 16)
+    FILTER_END = 109  # acc t -> acc'   (dict: the keys in the reference's order, as if t's
+    #                   failing keys were swap-removed from a copy of t in iteration order)
 
 
 # Operators used by UNARY, BINARY, COMPARE and dynamic config entries.
@@ -181,6 +183,7 @@ STACK_EFFECT: Final[dict[Op, int | Callable[[int], int]]] = {
     Op.UNION: -1,
     Op.FILTER_NEW: 0,
     Op.FILTER_ADD: -3,
+    Op.FILTER_END: -1,
     Op.SET_PATH: lambda arg: -1 - (arg >> 16),
 }
 

@@ -368,9 +368,13 @@ class PackageCompiler:
             elif isinstance(stmt, ast.ExprStmt):
                 compiler.expr(stmt.expr)
                 compiler.at(stmt)
-                out.emit(Op.EXPR_OUTPUT)
+                # as the reference: a call statement runs for its effects, its value is no output
+                out.emit(Op.POP if isinstance(stmt.expr, ast.CallExpr) else Op.EXPR_OUTPUT)
             elif isinstance(stmt, ast.AssertStmt):
                 compile_assert(compiler, stmt)
+            elif isinstance(stmt, ast.ImportStmt) and stmt.path.startswith("kcl_plugin."):
+                out.emit(Op.LOAD_IMPORT, out.const(stmt.path))  # as the reference's loader:
+                out.emit(Op.POP)  # an unknown plugin fails at its import
             else:
                 for name in assigned_names(stmt):
                     # as the reference: a unified variable is built at its last part

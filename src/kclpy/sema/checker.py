@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 
+from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import Program
 from kclpy.sema.builtins import BUILTIN_DOCS, BUILTIN_FUNCTIONS
@@ -49,10 +50,8 @@ def check_program(program: Program, keep_scopes: bool = False) -> Model:
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did
     try:
         checker.run()
-    except RecursionError:
-        model.diagnostics.append(
-            make_error(Code.INTERNAL_ERROR, "the program is nested too deeply to check", None)
-        )
+    except RecursionError as error:  # beyond kclpy.depth's budget: say where
+        model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
     except Exception as error:  # a bug in the checker is an internal error, not a traceback
         model.diagnostics.append(
             make_error(Code.INTERNAL_ERROR, f"internal error in the type checker: {error!r}", None)

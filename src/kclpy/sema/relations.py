@@ -270,7 +270,17 @@ def _drop_subsumed(items: list[Type]) -> list[Type]:
 
 
 def widen(t: Type) -> Type:
-    """The type a variable gets from a value of type ``t`` (literals to base types)."""
+    """The type a variable gets from a value of type ``t`` (literals to base types).
+
+    Kept on the type once computed: nested literals widen each level once, not
+    once per enclosing level."""
+    wide = t.wide
+    if wide is None:
+        wide = t.wide = _widen(t)
+    return wide
+
+
+def _widen(t: Type) -> Type:
     flags = t.flags
     if flags & NONE_F:
         return ANY

@@ -43,11 +43,12 @@ ITERABLE = STR | LIST | DICT | SCHEMA
 class Type:
     """Base of all static types."""
 
-    __slots__ = ("flags", "skey")
+    __slots__ = ("flags", "skey", "wide")
 
     def __init__(self, flags: int) -> None:
         self.flags = flags
         self.skey: object = None  # structural key, computed on demand (relations.type_key)
+        self.wide: Type | None = None  # the widened type, computed on demand (relations.widen)
 
     def ty_str(self) -> str:
         """The type as the reference prints it in messages."""

@@ -48,8 +48,8 @@ def span(start: int, end: int) -> Span:
     return Span(FILE, start, end)
 
 
-def error(message: str, start: int, end: int) -> None:
-    DIAGNOSTICS.append(make_error(Code.INVALID_SYNTAX, message, Span(FILE, start, end)))
+def error(message: str, start: int, end: int, code: Code = Code.INVALID_SYNTAX) -> None:
+    DIAGNOSTICS.append(make_error(code, message, Span(FILE, start, end)))
 
 
 def token_text(tok: Any) -> str:

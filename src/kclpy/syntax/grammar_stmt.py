@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kclpy.diag import Code
 from kclpy.source import Span
 from kclpy.syntax import ast, build
 from kclpy.syntax.driver import unit
@@ -477,8 +478,10 @@ def _schema_parts(items: list[Any], checks: list[ast.CheckExpr]) -> dict[str, An
     mixins: list[ast.Expr] = []
     index_signature: ast.IndexSignature | None = None
     body: list[ast.Stmt] = []
-    for item in items:
+    for position, item in enumerate(items):
         if isinstance(item, tuple):
+            if position:  # the reference reads a later ``mixin [..]`` as a name subscripted
+                build.error("name 'mixin' is not defined", item[2], item[2] + 5, Code.COMPILE_ERROR)
             mixins.extend(item[0])
             end = max(end, item[1])
             continue
@@ -554,7 +557,7 @@ def p_mixin_stmt(p: P) -> None:
     | MIXIN LBRACKET nl mixin_names item_sep RBRACKET"""
     s = p.slice
     names = s[-3].value if len(s) > 4 else []
-    s[0].value = (names, s[-1].end)
+    s[0].value = (names, s[-1].end, s[1].lexpos)
 
 
 def p_mixin_names(p: P) -> None:

@@ -22,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kclpy.depth import MAX_BRACKETS
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast
 from kclpy.syntax.literals import decode_number, decode_string, split_interpolation
 from kclpy.syntax.tokens import KEYWORDS, Token
 
-MAX_DEPTH = 300
+MAX_DEPTH = MAX_BRACKETS
 """Deepest bracket nesting accepted; deeper input stops with a diagnostic."""
 
 Interpolate = Callable[[int, int], tuple[ast.Expr | None, str | None]]
@@ -81,6 +82,8 @@ def layout(
 
     indents: list[tuple[int, int]] = [(0, 0)]
     depth = 0
+    nesting = _Nesting()
+    partners: dict[int, int] | None = None  # matching ``}`` of each ``{``, found when needed
     newline: Any = None
     index = 0
     count = len(raw)
@@ -100,6 +103,10 @@ def layout(
             continue
         pos = tok.lexpos
 
+        if newline is not None and not expression and nesting.in_call_arguments():
+            # the reference ends the arguments at the line break: report, no layout
+            error('expected one of [")"] got newline', newline.lexpos, newline.lexpos + 1)
+            newline = None
         if newline is not None and not expression:
             nl_at = newline.lexpos
             nl_tok = Token("NEWLINE", depth, nl_at, nl_at + 1) if out else None
@@ -134,8 +141,12 @@ def layout(
                             pos,
                         )
             if nl_tok is not None and not (
-                not layout_tokens and kind == "NAME" and KEYWORDS.get(value) in _DROP_NEWLINE_BEFORE
+                not layout_tokens
+                and kind == "NAME"
+                and KEYWORDS.get(value) in _DROP_NEWLINE_BEFORE
+                and not nesting.open_if(depth)
             ):
+                nesting.end_line(depth)
                 append(nl_tok)
             out.extend(layout_tokens)
         newline = None
@@ -155,7 +166,9 @@ def layout(
                 if keyword is not None:
                     tok.type = keyword
                     if keyword == "LAMBDA" and index < count and raw[index].type == "LBRACE":
-                        _mark_braced_params(raw, index)
+                        if partners is None:
+                            partners = _brace_partners(raw)
+                        _mark_braced_params(raw, index, partners)
                     elif keyword in ("NOT", "IS", "ELSE") and index < count:
                         following = raw[index]
                         pair = (keyword, following.value if following.type == "NAME" else "")
@@ -178,12 +191,14 @@ def layout(
             tok.value = _string_node(file, tok, interpolate, error)
         elif kind in _OPENERS:
             depth += 1
+            nesting.open(kind == "LPAREN" and _ends_operand(out) and not _line_ends(raw, index))
             if depth > MAX_DEPTH:
                 error(f"too many nested brackets (more than {MAX_DEPTH})", pos, tok.end)
                 break
         elif kind in _CLOSERS:
             if depth:
                 depth -= 1
+                nesting.close(depth)
         elif kind == "QUESTION":
             if index < count and raw[index].type in ("DOT", "LBRACKET"):
                 following = raw[index]
@@ -194,12 +209,15 @@ def layout(
                 else:
                     tok.type = "QLBRACKET"
                     depth += 1
+                    nesting.open(False)
         elif kind in _DROPPED:
             error(_DROPPED[kind], pos, tok.end)
             continue
         elif kind == "BANG":
             error("invalid token '!', consider using 'not '", pos, tok.end)
             tok.type = "NOT"
+        if tok.type in _IF_OR_ELSE:
+            nesting.branch(tok.type, depth, _ends_operand(out))
         append(tok)
 
     if not expression:
@@ -212,21 +230,86 @@ def layout(
     return result
 
 
-def _mark_braced_params(raw: list[Any], start: int) -> None:
+class _Nesting:
+    """What the reference's recursive descent knows and a token filter must track:
+
+    * whether the innermost bracket is a call's ``(`` with an argument on its
+      own line: then a line break between arguments ends the call
+      (``f(1,`` newline ``2)`` is ``expected one of [")"] got newline``);
+    * the bracket depths of conditional expressions still waiting for their
+      ``else``: a line break there is no line continuation, so the newline
+      before an ``else`` is kept (and the parser reports the missing ``else``).
+    """
+
+    __slots__ = ("calls", "open_ifs")
+
+    def __init__(self) -> None:
+        self.calls: list[bool] = []
+        self.open_ifs: list[int] = []
+
+    def open(self, strict_call: bool) -> None:
+        self.calls.append(strict_call)
+
+    def close(self, depth: int) -> None:
+        if self.calls:
+            self.calls.pop()
+        while self.open_ifs and self.open_ifs[-1] > depth:
+            self.open_ifs.pop()
+
+    def in_call_arguments(self) -> bool:
+        return bool(self.calls) and self.calls[-1]
+
+    def branch(self, kind: str, depth: int, after_operand: bool) -> None:
+        if kind == "IF" and after_operand:
+            self.open_ifs.append(depth)
+        elif kind == "ELSE" and self.open_if(depth):
+            self.open_ifs.pop()
+
+    def open_if(self, depth: int) -> bool:
+        return bool(self.open_ifs) and self.open_ifs[-1] == depth
+
+    def end_line(self, depth: int) -> None:
+        while self.open_ifs and self.open_ifs[-1] >= depth:
+            self.open_ifs.pop()
+
+
+_IF_OR_ELSE = frozenset(("IF", "ELSE"))
+_OPERAND_ENDS = (
+    frozenset(("NAME", "NUMBER", "STRING", "TRUE", "FALSE", "NONE", "UNDEFINED")) | _CLOSERS
+)
+
+
+def _ends_operand(out: list[Any]) -> bool:
+    """Whether the last token out ends an operand (so ``(`` calls, ``if`` is an expression's)."""
+    return bool(out) and out[-1].type in _OPERAND_ENDS
+
+
+def _line_ends(raw: list[Any], index: int) -> bool:
+    """Whether only a comment, if anything, is left on the line from ``raw[index]``."""
+    while index < len(raw) and raw[index].type == "COMMENT":
+        index += 1
+    return index >= len(raw) or raw[index].type == "NEWLINE"
+
+
+def _mark_braced_params(raw: list[Any], start: int, partners: dict[int, int]) -> None:
     """``lambda {x: int} -> T {...}``: the first braces hold parameters when the
     matching ``}`` is followed by ``->`` (the reference looks ahead the same way)."""
-    depth = 0
-    for index in range(start, len(raw)):
-        kind = raw[index].type
-        if kind == "LBRACE":
-            depth += 1
-        elif kind == "RBRACE":
-            depth -= 1
-            if depth == 0:
-                if index + 1 < len(raw) and raw[index + 1].type == "RARROW":
-                    raw[start].type = "LPARAMS"
-                    raw[index].type = "RPARAMS"
-                return
+    end = partners.get(start)
+    if end is not None and end + 1 < len(raw) and raw[end + 1].type == "RARROW":
+        raw[start].type = "LPARAMS"
+        raw[end].type = "RPARAMS"
+
+
+def _brace_partners(raw: list[Any]) -> dict[int, int]:
+    """The index of the matching ``}`` of every ``{`` in ``raw`` (one pass, any depth)."""
+    partners: dict[int, int] = {}
+    opened: list[int] = []
+    for index, tok in enumerate(raw):
+        if tok.type == "LBRACE":
+            opened.append(index)
+        elif tok.type == "RBRACE" and opened:
+            partners[opened.pop()] = index
+    return partners
 
 
 _CONSTANTS = frozenset(("TRUE", "FALSE", "NONE", "UNDEFINED"))

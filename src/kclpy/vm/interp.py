@@ -396,6 +396,10 @@ class Interpreter(RuntimeBase):
                 accumulator[key] = target[key]
             else:
                 accumulator.append(item)
+        elif op == Op.FILTER_END:
+            target = pop()
+            if isinstance(stack[-1], dict):
+                stack[-1] = swap_removed_order(stack[-1], target)
         elif op == Op.SET_PATH:
             value = pop()
             count = arg >> 16
@@ -413,6 +417,26 @@ class Interpreter(RuntimeBase):
         else:
             raise KclRuntimeError(f"internal error: unknown opcode {op}", "InternalError")
         return pc
+
+
+def swap_removed_order(kept: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
+    """``kept`` in the reference's order: it filters a copy of ``target`` by
+    ``swap_remove``-ing each failing key in turn (the last key takes its place)."""
+    order = list(target)
+    if len(order) == len(kept):
+        return kept
+    position = {key: index for index, key in enumerate(order)}
+    for key in list(order):
+        if key in kept:
+            continue
+        index = position.pop(key)
+        last = order.pop()
+        if last != key:
+            order[index] = last
+            position[last] = index
+    result = Config((key, kept[key]) for key in order)
+    result.ops = getattr(kept, "ops", result.ops)
+    return result
 
 
 def _raise_recursion_limit() -> None:

@@ -78,7 +78,11 @@ def plugin_members(pkgpath: str) -> dict[str, Any]:
     with _lock:
         functions = _registry.get(name)
     if functions is None:
-        raise KclRuntimeError(f"the plugin '{name}' is not registered")
+        raise KclRuntimeError(
+            f"the plugin package `kcl_plugin.{name}` is not found, "
+            "please confirm if plugin mode is enabled",
+            "CannotFindModule",
+        )
     return _Members(name, functions)
 
 

@@ -150,17 +150,15 @@ class RuntimeBase(SchemaRuntime):
 
             method = STRING_METHODS.get(name)
             if method is None:
-                raise KclRuntimeError(f"attribute '{name}' not found in 'str'")
+                raise KclRuntimeError(f"str object attr '{name}' not found")
             return Builtin(name, functools.partial(method, value), False)
         if isinstance(value, SchemaType):
             if name == "instances":
                 return Builtin("instances", functools.partial(self.schema_instances, value), False)
-            raise KclRuntimeError(f"attribute '{name}' not found in '{value.name}'")
-        if value is None or value is UNDEFINED:
-            raise KclRuntimeError(
-                f"invalid value '{value_type_name(value)}' to load attribute '{name}'"
-            )
-        raise KclRuntimeError(f"attribute '{name}' not found in '{value_type_name(value)}'")
+            raise KclRuntimeError(f"schema object attr '{name}' not found")
+        # the reference's words, None and Undefined included
+        kind = value_type_name(value)
+        raise KclRuntimeError(f"invalid value '{kind}' to load attribute '{name}'")
 
     def module_member(self, module: ModuleValue, name: str, frame: Frame) -> Any:
         if module.members is not None:
@@ -310,7 +308,7 @@ class RuntimeBase(SchemaRuntime):
         )
 
     def cast(self, value: Any, type_ref: TypeRef | None) -> Any:
-        return self.types.check(value, type_ref)
+        return self.types.check(value, type_ref, strict=True)
 
     # ------------------------------------------------------------------ configs
 
@@ -366,8 +364,9 @@ class RuntimeBase(SchemaRuntime):
 
     def config_unpack(self, config: Config, value: Any) -> None:
         """``**value``: each entry applied with its own operator (``:`` entries unify and
-        may conflict); an entry without one (a computed schema attribute, a value from
-        a comprehension) replaces the earlier value."""
+        may conflict, as a schema instance's attributes given by ``:`` in its config);
+        an entry without one (a computed schema attribute, a value from a
+        comprehension) replaces the earlier value."""
         if value is None or value is UNDEFINED:
             return
         if not isinstance(value, dict):
@@ -375,8 +374,10 @@ class RuntimeBase(SchemaRuntime):
                 f"only dict and schema can be used ** unpack, got '{value_type_name(value)}'"
             )
         ops: dict[str, int] = getattr(value, "ops", None) or {}
+        united = (value.config or {}) if isinstance(value, SchemaInstance) else {}
         for key, item in value.items():
-            merge.apply_entry(config, key, item, ops.get(key, OP_OVERRIDE), [], self.rebuild)
+            op = ops.get(key, OP_UNION if key in united else OP_OVERRIDE)
+            merge.apply_entry(config, key, item, op, [], self.rebuild)
 
     # ------------------------------------------------------------------ calls
 

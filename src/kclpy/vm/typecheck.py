@@ -61,12 +61,24 @@ class TypeChecker:
         self.resolve = resolve
         self.instantiate = instantiate
         self.is_subschema = is_subschema
+        self.strict = False
 
-    def check(self, value: Any, type_ref: TypeRef | None) -> Any:
-        """``value`` converted to ``type_ref``; raises ``expect T, got U`` when it does not fit."""
+    def check(self, value: Any, type_ref: TypeRef | None, strict: bool = False) -> Any:
+        """``value`` converted to ``type_ref``; raises ``expect T, got U`` when it does not fit.
+
+        As in the reference, only ``strict`` checks (``x as T``) compare a schema
+        instance's schema with the expected one; elsewhere the static checker has
+        judged it, so any instance passes where a schema is expected (konfig's
+        frontend ``Affinity`` into the k8s model's ``Affinity``, say).
+        """
         if type_ref is None or value is None or value is UNDEFINED:
             return value
-        converted = self.convert(value, type_ref)
+        outer = self.strict
+        self.strict = strict
+        try:
+            converted = self.convert(value, type_ref)
+        finally:
+            self.strict = outer
         if converted is _MISMATCH:
             raise KclRuntimeError(
                 f"expect {type_ref.text or type_ref.kind}, got {value_type_name(value)}"
@@ -139,7 +151,9 @@ class TypeChecker:
     def convert_schema(self, value: Any, ref: Any) -> Any:
         schema = self.resolve(ref)
         if isinstance(value, SchemaInstance):
-            return value if self.is_subschema(value.schema, schema) else _MISMATCH
+            if not self.strict or self.is_subschema(value.schema, schema):
+                return value
+            return _MISMATCH
         if isinstance(value, dict):
             if schema.proto.kind == "protocol":
                 return value

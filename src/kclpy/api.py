@@ -141,10 +141,18 @@ def run_files(
     sources: Mapping[str, str] | None = None,
     check: bool = True,
     overrides: Sequence[str] = (),
+    max_memory: int | None = None,
+    timeout: float = 0.0,
+    allow_fs_read: Sequence[str] = (),
+    allow_fs_write: Sequence[str] = (),
+    no_fs: bool = False,
 ) -> RunResult:
     """Compile and run KCL files; ``options`` are the ``-D`` values (dict or ``k=v`` texts).
 
     ``check=False`` skips the static type checker (errors then surface at run time).
+    Limits (kclpy.vm.limits): ``max_memory`` in bytes (None: the default, 0: none),
+    ``timeout`` in seconds (0: none). The file builtins may use the module root plus
+    ``allow_fs_read`` / ``allow_fs_write`` folders; ``no_fs`` closes the file system.
     """
     result = RunResult(format=format)
     try:
@@ -171,10 +179,17 @@ def run_files(
             return result
         codes, root, files_by_path = loaded
     # --- end of cache ---
+    from kclpy.vm.fs_policy import FsPolicy
+    from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits
     from kclpy.vm.runner import Runner
     from kclpy.vm.values import KclRuntimeError
 
-    runner = Runner(codes, MAIN, option_values, work_dir, root)
+    memory = DEFAULT_LIMITS.max_memory if max_memory is None else max_memory
+    runner = Runner(
+        codes, MAIN, option_values, work_dir, root,
+        FsPolicy.from_options(allow_fs_read, allow_fs_write, no_fs),
+        ResourceLimits(memory, timeout),
+    )  # fmt: skip
     runner.set_strict_range_check(strict_range_check)
     try:
         output = runner.run()

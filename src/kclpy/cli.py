@@ -65,6 +65,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true")
     parser.add_argument("-v", "--verbose", action="count", default=0)
     parser.add_argument("--no_style", action="store_true", help="no colour in diagnostics")
+    _add_limit_options(parser)
     parser.add_argument(
         "--error-format",
         "--error_format",
@@ -72,6 +73,32 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         choices=["human", "pretty", "short", "json"],
         default="human",
     )
+
+
+def _add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """Resource limits and the file-system policy of a run (kclpy.vm.limits, fs_policy)."""
+    from kclpy.vm.limits import parse_size
+
+    def size(text: str) -> int:
+        try:
+            return parse_size(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid size '{text}' (e.g. 512M, 2G)") from None
+
+    def seconds(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not value >= 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"invalid number of seconds '{text}'")
+        return value
+
+    parser.add_argument("--max-memory", type=size, metavar="SIZE", help="default 4G; 0: none")
+    parser.add_argument("--timeout", type=seconds, default=0.0, metavar="SECONDS")
+    parser.add_argument("--allow-fs-read", action="append", default=[], metavar="DIR")
+    parser.add_argument("--allow-fs-write", action="append", default=[], metavar="DIR")
+    parser.add_argument("--no-fs", action="store_true", help="no file or environment access")
 
 
 def build_parser(kusion_arguments: bool = True) -> argparse.ArgumentParser:
@@ -242,6 +269,11 @@ def _run(args: argparse.Namespace) -> int:
         overrides=overrides,
         format=args.format or str(settings.get("format") or "yaml"),
         external_pkgs=_externals([*settings.get("external", []), *args.external]),  # type: ignore[misc]
+        max_memory=args.max_memory,
+        timeout=args.timeout,
+        allow_fs_read=args.allow_fs_read,
+        allow_fs_write=args.allow_fs_write,
+        no_fs=args.no_fs,
     )
     if result.log:
         sys.stdout.write(result.log)

@@ -141,12 +141,8 @@ REFERENCE_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("int", ("Ki",), {}, Error("number can't be empty")),
     ("int", ("1Ki", 16), {}, Error("invalid literal for int() with base 16: '1Ki'")),
     ("int", ("+0xff", 16), {}, Error("invalid literal for int() with base 16: '+0xff'")),
-    (
-        "int",
-        ("FFFFFFFFFFFFFFFF", 16),
-        {},
-        Error("invalid literal for int() with base 16: 'FFFFFFFFFFFFFFFF'"),
-    ),
+    ("int", ("FFFFFFFFFFFFFFFF", 16), {},
+     Error("invalid literal for int() with base 16: 'FFFFFFFFFFFFFFFF'")),
     ("int", (None,), {}, Error("int() argument must be a string or a number, not 'NoneType'")),
     ("float", ("1e3",), {}, 1000.0),
     ("float", (".5",), {}, 0.5),
@@ -167,12 +163,8 @@ REFERENCE_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("list", ({"a": 1, "b": 2},), {}, ["a", "b"]),
     ("list", (None,), {}, Error("'NoneType' object is not iterable")),
     ("dict", (P,), {}, {"x": 0, "y": "a"}),
-    (
-        "dict",
-        ("ab",),
-        {},
-        Error("dictionary update sequence element #0 has length 1; 2 is required"),
-    ),
+    ("dict", ("ab",), {},
+     Error("dictionary update sequence element #0 has length 1; 2 is required")),
     ("dict", ([1, 2],), {}, Error("'int' object is not iterable")),
     ("abs", (-1.5,), {}, 1.5),
     ("abs", (True,), {}, UNDEFINED),
@@ -192,12 +184,8 @@ REFERENCE_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("round", (None,), {}, UNDEFINED),
     ("max", ([1, 2.5, True],), {}, 2.5),
     ("max", (2, 2.0), {}, 2),
-    (
-        "max",
-        ([None, 1],),
-        {},
-        Error("'>' not supported between instances of 'NoneType' and 'NoneType'"),
-    ),
+    ("max", ([None, 1],), {},
+     Error("'>' not supported between instances of 'NoneType' and 'NoneType'")),
     ("min", (1, "a"), {}, Error("'<' not supported between instances of 'str' and 'int'")),
     ("max", ([],), {}, Error("arg is an empty list")),
     ("min", ("",), {}, Error("arg is an empty str")),
@@ -218,18 +206,10 @@ REFERENCE_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("pow", (-8, 0.5), {}, NAN),
     ("pow", (2.0, 2000), {}, INF),
     ("pow", (2, 3, 0), {}, Error("pow() 3rd argument cannot be 0")),
-    (
-        "pow",
-        (2, -1, 5),
-        {},
-        Error("pow() 2nd argument cannot be negative when 3rd argument specified"),
-    ),
-    (
-        "pow",
-        (2.0, 3, 5),
-        {},
-        Error("pow() 3rd argument not allowed unless all arguments are integers"),
-    ),
+    ("pow", (2, -1, 5), {},
+     Error("pow() 2nd argument cannot be negative when 3rd argument specified")),
+    ("pow", (2.0, 3, 5), {},
+     Error("pow() 3rd argument not allowed unless all arguments are integers")),
     ("pow", (None, 2), {}, UNDEFINED),
     ("range", (5, 0, -2), {}, [5, 3, 1]),
     ("range", (0, 3, 0), {}, Error("range() step argument must not be zero")),
@@ -267,12 +247,8 @@ DIFFERENCES: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("int", ("1.5",), {}, Error("invalid literal for int() with base 10: '1.5'")),
     ("int", ("٣",), {}, Error("invalid literal for int() with base 10: '٣'")),
     # ParseIntError { kind: PosOverflow } panic text
-    (
-        "int",
-        ("99999999999999999999",),
-        {},
-        Error("99999999999999999999: A 64 bit integer overflow"),
-    ),
+    ("int", ("99999999999999999999",), {},
+     Error("99999999999999999999: A 64 bit integer overflow")),
     # from_ascii_bytes_radix panic text
     ("int", ("12", 0), {}, Error("int() base must be in the range [2, 36], not 0")),
     ("int", ("12", None), {}, Error("int() base must be in the range [2, 36], not None")),
@@ -282,12 +258,8 @@ DIFFERENCES: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("int", (NAN,), {}, Error("cannot convert float NaN to integer")),
     ("round", (1e20,), {}, Error("100000000000000000000: A 64 bit integer overflow")),
     # wraps to -1000
-    (
-        "int",
-        ("9223372036854775807K",),
-        {},
-        Error("9223372036854775807000: A 64 bit integer overflow"),
-    ),
+    ("int", ("9223372036854775807K",), {},
+     Error("9223372036854775807000: A 64 bit integer overflow")),
     # n/u/m suffixes always give 0
     ("int", ("1000m",), {}, 1),
     ("int", ("2048mi",), {}, 2),
@@ -309,12 +281,8 @@ DIFFERENCES: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("pow", (-2, 3, 5), {}, 2),
     ("pow", (2, 3, -3), {}, -1),
     # float modulus ignored (4)
-    (
-        "pow",
-        (2, 2, 2.5),
-        {},
-        Error("pow() 3rd argument not allowed unless all arguments are integers"),
-    ),
+    ("pow", (2, 2, 2.5), {},
+     Error("pow() 3rd argument not allowed unless all arguments are integers")),
     # ints come back unchanged (15.0 and 25.0); Undefined
     ("round", (15, -1), {}, 20.0),
     ("round", (25, -1), {}, 20.0),
@@ -376,77 +344,33 @@ def test_reduce_folds_through_the_context() -> None:
 
 def test_every_builtin_except_option_is_exported() -> None:
     names = {
-        "print",
-        "len",
-        "typeof",
-        "int",
-        "float",
-        "bool",
-        "str",
-        "list",
-        "dict",
-        "abs",
-        "round",
-        "max",
-        "min",
-        "sum",
-        "pow",
-        "range",
-        "sorted",
-        "zip",
-        "isunique",
-        "isnullish",
-        "multiplyof",
-        "all_true",
-        "any_true",
-        "hex",
-        "oct",
-        "bin",
-        "ord",
-        "reduce",
+        "print", "len", "typeof", "int", "float", "bool", "str", "list", "dict", "abs",
+        "round", "max", "min", "sum", "pow", "range", "sorted", "zip", "isunique",
+        "isnullish", "multiplyof", "all_true", "any_true", "hex", "oct", "bin", "ord", "reduce",
     }
     assert set(BUILTINS) == names
     assert {name for name, function in BUILTINS.items() if takes_context(function)} == {
-        "print",
-        "reduce",
+        "print", "reduce",
     }
 
 
 # ---------------------------------------------------------------- convert.py
 
 TO_STR: list[tuple[Any, str]] = [
-    (1.0, "1.0"),
-    (1e20, "100000000000000000000.0"),
-    (1e16, "10000000000000000.0"),
-    (1e-7, "0.0000001"),
-    (0.1 + 0.2, "0.30000000000000004"),
-    (2.5e-5, "0.000025"),
-    (INF, "inf.0"),
-    (-INF, "-inf.0"),
-    (NAN, "NaN.0"),
-    (-0.0, "-0.0"),
-    (True, "True"),
-    (None, "None"),
-    (UNDEFINED, "Undefined"),
-    (Ki, "1Ki"),
-    ("é", "é"),
-    (-5, "-5"),
-    ([1, "a"], "[1, a]"),
-    (["a'b", 'a"b', "", None, UNDEFINED, [], {}], "[a'b, a\"b, , None, Undefined, [], {}]"),
+    (1.0, "1.0"), (1e20, "100000000000000000000.0"), (1e16, "10000000000000000.0"),
+    (1e-7, "0.0000001"), (0.1 + 0.2, "0.30000000000000004"), (2.5e-5, "0.000025"),
+    (INF, "inf.0"), (-INF, "-inf.0"), (NAN, "NaN.0"), (-0.0, "-0.0"), (True, "True"),
+    (None, "None"), (UNDEFINED, "Undefined"), (Ki, "1Ki"), ("é", "é"), (-5, "-5"),
+    ([1, "a"], "[1, a]"), (["a'b", 'a"b', "", None, UNDEFINED, [], {}],
+                           "[a'b, a\"b, , None, Undefined, [], {}]"),
     (["x", {"k": "v"}], "[x, {'k': 'v'}]"),
-    (
-        {"a": {"b": "c"}, "l": ["x", {"k": "v"}], "n": None, "u": UNDEFINED, "f": 1.0},
-        "{'a': {'b': 'c'}, 'l': [x, {'k': 'v'}], 'n': None, 'u': Undefined, 'f': 1.0}",
-    ),
-    (
-        {"it's": "a'b", "q": 'a"b', "both": "a'b\"c", "nl": "a\nb"},
-        "{'it's': 'a'b', 'q': \"a\"b\", 'both': \"a'b\\\"c\", 'nl': 'a\nb'}",
-    ),
-    ({"x'y\"z": 1}, '{"x\'y\\"z": 1}'),
+    ({"a": {"b": "c"}, "l": ["x", {"k": "v"}], "n": None, "u": UNDEFINED, "f": 1.0},
+     "{'a': {'b': 'c'}, 'l': [x, {'k': 'v'}], 'n': None, 'u': Undefined, 'f': 1.0}"),
+    ({"it's": "a'b", "q": 'a"b', "both": "a'b\"c", "nl": "a\nb"},
+     "{'it's': 'a'b', 'q': \"a\"b\", 'both': \"a'b\\\"c\", 'nl': 'a\nb'}"),
+    ({"x'y\"z": 1}, "{\"x'y\\\"z\": 1}"),
     ({"a": Ki, "b": [Ki]}, "{'a': 1Ki, 'b': [1Ki]}"),
-    (P, "{'x': 0, 'y': 'a'}"),
-    (Config(a=1), "{'a': 1}"),
-    (Lambda(None), "function"),
+    (P, "{'x': 0, 'y': 'a'}"), (Config(a=1), "{'a': 1}"), (Lambda(None), "function"),
     (len, "function"),
 ]
 
@@ -457,19 +381,11 @@ def test_to_str(value: Any, text: str) -> None:
 
 
 TYPE_NAMES: list[tuple[Any, str, str]] = [
-    (1, "int", "int"),
-    (1.5, "float", "float"),
-    ("s", "str", "str"),
-    (True, "bool", "bool"),
-    (None, "NoneType", "None"),
-    (UNDEFINED, "UndefinedType", "UndefinedType"),
-    ([1], "list", "list"),
-    ({}, "dict", "dict"),
-    (Config(), "dict", "dict"),
-    (P, "P", "P"),
+    (1, "int", "int"), (1.5, "float", "float"), ("s", "str", "str"), (True, "bool", "bool"),
+    (None, "NoneType", "None"), (UNDEFINED, "UndefinedType", "UndefinedType"),
+    ([1], "list", "list"), ({}, "dict", "dict"), (Config(), "dict", "dict"), (P, "P", "P"),
     (NumberMultiplier(2, "M"), "number_multiplier(2M)", "number_multiplier(2M)"),
-    (Lambda(None), "function", "function"),
-    (len, "function", "function"),
+    (Lambda(None), "function", "function"), (len, "function", "function"),
 ]
 
 
@@ -494,8 +410,8 @@ def test_objects_report_their_kcl_type_name() -> None:
 
 
 @pytest.mark.parametrize(
-    "value",
-    [False, None, UNDEFINED, 0, 0.0, -0.0, "", [], {}, Config(), NumberMultiplier(0, "Ki")],
+    "value", [False, None, UNDEFINED, 0, 0.0, -0.0, "", [], {}, Config(),
+              NumberMultiplier(0, "Ki")],
 )
 def test_falsy_values(value: Any) -> None:
     assert convert.truthy(value) is False
@@ -509,21 +425,11 @@ def test_truthy_values(value: Any) -> None:
 # ---------------------------------------------------------------- compare.py
 
 EQUAL: list[tuple[Any, Any, bool]] = [
-    (1, True, False),
-    (1, 1.0, True),
-    (None, UNDEFINED, False),
-    (UNDEFINED, UNDEFINED, True),
-    ([1, 2], [1.0, 2], True),
-    ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True),
-    ([1], [True], False),
-    (P, {"x": 0, "y": "a"}, False),
-    (P, SchemaInstance(Stub("Q"), {"x": 0, "y": "a"}), True),
-    (Ki, Ki, False),
-    (Ki, 1024, False),
-    (NAN, NAN, False),
-    ("a", None, False),
-    (Config(a=1), {"a": 1}, True),
-    ({"a": 1}, {"a": 1, "b": 2}, False),
+    (1, True, False), (1, 1.0, True), (None, UNDEFINED, False), (UNDEFINED, UNDEFINED, True),
+    ([1, 2], [1.0, 2], True), ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True), ([1], [True], False),
+    (P, {"x": 0, "y": "a"}, False), (P, SchemaInstance(Stub("Q"), {"x": 0, "y": "a"}), True),
+    (Ki, Ki, False), (Ki, 1024, False), (NAN, NAN, False), ("a", None, False),
+    (Config(a=1), {"a": 1}, True), ({"a": 1}, {"a": 1, "b": 2}, False),
 ]
 
 
@@ -541,17 +447,10 @@ def test_functions_are_equal_only_to_themselves() -> None:
 
 
 ORDER: list[tuple[Any, Any, bool, bool]] = [  # left, right, left < right, left <= right
-    (1, 1.5, True, True),
-    (1, True, False, True),
-    (True, 2, True, True),
-    ([1, 2], [1, 3], True, True),
-    ([1, 2], [1], False, False),
-    ([1, 2], [1, 2], False, True),
-    ([None], [None], False, True),
-    ("C", "a", True, True),
-    ("é", "z", False, False),
-    ([1, "a"], [2, 2], True, True),
-    (NAN, 1, False, False),
+    (1, 1.5, True, True), (1, True, False, True), (True, 2, True, True),
+    ([1, 2], [1, 3], True, True), ([1, 2], [1], False, False), ([1, 2], [1, 2], False, True),
+    ([None], [None], False, True), ("C", "a", True, True), ("é", "z", False, False),
+    ([1, "a"], [2, 2], True, True), (NAN, 1, False, False),
 ]
 
 
@@ -569,12 +468,8 @@ def test_ordering(left: Any, right: Any, less: bool, less_equal: bool) -> None:
     [
         ("<", "a", 1, "'<' not supported between instances of 'str' and 'int'"),
         (">=", None, None, "'>=' not supported between instances of 'NoneType' and 'NoneType'"),
-        (
-            "<=",
-            [1, [1, "a"]],
-            [1, [1, 2]],
-            "'<=' not supported between instances of 'str' and 'int'",
-        ),
+        ("<=", [1, [1, "a"]], [1, [1, 2]],
+         "'<=' not supported between instances of 'str' and 'int'"),
         (">", Ki, 1, "'>' not supported between instances of 'number_multiplier(1Ki)' and 'int'"),
         ("<", P, P, "'<' not supported between instances of 'P' and 'P'"),
         ("<", {}, {}, "'<' not supported between instances of 'dict' and 'dict'"),
@@ -600,20 +495,10 @@ def test_compare_for_sorting() -> None:
 
 
 CONTAINS: list[tuple[Any, Any, bool]] = [
-    (1.0, [1, [2], {"a": 1}, None, "x"], True),
-    (True, [1], False),
-    ([2.0], [[2]], True),
-    (None, [1, None], True),
-    (UNDEFINED, [None], False),
-    (Ki, [Ki], False),
-    ("x", P, True),
-    ("z", P, False),
-    (1, {"1": 1}, False),
-    ("a", {"a": UNDEFINED}, True),
-    ("", "abc", True),
-    ("ac", "abc", False),
-    (1, "abc", False),
-    (["a"], {"a": 1}, False),
+    (1.0, [1, [2], {"a": 1}, None, "x"], True), (True, [1], False), ([2.0], [[2]], True),
+    (None, [1, None], True), (UNDEFINED, [None], False), (Ki, [Ki], False), ("x", P, True),
+    ("z", P, False), (1, {"1": 1}, False), ("a", {"a": UNDEFINED}, True), ("", "abc", True),
+    ("ac", "abc", False), (1, "abc", False), (["a"], {"a": 1}, False),
 ]
 
 
@@ -623,14 +508,8 @@ def test_contains(item: Any, container: Any, expected: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    ("container", "name"),
-    [
-        (None, "NoneType"),
-        (1, "int"),
-        (UNDEFINED, "UndefinedType"),
-        (Ki, "number_multiplier(1Ki)"),
-        (Lambda(None), "function"),
-    ],
+    ("container", "name"), [(None, "NoneType"), (1, "int"), (UNDEFINED, "UndefinedType"),
+                            (Ki, "number_multiplier(1Ki)"), (Lambda(None), "function")],
 )
 def test_contains_needs_an_iterable(container: Any, name: str) -> None:
     with pytest.raises(KclRuntimeError) as caught:

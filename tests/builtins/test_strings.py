@@ -90,13 +90,8 @@ REFERENCE: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("islower", "ª", (), {}, True),
     ("istitle", "ǅ", (), {}, True),
     ("isupper", "A1", (), {}, True),
-    (
-        "join",
-        ",",
-        ([None, True, 1.5, [1, "x"], {"a": "b"}, UNDEFINED, Ki],),
-        {},
-        "None,True,1.5,[1, x],{'a': 'b'},Undefined,1Ki",
-    ),
+    ("join", ",", ([None, True, 1.5, [1, "x"], {"a": "b"}, UNDEFINED, Ki],), {},
+     "None,True,1.5,[1, x],{'a': 'b'},Undefined,1Ki"),
     ("join", ",", ("abc",), {}, "a,b,c"),
     ("join", ",", (P,), {}, "x,y"),
     ("join", ",", (1,), {}, Error("'int' object is not iterable")),
@@ -155,7 +150,8 @@ REFERENCE: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("format", "{:{}}|", (1, 5), {}, Error("Invalid format specifier")),
     ("format", "{:z}", (1,), {}, Error("Invalid format specifier")),
     ("format", "{:q}", ("a",), {}, Error("Invalid format specifier")),
-    ("format", "{:010}", ("a",), {}, Error("'=' alignment not allowed in string format specifier")),
+    ("format", "{:010}", ("a",), {},
+     Error("'=' alignment not allowed in string format specifier")),
     ("format", "{0[1]}", ("abc",), {}, Error("Invalid list object in list_get")),
 ]
 
@@ -200,51 +196,18 @@ def test_method_deliberate_difference(
 
 def test_every_method_is_exported() -> None:
     names = [
-        "capitalize",
-        "chars",
-        "count",
-        "endswith",
-        "find",
-        "format",
-        "index",
-        "isalnum",
-        "isalpha",
-        "isdigit",
-        "islower",
-        "isspace",
-        "istitle",
-        "isupper",
-        "join",
-        "lower",
-        "lstrip",
-        "removeprefix",
-        "removesuffix",
-        "replace",
-        "rfind",
-        "rindex",
-        "rsplit",
-        "rstrip",
-        "split",
-        "splitlines",
-        "startswith",
-        "strip",
-        "title",
-        "upper",
+        "capitalize", "chars", "count", "endswith", "find", "format", "index", "isalnum",
+        "isalpha", "isdigit", "islower", "isspace", "istitle", "isupper", "join", "lower",
+        "lstrip", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rsplit",
+        "rstrip", "split", "splitlines", "startswith", "strip", "title", "upper",
     ]
     assert sorted(STRING_METHODS) == names
 
 
 @pytest.mark.parametrize(
     ("value", "spec", "text"),
-    [
-        (1.5, ">6", "   1.5"),
-        ("abc", ".2s", "ab"),
-        (255, "#x", "0xff"),
-        (True, ">9", "True"),
-        (None, "", "None"),
-        (1234567.891, ",.2f", "1,234,567.89"),
-        (2.5, ".0f", "2"),
-    ],
+    [(1.5, ">6", "   1.5"), ("abc", ".2s", "ab"), (255, "#x", "0xff"), (True, ">9", "True"),
+     (None, "", "None"), (1234567.891, ",.2f", "1,234,567.89"), (2.5, ".0f", "2")],
 )
 def test_format_value(value: Any, spec: str, text: str) -> None:
     assert format_value(value, spec) == text

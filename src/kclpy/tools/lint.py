@@ -292,7 +292,9 @@ def lint(
     return report
 
 
-def _findings(program: Program, loader: Loader, config: LintConfig) -> tuple[list[Finding], Model]:
+def _findings(
+    program: Program, loader: Loader, config: LintConfig
+) -> tuple[list[Finding], Model]:
     findings = [Finding(d) for d in program.diagnostics]
     model = check_program(program)
     for diagnostic in model.diagnostics:

@@ -432,6 +432,21 @@ class TestCaseResult(NamedTuple):
         return self.error is None
 
 
+def run_pattern(text: str) -> Any:
+    """The ``--run`` pattern of ``kcl test`` (RE2, Go's syntax, linear time);
+    ValueError for an invalid pattern."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(text, options)
+    except re2.error as error:
+        reason = error.args[0] if error.args else ""
+        reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+        raise ValueError(f"invalid --run pattern '{text}': {reason}") from None
+
+
 def test(package_dir: str, run_regexp: str = "", fail_fast: bool = False) -> list[TestCaseResult]:
     """``kcl test``: every top-level lambda named ``test_*`` of the package's ``.k`` and
     ``*_test.k`` files is a test; it passes when calling it raises no error. A compile or
@@ -446,7 +461,7 @@ def test(package_dir: str, run_regexp: str = "", fail_fast: bool = False) -> lis
     result = RunResult()
     loaded = _load_check_compile(files, package_dir, None, None, True, result, None)
     names = _test_names(files)
-    pattern = re.compile(run_regexp) if run_regexp else None
+    pattern = run_pattern(run_regexp) if run_regexp else None
     names = [name for name in names if pattern is None or pattern.search(name)]
     if loaded is None:
         failure = next(d for d in result.diagnostics if d.is_error)

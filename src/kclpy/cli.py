@@ -411,6 +411,19 @@ def test_command(args: argparse.Namespace) -> int:
                     folders.append(current)
         else:
             folders.append(item)
+    problem = next(
+        (f"'{item}' is not a package folder" for item in folders if not os.path.isdir(item)), ""
+    )
+    try:
+        from kclpy.api import run_pattern
+
+        if args.run:
+            run_pattern(args.run)
+    except ValueError as error:
+        problem = str(error)
+    if problem:
+        sys.stderr.write(f"error: {problem}\n")
+        return EXIT_USAGE
     total = failed = 0
     for folder in folders:
         for case in test(folder, args.run, args.fail_fast):

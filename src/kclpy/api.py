@@ -150,7 +150,8 @@ def run_files(
     """Compile and run KCL files; ``options`` are the ``-D`` values (dict or ``k=v`` texts).
 
     ``check=False`` skips the static type checker (errors then surface at run time).
-    Limits (kclpy.vm.limits): ``max_memory`` in bytes (None: the default, 0: none),
+    Limits (kclpy.vm.limits): ``max_memory`` in bytes (None: the default, at most 8 GiB
+    more than the process holds when the run starts; 0: none),
     ``timeout`` in seconds (0: none). The file builtins may use the module root plus
     ``allow_fs_read`` / ``allow_fs_write`` folders; ``no_fs`` closes the file system.
     """
@@ -180,11 +181,11 @@ def run_files(
         codes, root, files_by_path = loaded
     # --- end of cache ---
     from kclpy.vm.fs_policy import FsPolicy
-    from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits
+    from kclpy.vm.limits import AUTO, ResourceLimits
     from kclpy.vm.runner import Runner
     from kclpy.vm.values import KclRuntimeError
 
-    memory = DEFAULT_LIMITS.max_memory if max_memory is None else max_memory
+    memory = AUTO if max_memory is None else max_memory
     runner = Runner(
         codes, MAIN, option_values, work_dir, root,
         FsPolicy.from_options(allow_fs_read, allow_fs_write, no_fs),

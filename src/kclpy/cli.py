@@ -94,7 +94,7 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
             raise argparse.ArgumentTypeError(f"invalid number of seconds '{text}'")
         return value
 
-    parser.add_argument("--max-memory", type=size, metavar="SIZE", help="default 4G; 0: none")
+    parser.add_argument("--max-memory", type=size, metavar="SIZE", help="default 8G or less")
     parser.add_argument("--timeout", type=seconds, default=0.0, metavar="SECONDS")
     parser.add_argument("--allow-fs-read", action="append", default=[], metavar="DIR")
     parser.add_argument("--allow-fs-write", action="append", default=[], metavar="DIR")

@@ -15,8 +15,12 @@ E3R01) at the offending expression. Two mechanisms, neither in the dispatch loop
 
 The memory measured is the process's resident set (on Linux, ``/proc/self/statm``):
 exact for ``kcl run``; in a host running several API calls at once, it bounds the
-process. The default memory limit is 4 GiB (or three quarters of the machine's
-memory when that is less); the time limit is off unless given.
+process. The default memory limit (``AUTO``) is what the process holds when the run
+starts plus the smaller of 8 GiB and three quarters of the memory the machine has
+available then (``MemAvailable``; of all its memory where that is unknown): a
+runaway program stops before it takes the machine down, and a big legitimate one
+(kclpy's largest benchmarks stay well under it) runs. The time limit is off unless
+given.
 """
 
 from __future__ import annotations
@@ -38,18 +42,35 @@ _CHECK_ABOVE: Final = 1 << 16
 _PAGE: Final = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def _machine_memory() -> int:
+AUTO: Final = -1
+
+
+def available_memory() -> int:
+    """What the machine can still give (``MemAvailable``), else all its memory."""
+    try:
+        with open("/proc/meminfo", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (AttributeError, ValueError, OSError):
         return 8 << 30
 
 
+def automatic_limit() -> int:
+    """The default memory limit, computed now (see the module docstring)."""
+    return resident_memory() + min(8 << 30, available_memory() * 3 // 4)
+
+
 @dataclass(frozen=True)
 class ResourceLimits:
-    """``max_memory`` in bytes (0: none), ``timeout`` in seconds (0: none)."""
+    """``max_memory`` in bytes (0: none, AUTO: the default), ``timeout`` in seconds
+    (0: none)."""
 
-    max_memory: int = min(4 << 30, _machine_memory() * 3 // 4)
+    max_memory: int = AUTO
     timeout: float = 0.0
 
 
@@ -77,6 +98,7 @@ class _Guard:
 
     def __init__(self, limits: ResourceLimits) -> None:
         self.limits = limits
+        self.max_memory = automatic_limit() if limits.max_memory == AUTO else limits.max_memory
         self.thread = threading.get_ident()
         self.deadline = time.monotonic() + limits.timeout if limits.timeout > 0 else 0.0
         self.reason = ""
@@ -102,7 +124,7 @@ def _watch() -> None:
             for guard in _active.values():
                 if guard.reason:
                     continue
-                limit = guard.limits.max_memory
+                limit = guard.max_memory
                 if limit and memory > limit:
                     guard.reason = (
                         f"the program uses more than the memory limit of {_size(limit)} "
@@ -165,7 +187,7 @@ def check_allocation(items: int, item_size: int = 8) -> None:
     if items <= _CHECK_ABOVE:
         return
     guard: _Guard | None = getattr(_local, "guard", None)
-    limit = guard.limits.max_memory if guard else DEFAULT_LIMITS.max_memory
+    limit = guard.max_memory if guard else automatic_limit()
     if not limit:
         return
     needed = items * item_size

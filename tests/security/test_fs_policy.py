@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from kclpy.vm.fs_policy import WRITE, Access, FsPolicy
+
+Kcl = Callable[..., subprocess.CompletedProcess[str]]  # the fixture of conftest.py
 
 
 @pytest.fixture
@@ -34,17 +36,6 @@ def tree(tmp_path: Path) -> Path:
     (root / "link.txt").symlink_to(outside / "secret.txt")
     (root / "away").symlink_to(outside)
     return tmp_path
-
-
-def kcl(folder: Path, program: str, *options: str) -> subprocess.CompletedProcess[str]:
-    (folder / "main.k").write_text(program)
-    return subprocess.run(
-        [sys.executable, "-m", "kclpy", "run", "main.k", *options],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 ESCAPES = {
@@ -69,7 +60,7 @@ ESCAPES = {
 
 
 @pytest.mark.parametrize("case", sorted(ESCAPES))
-def test_escapes_are_refused(tree: Path, case: str) -> None:
+def test_escapes_are_refused(kcl: Kcl, tree: Path, case: str) -> None:
     root = tree / "root"
     statement = ESCAPES[case].replace("{outside}", str(tree / "outside"))
     result = kcl(root, f"import file\nimport json\nimport yaml\nimport crypto\n{statement}\n")
@@ -83,7 +74,7 @@ def test_escapes_are_refused(tree: Path, case: str) -> None:
     assert (tree / "outside" / "secret.txt").read_text() == "secret"
 
 
-def test_inside_the_root_still_works(tree: Path) -> None:
+def test_inside_the_root_still_works(kcl: Kcl, tree: Path) -> None:
     root = tree / "root"
     program = """import file
 import json
@@ -107,7 +98,7 @@ names = [n.removeprefix(file.modpath()) for n in file.glob("**/*")]
     assert not any(name.startswith(".kclpy-") for name in os.listdir(root / "out"))
 
 
-def test_allow_read_and_write_widen_the_roots(tree: Path) -> None:
+def test_allow_read_and_write_widen_the_roots(kcl: Kcl, tree: Path) -> None:
     root = tree / "root"
     outside = tree / "outside"
     read = f'import file\na = file.read("{outside}/secret.txt")\n'
@@ -126,7 +117,7 @@ def test_allow_read_and_write_widen_the_roots(tree: Path) -> None:
     assert (outside / "o.json").read_text() == '{"a": 1}'
 
 
-def test_no_fs_closes_files_and_environment(tree: Path) -> None:
+def test_no_fs_closes_files_and_environment(kcl: Kcl, tree: Path) -> None:
     root = tree / "root"
     for statement in ('a = file.read("inside.txt")', 'a = file.read_env("HOME")'):
         result = kcl(root, f"import file\n{statement}\n", "--no-fs")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,16 +21,7 @@ from kclpy.vm.limits import parse_size
 
 ENDLESS = "x = [[i, j] for i in range(100000) for j in range(100000)]\n"
 
-
-def kcl(folder: Path, program: str, *options: str) -> subprocess.CompletedProcess[str]:
-    (folder / "main.k").write_text(program)
-    return subprocess.run(
-        [sys.executable, "-m", "kclpy", "run", "main.k", *options],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+Kcl = Callable[..., subprocess.CompletedProcess[str]]  # the fixture of conftest.py
 
 
 def assert_limit(result: subprocess.CompletedProcess[str], where: str, words: str) -> None:
@@ -40,30 +32,30 @@ def assert_limit(result: subprocess.CompletedProcess[str], where: str, words: st
     assert "Traceback" not in result.stderr
 
 
-def test_huge_repetition_is_refused_before_allocating(tmp_path: Path) -> None:
+def test_huge_repetition_is_refused_before_allocating(kcl: Kcl, tmp_path: Path) -> None:
     result = kcl(tmp_path, "a = [0] * 10**10\n")
     assert_limit(result, "main.k:1:5", "left under the memory limit of ")
 
 
-def test_string_doubling_stops_at_the_limit(tmp_path: Path) -> None:
+def test_string_doubling_stops_at_the_limit(kcl: Kcl, tmp_path: Path) -> None:
     program = 's = "ab"\nt = [s * 2 ** i for i in range(40)]\n'
     result = kcl(tmp_path, program, "--max-memory", "256M")
     assert_limit(result, "main.k:2:6", "memory limit of 256.0 MiB")
 
 
-def test_many_small_allocations_cross_the_memory_limit(tmp_path: Path) -> None:
+def test_many_small_allocations_cross_the_memory_limit(kcl: Kcl, tmp_path: Path) -> None:
     program = "x = [[i] * 1000 for i in range(1000000)]\n"
     result = kcl(tmp_path, program, "--max-memory", "300M")
     assert_limit(result, "main.k:1", "more than the memory limit of 300.0 MiB")
 
 
-def test_time_limit(tmp_path: Path) -> None:
+def test_time_limit(kcl: Kcl, tmp_path: Path) -> None:
     result = kcl(tmp_path, ENDLESS, "--timeout", "1")
     assert_limit(result, "main.k:1", "longer than the time limit of 1s")
 
 
 @pytest.mark.parametrize("option", [["--max-memory", "12Q"], ["--timeout", "-1"]])
-def test_bad_limit_values_are_usage_errors(tmp_path: Path, option: list[str]) -> None:
+def test_bad_limit_values_are_usage_errors(kcl: Kcl, tmp_path: Path, option: list[str]) -> None:
     result = kcl(tmp_path, "a = 1\n", *option)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr

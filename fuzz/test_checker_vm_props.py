@@ -182,3 +182,25 @@ def test_acceptance_matches_the_reference(sources: list[str]) -> None:
             continue
         ours = check_clean(source)
         assert ours.ok == answer["ok"], (source, answer, [str(d) for d in ours.diagnostics])
+
+
+def _outcome(source: str) -> tuple[str, list[str]]:
+    result = check_clean(source)
+    return result.text, [f"{d.code.id} {d.message}" for d in result.diagnostics]
+
+
+@settings(
+    max_examples=max(3, EXAMPLES // 20),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.lists(hostile_programs, min_size=8, max_size=16))
+def test_threads_give_the_sequential_results(sources: list[str]) -> None:
+    """The same hostile programs from 8 threads at once: each result as run alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    alone = [_outcome(source) for source in sources]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(_outcome, sources * 2))
+    assert together == alone * 2

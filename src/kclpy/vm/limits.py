@@ -6,7 +6,7 @@ E3R01) at the offending expression. Two mechanisms, neither in the dispatch loop
 
 * **Checks before big allocations**: repetition (``s * n``), concatenation of long
   strings and lists and ``range()`` ask :func:`check_allocation` before building a
-  result larger than ``_CHECK_ABOVE`` items; it refuses what would not fit in the
+  result larger than ``CHECK_ABOVE`` items; it refuses what would not fit in the
   memory left under the limit.
 * **A watchdog thread** (one for the process) looks at every guarded run every
   ``_TICK`` seconds: past its deadline, or with the process's resident memory above
@@ -38,7 +38,7 @@ from kclpy.vm.values import KclRuntimeError
 
 KIND: Final = "ResourceLimitError"
 _TICK: Final = 0.02
-_CHECK_ABOVE: Final = 1 << 16
+CHECK_ABOVE: Final = 1 << 16
 _PAGE: Final = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -184,7 +184,7 @@ def limit_error(error: BaseException) -> KclRuntimeError:
 
 def check_allocation(items: int, item_size: int = 8) -> None:
     """Refuse to build a result of ``items`` items that would break the memory limit."""
-    if items <= _CHECK_ABOVE:
+    if items <= CHECK_ABOVE:
         return
     guard: _Guard | None = getattr(_local, "guard", None)
     limit = guard.max_memory if guard else automatic_limit()

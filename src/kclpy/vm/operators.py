@@ -12,7 +12,7 @@ from typing import Any
 
 from kclpy.vm.builtins.compare import ORDERING, contains, equal
 from kclpy.vm.builtins.convert import truthy
-from kclpy.vm.limits import check_allocation
+from kclpy.vm.limits import CHECK_ABOVE, check_allocation
 from kclpy.vm.typecheck import value_type_name
 from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
@@ -53,7 +53,9 @@ def add(left: Any, right: Any) -> Any:
     if (lk is float or lk is int) and (rk is float or rk is int):
         return left + right
     if (lk is str and rk is str) or (lk is list and rk is list):
-        check_allocation(len(left) + len(right), 8 if lk is list else 1)
+        size = len(left) + len(right)
+        if size > CHECK_ABOVE:  # kclpy.vm.limits: only big results pay for the check
+            check_allocation(size, 8 if lk is list else 1)
         return left + right
     raise _unsupported("+", left, right)
 
@@ -82,7 +84,9 @@ def multiply(left: Any, right: Any) -> Any:
     if (lk is str or lk is list) and rk is int:
         if right < 0 and lk is str:
             raise KclRuntimeError("capacity overflow")
-        check_allocation(len(left) * right, 8 if lk is list else 1)
+        size = len(left) * right
+        if size > CHECK_ABOVE:
+            check_allocation(size, 8 if lk is list else 1)
         return left * right
     if lk is int and (rk is str or rk is list):
         return multiply(right, left)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import kclpy
 from kclpy.vm.fs_policy import WRITE, Access, FsPolicy
 
 Kcl = Callable[..., subprocess.CompletedProcess[str]]  # the fixture of conftest.py
@@ -151,3 +152,15 @@ def test_a_file_swapped_for_a_symlink_is_not_followed(tree: Path) -> None:
     (root / "inside.txt").symlink_to(tree / "outside" / "secret.txt")
     with pytest.raises(OSError):
         access.read_bytes(real)
+
+
+def test_api_options(tree: Path) -> None:
+    root = tree / "root"
+    main = str(root / "main.k")
+    read = f'import file\na = file.read("{tree}/outside/secret.txt")\n'
+    assert not kclpy.run(read, filename=main).ok
+    assert (
+        kclpy.run(read, filename=main, allow_fs_read=[str(tree / "outside")]).text == "a: secret\n"
+    )
+    closed = kclpy.run('import file\na = file.read("inside.txt")\n', filename=main, no_fs=True)
+    assert "disabled (--no-fs)" in closed.diagnostics[0].message

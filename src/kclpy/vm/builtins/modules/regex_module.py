@@ -561,8 +561,20 @@ def _text(function: str, value: Any) -> str:
 def _matches(compiled: Any, string: str) -> list[Any]:
     """Matches left to right, skipping an empty match right after the previous match."""
     found: list[Any] = []
-    position = 0
     last_end = -1
+    if isinstance(compiled, AsciiOrBounded) and string.isascii():
+        compiled = compiled.linear
+    if not isinstance(compiled, Bounded | AsciiOrBounded):
+        # RE2: one pass (its search() encodes the whole text on every call); its
+        # iterator moves one character on after an empty match, as the loop below
+        for match in compiled.finditer(string):
+            start, end = match.span()
+            if start == end == last_end:
+                continue
+            last_end = end
+            found.append(match)
+        return found
+    position = 0
     while position <= len(string):
         match = compiled.search(string, position)
         if match is None:

@@ -144,10 +144,19 @@ def run_files(
     sources: Mapping[str, str] | None = None,
     check: bool = True,
     overrides: Sequence[str] = (),
+    max_memory: int | None = None,
+    timeout: float = 0.0,
+    allow_fs_read: Sequence[str] = (),
+    allow_fs_write: Sequence[str] = (),
+    no_fs: bool = False,
 ) -> RunResult:
     """Compile and run KCL files; ``options`` are the ``-D`` values (dict or ``k=v`` texts).
 
     ``check=False`` skips the static type checker (errors then surface at run time).
+    Limits (kclpy.vm.limits): ``max_memory`` in bytes (None: the default, at most 8 GiB
+    more than the process holds when the run starts; 0: none),
+    ``timeout`` in seconds (0: none). The file builtins may use the module root plus
+    ``allow_fs_read`` / ``allow_fs_write`` folders; ``no_fs`` closes the file system.
     """
     result = RunResult(format=format)
     try:
@@ -174,10 +183,17 @@ def run_files(
             return result
         codes, root, files_by_path = loaded
     # --- end of cache ---
+    from kclpy.vm.fs_policy import FsPolicy
+    from kclpy.vm.limits import AUTO, ResourceLimits
     from kclpy.vm.runner import Runner
     from kclpy.vm.values import KclRuntimeError
 
-    runner = Runner(codes, MAIN, option_values, work_dir, root)
+    memory = AUTO if max_memory is None else max_memory
+    runner = Runner(
+        codes, MAIN, option_values, work_dir, root,
+        FsPolicy.from_options(allow_fs_read, allow_fs_write, no_fs),
+        ResourceLimits(memory, timeout),
+    )  # fmt: skip
     runner.set_strict_range_check(strict_range_check)
     try:
         output = runner.run()
@@ -429,6 +445,21 @@ class TestCaseResult(NamedTuple):
         return self.error is None
 
 
+def run_pattern(text: str) -> Any:
+    """The ``--run`` pattern of ``kcl test`` (RE2, Go's syntax, linear time);
+    ValueError for an invalid pattern."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(text, options)
+    except re2.error as error:
+        reason = error.args[0] if error.args else ""
+        reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+        raise ValueError(f"invalid --run pattern '{text}': {reason}") from None
+
+
 def test(
     package_dir: str,
     run_regexp: str = "",
@@ -453,7 +484,7 @@ def test(
     option_values = _options_dict(options)
     loaded = _load_check_compile(files, package_dir, external_pkgs, None, True, result, None)
     names = _test_names(files)
-    pattern = re.compile(run_regexp) if run_regexp else None
+    pattern = run_pattern(run_regexp) if run_regexp else None
     names = [name for name in names if pattern is None or pattern.search(name)]
     if loaded is None:
         failure = next(d for d in result.diagnostics if d.is_error)

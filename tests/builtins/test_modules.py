@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from kclpy.vm.builtins.registry import SYSTEM_MODULES, system_module, takes_context
+from kclpy.vm.fs_policy import DEFAULT_POLICY
 from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 
@@ -31,6 +32,7 @@ class FakeContext:
         self.options: dict[str, Any] = {}
         self.output: list[str] = []
         self.stream: tuple[list[Any], dict[str, Any]] | None = None
+        self.fs_policy = DEFAULT_POLICY
 
     def write_output(self, text: str) -> None:
         self.output.append(text)
@@ -81,7 +83,7 @@ CONTEXT_MEMBERS = {
     ("collection", "union_all"),
     *(("file", name) for name in (
         "read", "glob", "exists", "size", "modpath", "workdir", "current", "abs", "write",
-        "append", "mkdir", "delete", "cp", "mv",
+        "append", "mkdir", "delete", "cp", "mv", "read_env",
     )),
 }  # fmt: skip
 

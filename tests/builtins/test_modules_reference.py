@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from kclpy.vm.builtins.registry import system_module, takes_context
+from kclpy.vm.fs_policy import DEFAULT_POLICY
 from kclpy.vm.values import UNDEFINED, KclRuntimeError, UndefinedType
 
 pytestmark = pytest.mark.skipif(
@@ -57,6 +58,7 @@ class FakeContext:
         self.current_file = os.path.join(folder, "main.k")
         self.root = folder
         self.workdir = ""
+        self.fs_policy = DEFAULT_POLICY
         self.options: dict[str, Any] = {}
         self.output: list[str] = []
         self.stream: tuple[list[Any], dict[str, Any]] | None = None

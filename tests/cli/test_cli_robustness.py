@@ -65,6 +65,6 @@ def test_no_internal_errors(
 
 def test_bad_regular_expressions_and_missing_packages_are_user_errors(tmp_path: Path) -> None:
     done = kcl("test", "--run", "(", cwd=tmp_path)
-    assert done.returncode == 2 and "invalid --run regular expression" in done.stderr
+    assert done.returncode == 2 and "invalid --run pattern" in done.stderr
     done = kcl("doc", "nowhere", cwd=tmp_path)
     assert done.returncode == 1 and done.stderr.startswith("error[E9001]: IOError\n")

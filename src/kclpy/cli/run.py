@@ -112,6 +112,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="how errors are printed (default human: rustc style with the source line)",
     )
     add_runner_options(parser)
+    _add_limit_options(parser)
     add_style_options(parser)
 
 
@@ -184,6 +185,55 @@ def _inputs(files: list[str]) -> tuple[list[str], dict[str, str]]:
     return entries, sources
 
 
+def _size(text: str) -> int:
+    from kclpy.vm.limits import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid size '{text}' (e.g. 512M, 2G)") from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"invalid number of seconds '{text}'")
+    return value
+
+
+def _add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """Resource limits and the file-system policy of a run (kclpy.vm.limits, fs_policy)."""
+    parser.add_argument(
+        "--max-memory",
+        type=_size,
+        metavar="SIZE",
+        help="stop the run past this much memory (E3R01); default: min(8G, 3/4 of free memory)",
+    )
+    parser.add_argument(
+        "--timeout", type=_seconds, default=0.0, metavar="SECONDS", help="stop the run after this"
+    )
+    parser.add_argument(
+        "--allow-fs-read",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="file builtins may also read here (default: the module root only)",
+    )
+    parser.add_argument(
+        "--allow-fs-write",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="file builtins may also read and write here",
+    )
+    parser.add_argument(
+        "--no-fs", action="store_true", help="no file or environment access for the program"
+    )
+
+
 def _run(args: argparse.Namespace) -> int:
     from kclpy.api import run_files
 
@@ -226,6 +276,11 @@ def _run(args: argparse.Namespace) -> int:
         format="yaml" if result_format == "xml" else result_format,
         external_pkgs=externals([*settings.get("external", []), *args.external]),
         sources=sources or None,
+        max_memory=args.max_memory,
+        timeout=args.timeout,
+        allow_fs_read=args.allow_fs_read,
+        allow_fs_write=args.allow_fs_write,
+        no_fs=args.no_fs,
     )
     note(args, f"compiled and ran in {time.perf_counter() - started:.3f} s")
     if result.log and not args.quiet:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 
 from kclpy.cli.base import (
     EXIT_OK,
@@ -70,14 +69,14 @@ def package_folders(items: list[str]) -> list[str]:
 
 def handle(args: argparse.Namespace) -> int:
     """``name: PASS (2ms)`` / ``FAIL`` lines and a summary; "no test files" if none."""
-    from kclpy.api import test
+    from kclpy.api import run_pattern, test
     from kclpy.cli.run import load_settings
     from kclpy.diag.render import render
 
     try:
-        re.compile(args.run)
-    except re.error as error:
-        raise CommandError(f"invalid --run regular expression '{args.run}': {error}") from None
+        run_pattern(args.run)  # RE2, as the test runner matches
+    except ValueError as error:
+        raise CommandError(str(error)) from None
     settings = load_settings(args)
     options = [*settings.get("options", []), *args.arguments]
     packages = externals([*settings.get("external", []), *args.external])

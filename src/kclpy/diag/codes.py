@@ -28,6 +28,7 @@ class Code(Enum):
     UNIQUE_KEY_ERROR = ("E2L28", "UniqueKeyError")
     ILLEGAL_INHERIT_ERROR = ("E2D34", "IllegalInheritError")
     EVALUATION_ERROR = ("E3M38", "EvaluationError")
+    RESOURCE_LIMIT_ERROR = ("E3R01", "ResourceLimitError")  # kclpy's --max-memory/--timeout
     COMPILER_WARNING = ("W1001", "CompilerWarning")
     UNUSED_IMPORT_WARNING = ("W1001", "UnusedImportWarning")
     REIMPORT_WARNING = ("W1001", "ReimportWarning")

@@ -15,6 +15,7 @@ from kclpy.compile.code import Code, FunctionProto, PackageCode, SchemaProto
 from kclpy.compile.opcodes import OPERATORS, Op
 from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str, truthy
+from kclpy.vm.limits import LimitExceeded, limit_error
 from kclpy.vm.objects import (
     DONE,
     Builtin,
@@ -207,6 +208,10 @@ class Interpreter(RuntimeBase):
             raise
         except RecursionError:
             failure = KclRuntimeError("maximum recursion depth exceeded", "RecursionError")
+            self.locate(failure, here, pc - 2)
+            raise failure from None
+        except (LimitExceeded, MemoryError) as error:  # kclpy.vm.limits: at the expression
+            failure = limit_error(error)
             self.locate(failure, here, pc - 2)
             raise failure from None
         finally:

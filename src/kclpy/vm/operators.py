@@ -12,6 +12,7 @@ from typing import Any
 
 from kclpy.vm.builtins.compare import ORDERING, contains, equal
 from kclpy.vm.builtins.convert import truthy
+from kclpy.vm.limits import CHECK_ABOVE, check_allocation
 from kclpy.vm.typecheck import value_type_name
 from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
@@ -51,9 +52,10 @@ def add(left: Any, right: Any) -> Any:
         return _check_int(result)
     if (lk is float or lk is int) and (rk is float or rk is int):
         return left + right
-    if lk is str and rk is str:
-        return left + right
-    if lk is list and rk is list:
+    if (lk is str and rk is str) or (lk is list and rk is list):
+        size = len(left) + len(right)
+        if size > CHECK_ABOVE:  # kclpy.vm.limits: only big results pay for the check
+            check_allocation(size, 8 if lk is list else 1)
         return left + right
     raise _unsupported("+", left, right)
 
@@ -82,6 +84,9 @@ def multiply(left: Any, right: Any) -> Any:
     if (lk is str or lk is list) and rk is int:
         if right < 0 and lk is str:
             raise KclRuntimeError("capacity overflow")
+        size = len(left) * right
+        if size > CHECK_ABOVE:
+            check_allocation(size, 8 if lk is list else 1)
         return left * right
     if lk is int and (rk is str or rk is list):
         return multiply(right, left)

@@ -12,7 +12,9 @@ import re
 from typing import Any
 
 from kclpy.compile.code import PackageCode
+from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.interp import Interpreter
+from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits, guarded
 from kclpy.vm.objects import DONE, Frame, PackageState, SchemaType
 from kclpy.vm.values import UNDEFINED, Config, KclRuntimeError, SchemaInstance
 
@@ -57,8 +59,12 @@ class Runner(Interpreter):
         options: dict[str, Any] | None = None,
         work_dir: str = "",
         root: str = "",
+        fs_policy: FsPolicy = DEFAULT_POLICY,
+        limits: ResourceLimits = DEFAULT_LIMITS,
     ) -> None:
         super().__init__(package_codes, self)
+        self._fs_policy = fs_policy
+        self.limits = limits
         self.main_pkgpath = main_pkgpath
         self._options = options or {}
         self._work_dir = work_dir
@@ -80,6 +86,10 @@ class Runner(Interpreter):
     @property
     def root(self) -> str:
         return self._root
+
+    @property
+    def fs_policy(self) -> FsPolicy:
+        return self._fs_policy
 
     @property
     def workdir(self) -> str:
@@ -155,8 +165,9 @@ class Runner(Interpreter):
         from kclpy.vm.objects import ModuleValue
 
         self.modules[self.main_pkgpath] = ModuleValue(self.main_pkgpath, package, None)
-        self.run_package(package, None)
-        documents = self.documents(package)
+        with guarded(self.limits):
+            self.run_package(package, None)
+            documents = self.documents(package)
         stream_options = None
         if self._stream is not None:
             documents, stream_options = self._stream
@@ -190,9 +201,7 @@ class Runner(Interpreter):
                 root[code.slot_names[slot]] = package.values[slot]
         if scalar:
             if _has_output(root):
-                raise KclRuntimeError(
-                    f"conflicting values between {{...}} and {_short(scalar[0])}"
-                )
+                raise KclRuntimeError(f"conflicting values between {{...}} and {_short(scalar[0])}")
             return scalar
         if listed is not None:
             return ([root] if root else []) + listed

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from kclpy.vm.fs_policy import FsPolicy
 
 
 class RuntimeContext(Protocol):
@@ -22,6 +25,11 @@ class RuntimeContext(Protocol):
     @property
     def workdir(self) -> str:
         """The ``work_dir`` setting ("" when unset)."""
+        ...
+
+    @property
+    def fs_policy(self) -> FsPolicy:
+        """Which folders the file builtins may read and write (besides the root)."""
         ...
 
     @property

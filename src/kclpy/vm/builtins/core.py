@@ -445,6 +445,9 @@ def kcl_range(start: Any = UNDEFINED, stop: Any = UNDEFINED, step: Any = UNDEFIN
     numbers = range(start, stop, step)
     if abs(stop - start) > MAX_RANGE * abs(step) or len(numbers) > MAX_RANGE:
         raise KclRuntimeError("range() result has too many items")
+    from kclpy.vm.limits import check_allocation
+
+    check_allocation(len(numbers), 36)  # a list slot and an int object per item
     return list(numbers)
 
 

@@ -123,11 +123,13 @@ def uuid() -> str:
 def filesha256(ctx: RuntimeContext, filepath: Any) -> str:
     import hashlib
 
+    from kclpy.vm.fs_policy import Access
+
     path = str(filepath)
-    base = os.path.dirname(ctx.current_file) if ctx.current_file else ""
-    full = os.path.join(base, path) if base else path
+    access = Access(ctx.fs_policy, ctx.root, ctx.current_file)
+    full = access.resolve(path)
     try:
-        with open(full, "rb") as handle:
+        with os.fdopen(access.open(full, os.O_RDONLY), "rb") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError as error:
         raise KclRuntimeError(

@@ -1,12 +1,14 @@
 """The ``file`` system module: reading and changing files from a KCL program.
 
 Relative paths are resolved against the directory of the .k file that makes the
-call. As in the reference, every path must stay inside the module root
-(``modpath()``: the kcl.mod directory, or the entry file's directory): a path with a
-``..`` component, or an absolute path outside the root, fails with ``path '../x'
-escapes module root '/root'``. Errors name the resolved path and the system's reason
-as the reference does (``failed to access the file '/home/x': No such file or
-directory (os error 2)``).
+call. Every path is checked by the run's file-system policy (:mod:`kclpy.vm.fs_policy`):
+as in the reference, it must stay inside the module root (``modpath()``: the kcl.mod
+directory, or the entry file's directory), symlinks included: a path with a ``..``
+component, an absolute path outside the root or a symlink out of it fails with
+``path '../x' escapes module root '/root'``; ``--allow-fs-read``/``--allow-fs-write``
+widen it, ``--no-fs`` closes it (``read_env`` too). Errors name the resolved path
+and the system's reason as the reference does (``failed to access the file
+'/home/x': No such file or directory (os error 2)``).
 
 * ``read(filepath)``, ``exists(filepath)``, ``size(filepath)`` (bytes),
   ``abs(filepath)`` (canonical path; the file must exist);
@@ -28,6 +30,7 @@ import os
 from typing import TYPE_CHECKING, Any, Final
 
 from kclpy.vm.builtins.registry import needs_context
+from kclpy.vm.fs_policy import READ, WRITE, Access, replace_in
 from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 if TYPE_CHECKING:
@@ -48,22 +51,13 @@ def _reason(error: OSError) -> str:
     return f"{os.strerror(error.errno)} (os error {error.errno})"
 
 
-def _resolve(ctx: RuntimeContext, path: Any) -> str:
-    """``path`` checked against the module root and joined to the current file's folder."""
-    text = _text(path)
-    root = ctx.root
-    if root:
-        parts = text.replace("\\", "/").split("/")
-        escapes = ".." in parts
-        if not escapes and os.path.isabs(text):
-            inside = os.path.normpath(text)
-            escapes = os.path.commonpath([inside, os.path.normpath(root)]) != os.path.normpath(root)
-        if escapes:
-            raise KclRuntimeError(f"path '{text}' escapes module root '{root}'")
-    if os.path.isabs(text):
-        return text
-    base = os.path.dirname(ctx.current_file) if ctx.current_file else (root or os.getcwd())
-    return os.path.join(base, text)
+def _access(ctx: RuntimeContext) -> Access:
+    return Access(ctx.fs_policy, ctx.root, ctx.current_file)
+
+
+def _resolve(ctx: RuntimeContext, path: Any, mode: str = READ) -> str:
+    """``path`` joined to the current file's folder, checked by the run's policy."""
+    return _access(ctx).resolve(_text(path), mode)
 
 
 @needs_context
@@ -71,8 +65,7 @@ def read(ctx: RuntimeContext, filepath: Any) -> str:
     """The text of a file."""
     path = _resolve(ctx, filepath)
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        return _access(ctx).read_bytes(path).decode("utf-8")
     except OSError as error:
         raise KclRuntimeError(f"failed to access the file '{path}': {_reason(error)}") from None
     except UnicodeDecodeError:
@@ -122,13 +115,17 @@ def glob(ctx: RuntimeContext, pattern: Any) -> list[str]:
     """Paths matching ``pattern``, absolute and sorted."""
     import glob as glob_lib
 
-    full = _resolve(ctx, pattern)
+    access = _access(ctx)
+    access.resolve(_text(pattern))
+    full = access.joined(_text(pattern))
     _check_glob(full)
     dirs_only = full.endswith("/**")
     found = glob_lib.glob(full, recursive=True, include_hidden=True)
     results: set[str] = set()
     base = full[: -len("**")] if dirs_only else ""
     for path in found:
+        if not (access.inside(path) or access.inside(os.path.dirname(path.rstrip("/")) or "/")):
+            continue  # found by going through a symlink to a folder outside the roots
         if dirs_only and (not os.path.isdir(path) or path.rstrip("/") == base.rstrip("/")):
             continue
         trimmed = path.rstrip("/") if len(path) > 1 else path
@@ -175,20 +172,18 @@ def abs(ctx: RuntimeContext, filepath: Any) -> str:
 
 @needs_context
 def write(ctx: RuntimeContext, filepath: Any, content: Any) -> None:
-    path = _resolve(ctx, filepath)
+    path = _resolve(ctx, filepath, WRITE)
     try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(_content(content))
+        _access(ctx).write_text(path, _content(content))
     except OSError as error:
         raise KclRuntimeError(f"Failed to create file '{path}': {_reason(error)}") from None
 
 
 @needs_context
 def append(ctx: RuntimeContext, filepath: Any, content: Any) -> None:
-    path = _resolve(ctx, filepath)
+    path = _resolve(ctx, filepath, WRITE)
     try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(_content(content))
+        _access(ctx).write_text(path, _content(content), append=True)
     except OSError as error:
         raise KclRuntimeError(f"Failed to open or create file '{path}': {_reason(error)}") from None
 
@@ -203,37 +198,34 @@ def _content(content: Any) -> str:
 def mkdir(ctx: RuntimeContext, directory: Any, exists: Any = False) -> None:
     from kclpy.vm.builtins.convert import truthy
 
-    path = _resolve(ctx, directory)
+    path = _resolve(ctx, directory, WRITE)
     if truthy(exists) and os.path.exists(path):
         return
     try:
-        os.makedirs(path, exist_ok=True)
+        _make_folders(_access(ctx), path)
     except OSError as error:
         raise KclRuntimeError(f"Failed to create directory '{path}': {_reason(error)}") from None
 
 
 @needs_context
 def delete(ctx: RuntimeContext, filepath: Any) -> None:
-    path = _resolve(ctx, filepath)
+    path = _resolve(ctx, filepath, WRITE)
     try:
-        if os.path.isdir(path) and not os.path.islink(path):
-            raise IsADirectoryError(21, os.strerror(21))
-        os.remove(path)
+        with _access(ctx).parent(path, WRITE) as (folder, name):
+            if os.path.isdir(path) and not os.path.islink(path):
+                raise IsADirectoryError(21, os.strerror(21))
+            os.unlink(name, dir_fd=folder)
     except OSError as error:
         raise KclRuntimeError(f"failed to delete '{path}': {_reason(error)}") from None
 
 
 @needs_context
 def cp(ctx: RuntimeContext, src: Any, dest: Any) -> None:
-    import shutil
-
+    access = _access(ctx)
     source = _resolve(ctx, src)
-    target = _resolve(ctx, dest)
+    target = _resolve(ctx, dest, WRITE)
     try:
-        if os.path.isdir(source):
-            shutil.copytree(source, target, dirs_exist_ok=True)
-        else:
-            shutil.copyfile(source, target)
+        _copy(access, source, target)
     except OSError as error:
         raise KclRuntimeError(
             f"Failed to copy from '{source}' to '{target}': {_reason(error)}"
@@ -242,18 +234,61 @@ def cp(ctx: RuntimeContext, src: Any, dest: Any) -> None:
 
 @needs_context
 def mv(ctx: RuntimeContext, src: Any, dest: Any) -> None:
-    source = _resolve(ctx, src)
-    target = _resolve(ctx, dest)
+    access = _access(ctx)
+    source = _resolve(ctx, src, WRITE)
+    target = _resolve(ctx, dest, WRITE)
     try:
-        os.rename(source, target)
+        with (
+            access.parent(source, WRITE) as (old, old_name),
+            access.parent(target, WRITE) as (new, new_name),
+        ):
+            os.rename(old_name, new_name, src_dir_fd=old, dst_dir_fd=new)
     except OSError as error:
         raise KclRuntimeError(
             f"Failed to move '{source}' to '{target}': {_reason(error)}"
         ) from None
 
 
-def read_env(key: Any) -> Any:
-    """The environment variable ``key``, or Undefined when it is not set."""
+def _make_folders(access: Access, path: str) -> None:
+    """``mkdir -p`` below the root, each folder created or entered without following
+    a symlink (an existing folder is fine, an existing file is an error)."""
+    missing: list[str] = []
+    folder = path
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    if not missing and not os.path.isdir(path):
+        raise FileExistsError(17, os.strerror(17))
+    for item in reversed(missing):
+        with access.parent(item, WRITE) as (parent, name):
+            os.mkdir(name, 0o777, dir_fd=parent)
+
+
+def _copy(access: Access, source: str, target: str) -> None:
+    """Copy a file or a folder tree; every file read and written through ``access``
+    (a symlink in the tree is followed only when it stays inside the roots)."""
+    if not os.path.isdir(source):
+        descriptor = access.open(source, os.O_RDONLY)
+        with os.fdopen(descriptor, "rb") as handle:
+            data = handle.read()
+        with access.parent(target, WRITE) as (folder, name):
+            replace_in(folder, name, data)
+        return
+    if not os.path.isdir(target):
+        _make_folders(access, target)
+    for entry in sorted(os.listdir(source)):
+        inner = os.path.join(source, entry)
+        real = os.path.realpath(inner)
+        if not access.inside(real):
+            raise access.escape(inner, access.policy.roots(access.module_root, READ))
+        _copy(access, real, os.path.join(target, entry))
+
+
+@needs_context
+def read_env(ctx: RuntimeContext, key: Any) -> Any:
+    """The environment variable ``key``, or Undefined when it is not set (``--no-fs``
+    closes the host's environment too)."""
+    _access(ctx).check_enabled(f"read the environment variable '{key}'")
     if type(key) is not str or not key:
         return UNDEFINED
     value = os.environ.get(key)

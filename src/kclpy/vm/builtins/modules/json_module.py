@@ -24,6 +24,7 @@ import os
 from typing import TYPE_CHECKING, Any, Final
 
 from kclpy.vm.builtins.registry import needs_context
+from kclpy.vm.fs_policy import WRITE, Access
 from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 if TYPE_CHECKING:
@@ -443,12 +444,8 @@ def validate(value: Any) -> bool:
     return True
 
 
-def resolve_output(ctx: RuntimeContext, filename: Any) -> str:
-    """Where ``*.dump_to_file`` writes ``filename``: relative to the running file's folder."""
-    name = _text("dump_to_file", filename)
-    if not name or os.path.isabs(name) or not ctx.current_file:
-        return name
-    return os.path.join(os.path.dirname(ctx.current_file), name)
+def _access(ctx: RuntimeContext) -> Access:
+    return Access(ctx.fs_policy, ctx.root, ctx.current_file)
 
 
 _ERROR_KINDS: Final = {
@@ -461,10 +458,13 @@ _ERROR_KINDS: Final = {
 def write_text(ctx: RuntimeContext, filename: Any, text: str, debug_error: bool = False) -> None:
     """Write ``text`` to ``filename``; errors are worded as the reference words them
     (``debug_error``: as ``dump_all_to_file`` does, with Rust's debug form of the error)."""
-    path = resolve_output(ctx, filename)
+    access = _access(ctx)
+    name = _text("dump_to_file", filename)
+    path = access.resolve(name, WRITE)
     try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        if not name:
+            raise FileNotFoundError(2, os.strerror(2))
+        access.write_text(path, text)
     except OSError as error:
         code = error.errno or 0
         reason = os.strerror(code)

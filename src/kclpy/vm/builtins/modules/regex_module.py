@@ -1,7 +1,15 @@
-"""The ``regex`` system module: Rust-style regular expressions on top of Python's ``re``.
+"""The ``regex`` system module: Rust-style regular expressions in linear time.
 
-The reference uses Rust's ``fancy-regex`` (the ``regex`` crate's syntax plus
-look-around and backreferences). Patterns are translated to Python syntax:
+The reference uses Rust's ``fancy-regex``: the ``regex`` crate (a linear-time
+engine) for plain patterns, a backtracking engine with a bound for look-around and
+backreferences. So here: a pattern is translated for RE2 (``google-re2``, linear
+time; Rust's Unicode ``\\d \\w \\s`` become explicit classes) and runs there;
+only a pattern RE2 cannot express (look-around, backreferences, ``\\<``/``\\>``,
+the ``x`` flag) runs on the ``regex`` package's backtracking engine, each search
+bounded by ``BACKTRACK_SECONDS`` (past it: ``RuntimeError(BacktrackLimitExceeded)``).
+RE2's ``\\b`` is ASCII: patterns with ``\\b``/``\\B`` use RE2 on ASCII texts and
+the bounded engine on others, so results stay the reference's. For the backtracking
+engine, patterns are translated to Python syntax:
 
 * ``(?<name>...)`` becomes ``(?P<name>...)`` and ``\\k<name>`` becomes ``(?P=name)``;
 * ``$`` means end of text unless multi-line mode is on (Python's ``$`` also matches
@@ -33,12 +41,9 @@ first n pieces). An invalid pattern is an error named like the reference's
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from kclpy.vm.values import KclRuntimeError
-
-if TYPE_CHECKING:
-    import re
 
 _POSIX: Final[dict[str, tuple[tuple[int, int], ...]]] = {
     "alnum": ((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)),
@@ -58,7 +63,12 @@ _POSIX: Final[dict[str, tuple[tuple[int, int], ...]]] = {
 }
 
 
-def _ranges_text(ranges: tuple[tuple[int, int], ...], negated: bool) -> str:
+def _code(code: int, re2: bool) -> str:
+    """A code point as an escape of the target engine."""
+    return f"\\x{{{code:x}}}" if re2 else f"\\U{code:08x}"
+
+
+def _ranges_text(ranges: tuple[tuple[int, int], ...], negated: bool, re2: bool = False) -> str:
     """Class contents for code point ranges (or for their complement)."""
     if negated:
         complement: list[tuple[int, int]] = []
@@ -69,7 +79,7 @@ def _ranges_text(ranges: tuple[tuple[int, int], ...], negated: bool) -> str:
             low = end + 1
         complement.append((low, 0x10FFFF))
         ranges = tuple(complement)
-    return "".join(f"\\U{start:08x}-\\U{end:08x}" for start, end in ranges)
+    return "".join(f"{_code(start, re2)}-{_code(end, re2)}" for start, end in ranges)
 
 
 _CATEGORY_NAMES: Final[dict[str, str]] = {
@@ -91,6 +101,19 @@ _WORD: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 
 class PatternError(Exception):
     """A pattern the translator rejects; ``str()`` is the reference-style error name."""
+
+
+class NeedsBacktracking(Exception):
+    """The pattern uses a feature RE2 lacks (look-around, backreferences, ...)."""
+
+
+# Rust's Unicode-aware \d, \w and \s as RE2 class contents (RE2's own are ASCII)
+_RE2_CLASSES: Final[dict[str, str]] = {
+    "d": "\\p{Nd}",
+    "w": "\\p{L}\\p{M}\\p{Nd}\\p{Nl}\\p{Pc}\\x{200c}\\x{200d}",
+    "s": "\\t\\n\\x{b}\\f\\r\\x{20}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}"
+    "\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}",
+}
 
 
 @functools.cache
@@ -117,14 +140,14 @@ def _category_ranges(category: str) -> str:
     return "".join(parts)
 
 
-def _property(name: str, negated: bool) -> tuple[str, bool]:
+def _property(name: str, negated: bool, re2: bool = False) -> tuple[str, bool]:
     """(class contents, negated) for ``\\p{name}``."""
     key = name.replace(" ", "").replace("_", "").replace("-", "").lower()
     if key.startswith("^"):
         key = key[1:]
         negated = not negated
     if key == "any":
-        return "\\x00-\\U0010ffff", negated
+        return f"\\x00-{_code(0x10FFFF, re2)}", negated
     if key == "ascii":
         return "\\x00-\\x7f", negated
     category = _CATEGORY_NAMES.get(key)
@@ -135,6 +158,9 @@ def _property(name: str, negated: bool) -> tuple[str, bool]:
     if category is None:
         detail = f"regex parse error: \\p{{{name}}} error: Unicode property not found"
         raise PatternError(f"InnerError(Syntax({detail}))")
+    if re2:  # RE2 knows the general categories (but not LC)
+        parts = ("Lu", "Ll", "Lt") if category == "LC" else (category,)
+        return "".join(f"\\p{{{part}}}" for part in parts), negated
     return _category_ranges(category), negated
 
 
@@ -165,8 +191,10 @@ def _count_groups(pattern: str) -> int:
 class _Translator:
     """Rewrites one Rust pattern as a Python pattern."""
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, re2: bool = False) -> None:
         self.pattern = pattern
+        self.re2 = re2  # the target: RE2 (raise NeedsBacktracking) or Python
+        self.ascii_boundary = False  # RE2's \\b and \\B: right for ASCII texts only
         self.pos = 0
         self.out: list[str] = []
         # One frame per open group: [extra ")" to close, reopen texts, multiline]
@@ -195,7 +223,7 @@ class _Translator:
                 self.out.append(")" * len(reopen) + "|" + "".join(reopen))
                 self.pos += 1
             elif char == "$":  # unlike \\z, ^ and $ may not be repeated (Python agrees)
-                self.out.append("$" if self.multiline else "\\Z")
+                self.out.append("$" if self.multiline else "\\z" if self.re2 else "\\Z")
                 self.pos += 1
             else:
                 self.out.append(char)
@@ -209,6 +237,8 @@ class _Translator:
         text = self.pattern
         rest = text[self.pos :]
         multiline = self.multiline
+        if self.re2 and rest.startswith(("(?=", "(?!", "(?<=", "(?<!", "(?>")):
+            raise NeedsBacktracking(rest[:4])
         if rest.startswith("(?<") and not rest.startswith(("(?<=", "(?<!")):
             self.out.append("(?P<")
             self.pos += 3
@@ -245,6 +275,8 @@ class _Translator:
         for letter in on:
             if letter not in "imsxuR":
                 raise PatternError(f'UnknownFlag("(?{flags}")')
+            if letter == "x" and self.re2:
+                raise NeedsBacktracking("(?x)")  # RE2 has no verbose mode
             if letter in "imsx":
                 keep_on += letter
         for letter in off:
@@ -295,7 +327,7 @@ class _Translator:
         code = int(digits, 16)
         if code > 0x10FFFF:
             raise PatternError("InvalidCodepointValue")
-        return f"\\U{code:08x}"
+        return _code(code, self.re2)
 
     def escape(self, in_class: bool) -> str:
         text = self.pattern
@@ -315,15 +347,19 @@ class _Translator:
             else:
                 name = text[self.pos : self.pos + 1]
                 self.pos += 1
-            ranges, negated = _property(name, letter == "P")
+            ranges, negated = _property(name, letter == "P", self.re2)
             if in_class:
                 if negated:
                     raise PatternError("InvalidClass")
                 return ranges
             return ("[^" if negated else "[") + ranges + "]"
+        if self.re2 and letter in "dDsSwW":
+            return self.unicode_class(letter, in_class)
+        if self.re2 and not in_class and (letter in "k<>" or letter.isdigit()):
+            raise NeedsBacktracking("\\" + letter)  # backreferences, \\< and \\>
         if not in_class:
             if letter == "z":
-                return "(?:\\Z)"
+                return "\\z" if self.re2 else "(?:\\Z)"
             if letter == "k" and text[self.pos : self.pos + 1] == "<":
                 end = text.find(">", self.pos)
                 if end < 0:
@@ -335,6 +371,8 @@ class _Translator:
                 return "(?:\\b(?=\\w))"
             if letter == ">":
                 return "(?:\\b(?<=\\w))"
+            if letter in "bB":
+                self.ascii_boundary = self.re2
             if letter in "AbB":  # assertions may be repeated in Rust, not in Python
                 return "(?:\\" + letter + ")"
             if letter in "dDsSwW":
@@ -348,6 +386,17 @@ class _Translator:
         if letter.isascii() and letter.isalnum():
             raise PatternError(f'InvalidEscape("\\\\{letter}")')
         return "\\" + letter
+
+    def unicode_class(self, letter: str, in_class: bool) -> str:
+        """RE2 text for Rust's Unicode ``\\d \\w \\s`` and their negations."""
+        contents = _RE2_CLASSES[letter.lower()]
+        if letter.islower():
+            return contents if in_class else f"[{contents}]"
+        if not in_class:
+            return f"[^{contents}]"
+        if letter == "D":
+            return "\\P{Nd}"
+        raise NeedsBacktracking("\\" + letter)  # a negated class inside a class
 
     def backreference(self, first: str) -> str:
         end = self.pos
@@ -383,7 +432,7 @@ class _Translator:
                     name = text[self.pos + 2 : end] if end > 0 else ""
                     ranges = _POSIX.get(name.lstrip("^"))
                     if ranges is not None:
-                        parts.append(_ranges_text(ranges, name.startswith("^")))
+                        parts.append(_ranges_text(ranges, name.startswith("^"), self.re2))
                         self.pos = end + 2
                         continue
                 self.pos += 1
@@ -422,10 +471,71 @@ def _python_error(message: str) -> str:
     return message
 
 
+class Bounded:
+    """A backtracking pattern (the ``regex`` package) whose every search is bounded
+    by ``BACKTRACK_SECONDS``, as fancy-regex bounds its backtracking."""
+
+    def __init__(self, compiled: Any) -> None:
+        self.compiled = compiled
+        self.groups: int = compiled.groups
+
+    def search(self, string: str, position: int = 0) -> Any:
+        try:
+            return self.compiled.search(string, position, timeout=BACKTRACK_SECONDS)
+        except TimeoutError:
+            raise KclRuntimeError(_UNWRAP + "RuntimeError(BacktrackLimitExceeded)") from None
+
+
+BACKTRACK_SECONDS: Final = 1.0
+
+
+class AsciiOrBounded:
+    """A pattern with ``\\b``/``\\B``: RE2 on ASCII texts (where its ASCII word
+    boundary is Rust's Unicode one), the bounded engine on other texts."""
+
+    def __init__(self, linear: Any, pattern: str) -> None:
+        self.linear = linear
+        self.pattern = pattern
+        self.groups: int = linear.groups
+        self._ascii: tuple[str, bool] = ("", True)
+
+    def search(self, string: str, position: int = 0) -> Any:
+        if self._ascii[0] is not string:
+            self._ascii = (string, string.isascii())
+        if self._ascii[1]:
+            return self.linear.search(string, position)
+        return Bounded(_compile_backtracking(self.pattern)).search(string, position)
+
+
 @functools.lru_cache(maxsize=256)
-def _compile(pattern: str) -> re.Pattern[str]:
+def _compile(pattern: str) -> Any:
+    """A compiled pattern: RE2 (linear time) when it can express it, else the
+    backtracking engine, bounded. Both offer ``search``, ``groups`` and matches
+    with ``span``/``group``/``groups``."""
+    import re2
+
+    try:
+        translator = _Translator(pattern, re2=True)
+        translated = translator.run()
+        options = re2.Options()
+        options.log_errors = False
+        linear = re2.compile(translated, options)
+        return AsciiOrBounded(linear, pattern) if translator.ascii_boundary else linear
+    except (NeedsBacktracking, re2.error):
+        pass  # a feature only a backtracking engine has (or an invalid pattern)
+    except PatternError as error:
+        raise KclRuntimeError(_UNWRAP + str(error)) from None
+    return Bounded(_compile_backtracking(pattern))
+
+
+@functools.lru_cache(maxsize=64)
+def _compile_backtracking(pattern: str) -> Any:
+    """The pattern for the ``regex`` package (validated by ``re``, whose errors and
+    limits, such as fixed-width look-behind, are those of the reference)."""
     import re
     import warnings
+
+    import regex
 
     try:
         translated = _Translator(pattern).run()
@@ -434,8 +544,9 @@ def _compile(pattern: str) -> re.Pattern[str]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return re.compile(translated)
-    except re.error as error:
+            re.compile(translated)
+            return regex.compile(translated, regex.VERSION0)
+    except (re.error, regex.error) as error:
         raise KclRuntimeError(_UNWRAP + _python_error(str(error.msg))) from None
 
 
@@ -447,11 +558,23 @@ def _text(function: str, value: Any) -> str:
     return value
 
 
-def _matches(compiled: re.Pattern[str], string: str) -> list[re.Match[str]]:
+def _matches(compiled: Any, string: str) -> list[Any]:
     """Matches left to right, skipping an empty match right after the previous match."""
-    found: list[re.Match[str]] = []
-    position = 0
+    found: list[Any] = []
     last_end = -1
+    if isinstance(compiled, AsciiOrBounded) and string.isascii():
+        compiled = compiled.linear
+    if not isinstance(compiled, Bounded | AsciiOrBounded):
+        # RE2: one pass (its search() encodes the whole text on every call); its
+        # iterator moves one character on after an empty match, as the loop below
+        for match in compiled.finditer(string):
+            start, end = match.span()
+            if start == end == last_end:
+                continue
+            last_end = end
+            found.append(match)
+        return found
+    position = 0
     while position <= len(string):
         match = compiled.search(string, position)
         if match is None:
@@ -468,7 +591,7 @@ def _matches(compiled: re.Pattern[str], string: str) -> list[re.Match[str]]:
     return found
 
 
-def _expand(match: re.Match[str], template: str) -> str:
+def _expand(match: Any, template: str) -> str:
     """Rust's ``$name`` / ``${name}`` / ``$$`` replacement expansion."""
     out: list[str] = []
     index = 0
@@ -503,7 +626,7 @@ def _expand(match: re.Match[str], template: str) -> str:
     return "".join(out)
 
 
-def _group(match: re.Match[str], name: str) -> str:
+def _group(match: Any, name: str) -> str:
     try:
         value = match.group(int(name) if name.isdigit() else name)
     except IndexError:

@@ -1,0 +1,110 @@
+"""Resource limits (kclpy.vm.limits) through the real ``kcl`` command and the API.
+
+A refused allocation, a memory limit crossed by many small allocations and a time
+limit all end in a located ``E3R01 ResourceLimitError`` with exit 1 and no
+traceback; a run under limits leaves nothing behind for the next run or for runs in
+other threads. Also the regressions of the CLI fuzz (``fuzz/test_cli_props.py``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import kclpy
+from kclpy.vm.limits import parse_size
+
+ENDLESS = "x = [[i, j] for i in range(100000) for j in range(100000)]\n"
+
+Kcl = Callable[..., subprocess.CompletedProcess[str]]  # the fixture of conftest.py
+
+
+def assert_limit(result: subprocess.CompletedProcess[str], where: str, words: str) -> None:
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr.startswith("error[E3R01]: ResourceLimitError"), result.stderr
+    assert where in result.stderr
+    assert words in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_huge_repetition_is_refused_before_allocating(kcl: Kcl, tmp_path: Path) -> None:
+    result = kcl(tmp_path, "a = [0] * 10**10\n")
+    assert_limit(result, "main.k:1:5", "left under the memory limit of ")
+
+
+def test_string_doubling_stops_at_the_limit(kcl: Kcl, tmp_path: Path) -> None:
+    program = 's = "ab"\nt = [s * 2 ** i for i in range(40)]\n'
+    result = kcl(tmp_path, program, "--max-memory", "256M")
+    assert_limit(result, "main.k:2:6", "memory limit of 256.0 MiB")
+
+
+def test_many_small_allocations_cross_the_memory_limit(kcl: Kcl, tmp_path: Path) -> None:
+    program = "x = [[i] * 1000 for i in range(1000000)]\n"
+    result = kcl(tmp_path, program, "--max-memory", "300M")
+    assert_limit(result, "main.k:1", "more than the memory limit of 300.0 MiB")
+
+
+def test_time_limit(kcl: Kcl, tmp_path: Path) -> None:
+    result = kcl(tmp_path, ENDLESS, "--timeout", "1")
+    assert_limit(result, "main.k:1", "longer than the time limit of 1s")
+
+
+@pytest.mark.parametrize("option", [["--max-memory", "12Q"], ["--timeout", "-1"]])
+def test_bad_limit_values_are_usage_errors(kcl: Kcl, tmp_path: Path, option: list[str]) -> None:
+    result = kcl(tmp_path, "a = 1\n", *option)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+
+
+def test_api_limits_leave_no_trace_for_other_runs_and_threads() -> None:
+    results: dict[str, kclpy.RunResult] = {}
+
+    def run(name: str, code: str, **limits: float) -> None:
+        results[name] = kclpy.run(code, **limits)  # type: ignore[arg-type]
+
+    threads = [threading.Thread(target=run, args=("endless", ENDLESS), kwargs={"timeout": 0.5})]
+    threads += [
+        threading.Thread(target=run, args=(f"plain{index}", f"a = [i * {index} for i in range(3)]"))
+        for index in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    (diagnostic,) = results["endless"].diagnostics
+    assert diagnostic.code.id == "E3R01"
+    for index in range(4):
+        assert results[f"plain{index}"].text == f"a:\n- 0\n- {index}\n- {2 * index}\n"
+    # the next run in this thread is not interrupted by a late signal
+    assert kclpy.run("b = 1", timeout=5).text == "b: 1\n"
+    refused = kclpy.run('a = "x" * 100000000', max_memory=50 << 20)
+    assert refused.diagnostics[0].code.id == "E3R01"
+    assert kclpy.run('a = len("x" * 100000000)', max_memory=0).text == "a: 100000000\n"
+
+
+def test_parse_size() -> None:
+    assert parse_size("512M") == 512 << 20
+    assert parse_size("1.5GiB") == 3 << 29
+    assert parse_size("100000") == 100000
+    for bad in ("12Q", "-1G", "", "G"):
+        with pytest.raises(ValueError):
+            parse_size(bad)
+
+
+def test_kcl_test_on_a_file_or_with_a_bad_pattern_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "main.k").write_text("a = 1\n")
+    for argv in (["test", "main.k"], ["test", ".", "--run", "("]):
+        result = subprocess.run(
+            [sys.executable, "-m", "kclpy", *argv],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith("error[E9002]: UsageError\n")

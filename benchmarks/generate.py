@@ -12,6 +12,9 @@ of an implementation each:
   unify the ten parts.
 * ``compute``: list/dict comprehensions, arithmetic, string formatting and
   builtins over ranges of size N; a small literal program, heavy evaluation.
+* ``assign``: N top-level assignments of literals (ints, strings, small lists
+  and dicts); 700k of them make a 10 MB source.  Stresses the front end.
+* ``list``: one list literal of N ints and strings on a single line.
 
     python benchmarks/generate.py OUT_DIR [--families schemas,unify,compute]
         [--sizes 1k,10k,100k]
@@ -29,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 FAMILIES = ("schemas", "unify", "compute")
+BIG_FAMILIES = ("assign", "list")
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 UNIFY_FILES = 10
 
@@ -183,10 +187,32 @@ def _compute(n: int) -> dict[str, str]:
     return {"main.k": COMPUTE_TEMPLATE.format(n=n)}
 
 
+def _assign(n: int) -> dict[str, str]:
+    lines = ['"""Synthetic workload: N top-level assignments of literals."""']
+    for i in range(n):
+        kind = i % 4
+        if kind == 0:
+            lines.append(f"a{i} = {i % 997}")
+        elif kind == 1:
+            lines.append(f's{i} = "x{i % 97}"')
+        elif kind == 2:
+            lines.append(f"l{i} = [{i % 7}, 2]")
+        else:
+            lines.append(f"d{i} = {{k = {i % 5}}}")
+    return {"main.k": "\n".join(lines) + "\n"}
+
+
+def _list(n: int) -> dict[str, str]:
+    items = ", ".join(str(i) if i % 2 else f'"s{i}"' for i in range(n))
+    return {"main.k": f"items = [{items}]\ncount = len(items)\n"}
+
+
 GENERATORS: dict[str, Callable[[int], dict[str, str]]] = {
     "schemas": _schemas,
     "unify": _unify,
     "compute": _compute,
+    "assign": _assign,
+    "list": _list,
 }
 
 
@@ -214,8 +240,11 @@ def generate(out_dir: Path, family: str, size: int) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="output folder (e.g. .corpus/bench)")
-    parser.add_argument("--families", default=",".join(FAMILIES),
-                        help="comma-separated families (default: all)")
+    parser.add_argument(
+        "--families",
+        default=",".join(FAMILIES + BIG_FAMILIES),
+        help="comma-separated families (default: all)",
+    )
     parser.add_argument("--sizes", default="1k,10k,100k", help="comma-separated sizes")
     ns = parser.parse_args(argv)
     families = [f for f in ns.families.split(",") if f]

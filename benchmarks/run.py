@@ -9,7 +9,9 @@ prints a table of medians and the CPU ratio kclpy/reference, and with
 
 Sides:
 * kclpy: ``<python> -m kclpy run ARGS`` with ``src/`` on ``PYTHONPATH``
-  (``--kclpy-cmd`` replaces the command).
+  (``--kclpy-cmd`` replaces the command), with a warm compiled-module cache
+  (a private ``KCLPY_CACHE_DIR`` for the run, filled by the warm-up runs).
+* kclpy-cold: the same with ``KCLPY_NO_CACHE=1`` (what a first run pays).
 * ref: ``<ref-python> benchmarks/ref_kcl.py run ARGS`` (the reference
   ``kcl_lib``; its process includes importing the native library).
 
@@ -18,8 +20,10 @@ first line of its error and not run again; the other side still runs.
 
 Workloads (see README.md): ``startup``, ``k8s_models``, ``konfig``, the
 synthetic families ``schemas``, ``unify``, ``compute`` at ``--sizes`` (or one
-size: ``schemas-10000``; ``synthetic`` = all three), and ``parse`` (parse
-throughput over the k8s models, in lines/s, one process per side).
+size: ``schemas-10000``; ``synthetic`` = all three), the front-end families
+``assign`` and ``list`` (``source-10mb`` = 700k assignments, ``list-1m`` = a
+1M-element list on one line), and ``parse`` (parse throughput over the k8s
+models, in lines/s, one process per side).
 
     python benchmarks/run.py [WORKLOAD...] [--reps 5] [--warmup 1]
         [--sizes 1k,10k] [--sides kclpy,ref] [--json out.json] [--list]
@@ -33,6 +37,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -50,7 +55,9 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 
-SIDES = ("kclpy", "ref")
+SIDES = ("kclpy", "kclpy-cold", "ref")
+# Named large inputs of the front-end families: (family, size).
+BIG = {"source-10mb": ("assign", 700_000), "list-1m": ("list", 1_000_000)}
 BASIC = ("startup", "k8s_models", "konfig")
 DEFAULT_KONFIG_STACK = "examples/appops/guestbook/prod"
 
@@ -138,16 +145,18 @@ def basic_workload(name: str, corpus: Path, konfig_stack: str) -> Workload:
         return Workload(name, HERE / "workloads" / "startup", ["main.k"])
     if name == "k8s_models":
         missing = "" if k8s.is_dir() else f"no k8s models at {k8s} (prepare_corpus.py)"
-        return Workload(name, HERE / "workloads" / "k8s_models",
-                        ["main.k", "-E", f"k8s={k8s}"], missing=missing)
+        return Workload(
+            name, HERE / "workloads" / "k8s_models", ["main.k", "-E", f"k8s={k8s}"], missing=missing
+        )
     if name == "konfig":
         return konfig_workload(corpus, konfig_stack)
     missing = "" if k8s.is_dir() else f"no k8s models at {k8s} (prepare_corpus.py)"
     return Workload("parse", k8s, [str(k8s)], kind="parse", missing=missing)
 
 
-def select_workloads(names: list[str], sizes: list[int], corpus: Path, bench_dir: Path,
-                     konfig_stack: str) -> list[Workload]:
+def select_workloads(
+    names: list[str], sizes: list[int], corpus: Path, bench_dir: Path, konfig_stack: str
+) -> list[Workload]:
     """Expand workload names (``all``, ``synthetic``, a family, ``family-N``)."""
     expanded: list[str] = []
     for name in names or ["all"]:
@@ -162,9 +171,11 @@ def select_workloads(names: list[str], sizes: list[int], corpus: Path, bench_dir
         family, _, size = name.partition("-")
         if name in (*BASIC, "parse"):
             workloads.append(basic_workload(name, corpus, konfig_stack))
-        elif name in generate.FAMILIES:
+        elif name in BIG:
+            workloads.append(synthetic_workload(bench_dir, *BIG[name]))
+        elif name in (*generate.FAMILIES, *generate.BIG_FAMILIES):
             workloads += [synthetic_workload(bench_dir, name, n) for n in sizes]
-        elif family in generate.FAMILIES and size:
+        elif family in (*generate.FAMILIES, *generate.BIG_FAMILIES) and size:
             workloads.append(synthetic_workload(bench_dir, family, generate.parse_size(size)))
         else:
             raise SystemExit(f"unknown workload {name!r}")
@@ -214,8 +225,9 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> S
     """Run CMD to completion; its rusage comes from ``wait4`` on its pid."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=err)
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err
+        )
         timed_out = threading.Event()
         done = threading.Event()
 
@@ -243,13 +255,23 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> S
         return Sample(False, code, cpu, wall, rss_mb, error=f"timeout after {timeout:g}s")
     if code != 0:
         report = _parse_report(stdout)
-        reason = (str(report["error"]) if report and report.get("error") else
-                  first_error_line(stderr) or first_error_line(stdout.decode("utf-8", "replace")))
+        reason = (
+            str(report["error"])
+            if report and report.get("error")
+            else first_error_line(stderr) or first_error_line(stdout.decode("utf-8", "replace"))
+        )
         if code < 0:
             reason = f"killed by signal {-code}: {reason}"
         return Sample(False, code, cpu, wall, rss_mb, error=reason or f"exit status {code}")
-    return Sample(True, code, cpu, wall, rss_mb, digest=hashlib.sha256(stdout).hexdigest(),
-                  parse=_parse_report(stdout))
+    return Sample(
+        True,
+        code,
+        cpu,
+        wall,
+        rss_mb,
+        digest=hashlib.sha256(stdout).hexdigest(),
+        parse=_parse_report(stdout),
+    )
 
 
 def _parse_report(stdout: bytes) -> dict[str, Any] | None:
@@ -273,6 +295,7 @@ class Commands:
     ref_python: str
     env: dict[str, str]
     ref_parse_api: str
+    cold_env: dict[str, str] = field(default_factory=dict)
     min_available_gb: float = 0.0
     memory_patience: float = 600.0
 
@@ -283,12 +306,16 @@ class Commands:
             if side == "ref":
                 cmd.append("--reference")
             return cmd + workload.argv
-        base = self.kclpy if side == "kclpy" else self.ref
+        base = self.ref if side == "ref" else self.kclpy
         return base + workload.argv
 
+    def env_for(self, side: str) -> dict[str, str]:
+        return self.cold_env if side == "kclpy-cold" else self.env
 
-def run_workload(workload: Workload, commands: Commands, sides: list[str], reps: int,
-                 warmup: int, timeout: float) -> dict[str, SideResult]:
+
+def run_workload(
+    workload: Workload, commands: Commands, sides: list[str], reps: int, warmup: int, timeout: float
+) -> dict[str, SideResult]:
     results = {side: SideResult(commands.for_side(side, workload)) for side in sides}
     for rep in range(warmup + reps):
         order = sides if rep % 2 == 0 else list(reversed(sides))
@@ -301,7 +328,7 @@ def run_workload(workload: Workload, commands: Commands, sides: list[str], reps:
                 result.failed = low_memory
                 print(f"  {workload.name} {side}: {low_memory}", file=sys.stderr, flush=True)
                 continue
-            sample = measure(result.command, workload.cwd, commands.env, timeout)
+            sample = measure(result.command, workload.cwd, commands.env_for(side), timeout)
             if not sample.ok:
                 result.failed = sample.error
             elif workload.kind == "parse" and sample.parse is None:
@@ -321,11 +348,18 @@ def compare(results: dict[str, SideResult], kind: str) -> dict[str, Any]:
     summaries = {side: result.summary() for side, result in results.items()}
     row: dict[str, Any] = {"sides": summaries}
     kclpy, ref = summaries.get("kclpy", {}), summaries.get("ref", {})
-    if kclpy.get("cpu_median") and ref.get("cpu_median"):
-        row["cpu_ratio"] = kclpy["cpu_median"] / ref["cpu_median"]
+    for side in ("kclpy", "kclpy-cold"):
+        mine = summaries.get(side, {})
+        if mine.get("cpu_median") and ref.get("cpu_median"):
+            row[f"{side}_ratio"] = mine["cpu_median"] / ref["cpu_median"]
+            mine["cpu_ratio"] = row[f"{side}_ratio"]
+            if mine.get("max_rss_mb") and ref.get("max_rss_mb"):
+                mine["rss_ratio"] = mine["max_rss_mb"] / ref["max_rss_mb"]
+    if "kclpy_ratio" in row:
+        row["cpu_ratio"] = row["kclpy_ratio"]
     if kind == "parse" and kclpy.get("parse_cpu_median") and ref.get("parse_cpu_median"):
         row["parse_ratio"] = kclpy["parse_cpu_median"] / ref["parse_cpu_median"]
-    if kind == "run" and kclpy.get("status") == "ok" and ref.get("status") == "ok":
+    if kind == "run" and all(s.get("status") == "ok" for s in summaries.values()):
         digests = {s.digest for r in results.values() for s in r.samples}
         row["same_output"] = len(digests) == 1
     return row
@@ -337,24 +371,29 @@ def _fmt(value: Any, spec: str) -> str:
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    header = (f"{'workload':<16} {'side':<6} {'status':<7} {'cpu med':>9} {'cpu min':>9} "
-              f"{'wall med':>9} {'maxRSS MB':>10} {'ratio':>8}  note")
+    header = (
+        f"{'workload':<16} {'side':<10} {'status':<7} {'cpu med':>9} {'cpu min':>9} "
+        f"{'wall med':>9} {'maxRSS MB':>10} {'ratio':>8} {'RSS ratio':>9}  note"
+    )
     print(header)
     print("-" * len(header))
     for row in rows:
-        ratio = row.get("parse_ratio", row.get("cpu_ratio"))
         for index, (side, summary) in enumerate(row["sides"].items()):
+            ratio = row.get("parse_ratio") if index == 0 else None
+            ratio = ratio or summary.get("cpu_ratio")
             note = summary.get("error", "")
             if "lines_per_second" in summary:
                 note = f"{summary['lines_per_second']:,.0f} lines/s ({summary['lines']} lines)"
             if index == 0 and "same_output" in row and not note:
                 note = "same output" if row["same_output"] else "OUTPUT DIFFERS"
-            print(f"{row['name'] if index == 0 else '':<16} {side:<6} {summary['status']:<7} "
-                  f"{_fmt(summary.get('cpu_median'), '9.3f')} "
-                  f"{_fmt(summary.get('cpu_min'), '9.3f')} "
-                  f"{_fmt(summary.get('wall_median'), '9.3f')} "
-                  f"{_fmt(summary.get('max_rss_mb'), '10.1f')} "
-                  f"{_fmt(ratio if index == 0 else None, '8.2f')}  {note}")
+            print(
+                f"{row['name'] if index == 0 else '':<16} {side:<10} {summary['status']:<7} "
+                f"{_fmt(summary.get('cpu_median'), '9.3f')} "
+                f"{_fmt(summary.get('cpu_min'), '9.3f')} "
+                f"{_fmt(summary.get('wall_median'), '9.3f')} "
+                f"{_fmt(summary.get('max_rss_mb'), '10.1f')} "
+                f"{_fmt(ratio, '8.2f')} {_fmt(summary.get('rss_ratio'), '9.2f')}  {note}"
+            )
 
 
 def make_commands(ns: argparse.Namespace) -> Commands:
@@ -363,40 +402,92 @@ def make_commands(ns: argparse.Namespace) -> Commands:
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     kclpy = shlex.split(ns.kclpy_cmd) if ns.kclpy_cmd else [ns.kclpy_python, "-m", "kclpy", "run"]
     ref = [ns.ref_python, str(HERE / "ref_kcl.py"), "run"]
-    return Commands(kclpy, ref, ns.kclpy_python, ns.ref_python, env, ns.ref_parse_api,
-                    ns.min_available_gb, ns.memory_patience)
+    env["KCLPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="kclpy-bench-cache-")
+    env.pop("KCLPY_NO_CACHE", None)
+    cold_env = {**env, "KCLPY_NO_CACHE": "1"}
+    return Commands(
+        kclpy,
+        ref,
+        ns.kclpy_python,
+        ns.ref_python,
+        env,
+        ns.ref_parse_api,
+        cold_env,
+        ns.min_available_gb,
+        ns.memory_patience,
+    )
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("workloads", nargs="*",
-                        help="startup, k8s_models, konfig, schemas, unify, compute, synthetic, "
-                             "FAMILY-N, parse, all (default: all)")
+    parser.add_argument(
+        "workloads",
+        nargs="*",
+        help="startup, k8s_models, konfig, schemas, unify, compute, synthetic, "
+        "assign, list, FAMILY-N, source-10mb, list-1m, parse, "
+        "all (default: all)",
+    )
     parser.add_argument("--reps", type=int, default=5, help="measured runs per side (5)")
     parser.add_argument("--warmup", type=int, default=1, help="unmeasured runs per side first (1)")
-    parser.add_argument("--sizes", default="1k,10k",
-                        help="sizes of the synthetic families (1k,10k; 100k is slow: the "
-                             "reference needs minutes and GBs)")
-    parser.add_argument("--sides", default="kclpy,ref", help="kclpy,ref (default both)")
-    parser.add_argument("--corpus", type=Path, default=ROOT / ".corpus",
-                        help="folder built by prepare_corpus.py (default .corpus)")
-    parser.add_argument("--bench-dir", type=Path, default=None,
-                        help="synthetic workloads folder (default CORPUS/bench)")
-    parser.add_argument("--konfig-stack", default=DEFAULT_KONFIG_STACK,
-                        help=f"konfig stack folder (default {DEFAULT_KONFIG_STACK})")
+    parser.add_argument(
+        "--sizes",
+        default="1k,10k",
+        help="sizes of the synthetic families (1k,10k; 100k is slow: the "
+        "reference needs minutes and GBs)",
+    )
+    parser.add_argument(
+        "--sides",
+        default="kclpy,kclpy-cold,ref",
+        help="kclpy (warm cache), kclpy-cold (KCLPY_NO_CACHE=1), ref (default all three)",
+    )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=ROOT / ".corpus",
+        help="folder built by prepare_corpus.py (default .corpus)",
+    )
+    parser.add_argument(
+        "--bench-dir",
+        type=Path,
+        default=None,
+        help="synthetic workloads folder (default CORPUS/bench)",
+    )
+    parser.add_argument(
+        "--konfig-stack",
+        default=DEFAULT_KONFIG_STACK,
+        help=f"konfig stack folder (default {DEFAULT_KONFIG_STACK})",
+    )
     parser.add_argument("--kclpy-python", default=sys.executable)
-    parser.add_argument("--kclpy-cmd", default="",
-                        help="command for the kclpy side instead of '<python> -m kclpy run'")
-    parser.add_argument("--ref-python", default=os.environ.get("KCL_REF_PYTHON", sys.executable),
-                        help="python with kcl_lib (default $KCL_REF_PYTHON or this python)")
-    parser.add_argument("--ref-parse-api", choices=("file", "program"), default="file",
-                        help="reference parse API for the parse workload (file)")
+    parser.add_argument(
+        "--kclpy-cmd",
+        default="",
+        help="command for the kclpy side instead of '<python> -m kclpy run'",
+    )
+    parser.add_argument(
+        "--ref-python",
+        default=os.environ.get("KCL_REF_PYTHON", sys.executable),
+        help="python with kcl_lib (default $KCL_REF_PYTHON or this python)",
+    )
+    parser.add_argument(
+        "--ref-parse-api",
+        choices=("file", "program"),
+        default="file",
+        help="reference parse API for the parse workload (file)",
+    )
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per process")
-    parser.add_argument("--min-available-gb", type=float, default=0.0,
-                        help="before each process, wait until this much memory is available "
-                             "(MemAvailable); give up after --memory-patience (off by default)")
-    parser.add_argument("--memory-patience", type=float, default=600.0,
-                        help="seconds to wait for --min-available-gb (600)")
+    parser.add_argument(
+        "--min-available-gb",
+        type=float,
+        default=0.0,
+        help="before each process, wait until this much memory is available "
+        "(MemAvailable); give up after --memory-patience (off by default)",
+    )
+    parser.add_argument(
+        "--memory-patience",
+        type=float,
+        default=600.0,
+        help="seconds to wait for --min-available-gb (600)",
+    )
     parser.add_argument("--json", type=Path, help="write all results to this file")
     parser.add_argument("--list", action="store_true", help="list the workloads and exit")
     return parser.parse_args(argv)
@@ -406,25 +497,56 @@ def main(argv: list[str] | None = None) -> int:
     ns = parse_args(argv)
     sides = [s for s in ns.sides.split(",") if s]
     if any(s not in SIDES for s in sides):
-        raise SystemExit(f"--sides takes kclpy and/or ref, not {ns.sides!r}")
+        raise SystemExit(f"--sides takes kclpy, kclpy-cold and/or ref, not {ns.sides!r}")
     corpus = ns.corpus.resolve()
     bench_dir = (ns.bench_dir or corpus / "bench").resolve()
-    workloads = select_workloads(ns.workloads, generate.parse_sizes(ns.sizes), corpus,
-                                 bench_dir, ns.konfig_stack)
+    workloads = select_workloads(
+        ns.workloads, generate.parse_sizes(ns.sizes), corpus, bench_dir, ns.konfig_stack
+    )
     commands = make_commands(ns)
     # Byte-compile kclpy first: an installed package has its .pyc files, and this
     # machine sets PYTHONDONTWRITEBYTECODE, which would otherwise time the compiler.
-    subprocess.run([ns.kclpy_python, "-m", "compileall", "-q", str(HERE.parent / "src")],
-                   check=False, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [ns.kclpy_python, "-m", "compileall", "-q", str(HERE.parent / "src")],
+        check=False,
+        stdout=subprocess.DEVNULL,
+    )
     if ns.list:
         for w in workloads:
             state = f"  [missing: {w.missing}]" if w.missing else ""
             print(f"{w.name:<16} {w.kind:<5} cwd={w.cwd} argv={shlex.join(w.argv)}{state}")
         return 0
+    try:
+        rows = run_all(workloads, commands, sides, ns)
+    finally:
+        shutil.rmtree(commands.env["KCLPY_CACHE_DIR"], ignore_errors=True)
+    print_table(rows)
+    if ns.json:
+        meta = {
+            "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "host": platform.node(),
+            "python": sys.version.split()[0],
+            "reps": ns.reps,
+            "warmup": ns.warmup,
+            "cpu_count": os.cpu_count(),
+        }
+        ns.json.write_text(
+            json.dumps({"meta": meta, "workloads": rows}, indent=1) + "\n", encoding="utf-8"
+        )
+    return 0
+
+
+def run_all(
+    workloads: list[Workload], commands: Commands, sides: list[str], ns: argparse.Namespace
+) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for workload in workloads:
-        row: dict[str, Any] = {"name": workload.name, "kind": workload.kind,
-                               "cwd": str(workload.cwd), "argv": workload.argv}
+        row: dict[str, Any] = {
+            "name": workload.name,
+            "kind": workload.kind,
+            "cwd": str(workload.cwd),
+            "argv": workload.argv,
+        }
         if workload.missing:
             row["sides"] = {s: {"status": "skipped", "error": workload.missing} for s in sides}
             rows.append(row)
@@ -434,14 +556,7 @@ def main(argv: list[str] | None = None) -> int:
         row["samples"] = {s: [asdict(x) for x in r.samples] for s, r in results.items()}
         row["commands"] = {s: r.command for s, r in results.items()}
         rows.append(row)
-    print_table(rows)
-    if ns.json:
-        meta = {"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "host": platform.node(),
-                "python": sys.version.split()[0], "reps": ns.reps, "warmup": ns.warmup,
-                "cpu_count": os.cpu_count()}
-        ns.json.write_text(json.dumps({"meta": meta, "workloads": rows}, indent=1) + "\n",
-                           encoding="utf-8")
-    return 0
+    return rows
 
 
 if __name__ == "__main__":

@@ -133,32 +133,6 @@ class ExprCompiler:
         self.diagnostics = diagnostics
         # bare keys defined so far in each config literal being compiled (innermost last)
         self.config_keys: list[set[str]] = []
-        self._dispatch: dict[type, Callable[[Any], None]] = {
-            ast.NameExpr: self.name_expr,
-            ast.ConstExpr: self.const_expr,
-            ast.NumberExpr: self.number_expr,
-            ast.StringExpr: self.string_expr,
-            ast.JoinedStringExpr: self.joined_string,
-            ast.ParenExpr: lambda node: self.expr(node.value),
-            ast.SelectorExpr: self.selector,
-            ast.SubscriptExpr: self.subscript,
-            ast.CallExpr: self.call,
-            ast.UnaryExpr: self.unary,
-            ast.BinaryExpr: self.binary,
-            ast.CompareExpr: self.compare,
-            ast.IfExpr: self.if_expr,
-            ast.AsExpr: self.as_expr,
-            ast.ListExpr: self.list_expr,
-            ast.ConfigExpr: self.config_expr,
-            ast.SchemaExpr: self.schema_expr,
-            ast.ListCompExpr: self.list_comp,
-            ast.DictCompExpr: self.dict_comp,
-            ast.QuantExpr: self.quant_expr,
-            ast.LambdaExpr: self.lambda_expr,
-            ast.StarredExpr: self.unsupported,
-            ast.DoubleStarredExpr: self.unsupported,
-            ast.ListIfItem: self.unsupported,
-        }
 
     # ------------------------------------------------------------------ helpers
 
@@ -200,7 +174,10 @@ class ExprCompiler:
     # ------------------------------------------------------------------ dispatch
 
     def expr(self, node: ast.Expr) -> None:
-        self._dispatch[type(node)](node)
+        _DISPATCH[type(node)](self, node)
+
+    def paren_expr(self, node: ast.ParenExpr) -> None:
+        self.expr(node.value)
 
     def name_expr(self, node: ast.NameExpr) -> None:
         self.at(node)
@@ -794,6 +771,35 @@ class ExprCompiler:
         return_type: TypeRef | None,
     ) -> FunctionProto:
         return FunctionProto(name, code, params, return_type, unit.nlocals)
+
+
+# the method compiling each kind of expression, shared by every ExprCompiler
+_DISPATCH: dict[type, Callable[[ExprCompiler, Any], None]] = {
+    ast.NameExpr: ExprCompiler.name_expr,
+    ast.ConstExpr: ExprCompiler.const_expr,
+    ast.NumberExpr: ExprCompiler.number_expr,
+    ast.StringExpr: ExprCompiler.string_expr,
+    ast.JoinedStringExpr: ExprCompiler.joined_string,
+    ast.ParenExpr: ExprCompiler.paren_expr,
+    ast.SelectorExpr: ExprCompiler.selector,
+    ast.SubscriptExpr: ExprCompiler.subscript,
+    ast.CallExpr: ExprCompiler.call,
+    ast.UnaryExpr: ExprCompiler.unary,
+    ast.BinaryExpr: ExprCompiler.binary,
+    ast.CompareExpr: ExprCompiler.compare,
+    ast.IfExpr: ExprCompiler.if_expr,
+    ast.AsExpr: ExprCompiler.as_expr,
+    ast.ListExpr: ExprCompiler.list_expr,
+    ast.ConfigExpr: ExprCompiler.config_expr,
+    ast.SchemaExpr: ExprCompiler.schema_expr,
+    ast.ListCompExpr: ExprCompiler.list_comp,
+    ast.DictCompExpr: ExprCompiler.dict_comp,
+    ast.QuantExpr: ExprCompiler.quant_expr,
+    ast.LambdaExpr: ExprCompiler.lambda_expr,
+    ast.StarredExpr: ExprCompiler.unsupported,
+    ast.DoubleStarredExpr: ExprCompiler.unsupported,
+    ast.ListIfItem: ExprCompiler.unsupported,
+}
 
 
 _LIST_SPECIAL = (ast.StarredExpr, ast.ListIfItem)

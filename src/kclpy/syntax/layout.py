@@ -350,6 +350,12 @@ def _string_node(
     """The StringExpr or JoinedStringExpr of a string token, reporting literal errors."""
     raw = tok.value
     pos = tok.lexpos
+    quote = raw[0]
+    if (quote == '"' or quote == "'") and len(raw) > 1 and raw[-1] == quote:
+        content = raw[1:-1]
+        if not (quote in content or "\\" in content or "$" in content or "\n" in content):
+            # the common case: a short quoted string with nothing to decode
+            return ast.StringExpr(Span(file, pos, tok.end), content, raw)
     info = decode_string(raw)
     if not info.terminated:
         error("unterminated string", pos + (1 if info.is_raw else 0), tok.end)

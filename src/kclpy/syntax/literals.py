@@ -34,6 +34,8 @@ Number = tuple[int | float, str | None, str | None, int]
 
 def decode_number(text: str) -> Number:
     """The value of a number literal; an error message replaces a bad literal by 0."""
+    if len(text) < 19 and text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1):
+        return int(text), None, None, 0  # the common case: a plain decimal int
     match = _NUMBER_PARTS.match(text)
     num = match.group("num") if match else text
     suffix = match.group("suffix") if match else ""

@@ -1,0 +1,106 @@
+"""The modules `kcl run` imports on a tiny program, against named lists.
+
+A structural guard for start-up time (issue 17), not a timing: a run of
+``kcl run hello.k`` in a fresh interpreter, with the compiled-module cache off
+(a first run) and warm (a second run), may import only the kclpy modules named
+below and no third-party package.  A change that makes `kcl run` import more
+fails here; shrinking the set is always fine (then trim the list).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# what kclpy needs on every run: the command line, options, loading, running, printing
+RUN_MODULES = frozenset(
+    """
+    kclpy kclpy.api kclpy.cli kclpy.cli.base kclpy.cli.build kclpy.cli.doc kclpy.cli.fmt
+    kclpy.cli.import_command kclpy.cli.package kclpy.depth kclpy.vm.fs_policy kclpy.vm.limits
+    kclpy.cli.lint kclpy.cli.misc kclpy.cli.run kclpy.cli.testing kclpy.cli.vet
+    kclpy.compile kclpy.compile.cache kclpy.compile.code kclpy.compile.opcodes kclpy.diag
+    kclpy.diag.codes kclpy.diag.diagnostic kclpy.emit kclpy.loader kclpy.settings
+    kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.vm kclpy.vm.builtins
+    kclpy.vm.builtins.compare kclpy.vm.builtins.convert kclpy.vm.builtins.registry
+    kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects kclpy.vm.operators kclpy.vm.runner
+    kclpy.vm.runtime_base kclpy.vm.schemas kclpy.vm.serialize kclpy.vm.typecheck
+    kclpy.vm.values
+    """.split()  # noqa: SIM905
+)
+
+# what a cache miss adds: the front end, the checker and the compiler
+COMPILE_MODULES = frozenset(
+    """
+    kclpy.compile.emitter kclpy.compile.exprs kclpy.compile.stmts kclpy.compile.types
+    kclpy.sema kclpy.sema.annotations kclpy.sema.assign kclpy.sema.base kclpy.sema.builtins
+    kclpy.sema.calls kclpy.sema.checker kclpy.sema.config kclpy.sema.declare
+    kclpy.sema.docstrings kclpy.sema.exprs kclpy.sema.model kclpy.sema.names
+    kclpy.sema.operators kclpy.sema.relations kclpy.sema.stmts kclpy.sema.symbols
+    kclpy.sema.types kclpy.syntax.build kclpy.syntax.driver
+    kclpy.syntax.grammar_collections kclpy.syntax.grammar_expr kclpy.syntax.grammar_stmt
+    kclpy.syntax.layout kclpy.syntax.lexer kclpy.syntax.literals kclpy.syntax.parser
+    kclpy.syntax.parsetab kclpy.syntax.tokens
+    """.split()  # noqa: SIM905
+)
+
+# interpreter start-up modules that are neither the standard library nor a dependency
+# (an editable install's path finder, setuptools' shim, site customisation)
+NOT_THIRD_PARTY = ("__main__", "__editable__", "_distutils_hack", "sitecustomize", "usercustomize")
+
+PROBE = """
+import json, sys
+from kclpy.cli import main
+code = main(["run", sys.argv[1]])
+names = sorted(sys.modules)
+with open(sys.argv[2], "w", encoding="utf-8") as handle:
+    json.dump({"code": code, "modules": names}, handle)
+"""
+
+
+def imported_by_run(tmp_path: Path, env: dict[str, str]) -> tuple[set[str], set[str]]:
+    """(kclpy modules, third-party top-level packages) imported by `kcl run hello.k`."""
+    program = tmp_path / "hello.k"
+    program.write_text("a = 1\n", encoding="utf-8")
+    report = tmp_path / "modules.json"
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, str(program), str(report)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout == "a: 1\n"
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["code"] == 0
+    modules: list[str] = data["modules"]
+    ours = {name for name in modules if name == "kclpy" or name.startswith("kclpy.")}
+    tops = {name.split(".")[0] for name in modules} - set(sys.stdlib_module_names) - {"kclpy"}
+    third = {name for name in tops if not name.startswith(NOT_THIRD_PARTY)}
+    return ours, third
+
+
+@pytest.mark.parametrize("cache", ["off", "warm"])
+def test_kcl_run_imports_only_the_named_modules(tmp_path: Path, cache: str) -> None:
+    env = dict(os.environ)
+    env["KCLPY_CACHE_DIR"] = str(tmp_path / "cache")
+    allowed = RUN_MODULES
+    if cache == "off":
+        env["KCLPY_NO_CACHE"] = "1"
+        allowed = RUN_MODULES | COMPILE_MODULES
+    else:
+        env.pop("KCLPY_NO_CACHE", None)
+        imported_by_run(tmp_path, env)  # fills the cache
+    ours, third = imported_by_run(tmp_path, env)
+    assert third == set(), f"`kcl run` imports third-party packages: {sorted(third)}"
+    extra = sorted(ours - allowed)
+    assert not extra, (
+        f"`kcl run hello.k` (cache {cache}) imports modules beyond the named list: {extra}; "
+        "import them where they are needed, or add them to the list deliberately"
+    )

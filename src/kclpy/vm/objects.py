@@ -83,6 +83,7 @@ class SchemaType:
 
     __slots__ = (
         "_attr_index",
+        "_attr_owner",
         "_mro",
         "_setter_index",
         "instances",
@@ -103,6 +104,7 @@ class SchemaType:
         self.instances: list[Any] = []
         self._mro: list[SchemaType] | None = None
         self._attr_index: dict[str, Any] | None = None
+        self._attr_owner: dict[str, PackageState] = {}
         self._setter_index: dict[str, Any] | None = None
 
     @property

@@ -230,12 +230,14 @@ class SchemaRuntime:
         if cached is not None:
             return cached
         table: dict[str, AttrSpec | None] = {}
+        owners = schema._attr_owner
         for member in self.chain(schema):
             declared = {attr.name: attr for attr in member.proto.attrs}
             for name in member.proto.attr_order:
                 spec = declared.get(name)
                 if spec is not None:
                     table[name] = spec
+                    owners[name] = member.package  # its type names resolve there
                 else:
                     table.setdefault(name, None)
         schema._attr_index = table
@@ -459,7 +461,10 @@ class SchemaRuntime:
                     if decorator == "deprecated" and in_config:
                         self.deprecated(name, arguments)
                 if spec.type is not None:
-                    self._current_package = state.schema.package
+                    # the declaring schema's package: a parent from another package names
+                    # its attribute types in its own scope
+                    owner = state.schema._attr_owner.get(name, state.schema.package)
+                    self._current_package = owner
                     value = self.check_attr_type(value, spec.type, state.schema, name)
                 if isinstance(value, dict | list):
                     self.require(value, (state.schema.proto.path, *spec.position))

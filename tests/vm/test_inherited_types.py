@@ -23,7 +23,11 @@ MODELS = {
         "sidecar = lambda n: str -> appmodel.Container {\n    Sidecar1 {name = n}\n}\n"
     ),
 }
-MAIN = 'import models.addons.a1 as addon1\n\nfirst = addon1.Sidecar1 {}\nsecond = addon1.sidecar("s")\n'
+MAIN = (
+    "import models.addons.a1 as addon1\n\n"
+    "first = addon1.Sidecar1 {}\n"
+    'second = addon1.sidecar("s")\n'
+)
 EXPECTED = (
     "first:\n  name: x\n  resources:\n    cpu: '100m'\n"
     "second:\n  name: s\n  resources:\n    cpu: '100m'\n"

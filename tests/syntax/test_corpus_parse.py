@@ -5,8 +5,8 @@ workloads are left to benchmarks/parse_bench.py). Skipped when it is absent.
 Every file the reference parses without an InvalidSyntax error must parse here
 without one too. The reference's verdicts are cached in
 ``corpus_reference.json`` (by content hash); files missing from the cache are
-asked of kcl-lib in one subprocess, and ``KCLPY_UPDATE_GOLDENS=1`` rewrites the
-cache. Files the reference rejects are recorded there, and the test reports how
+asked of kcl-lib in one subprocess, and ``pytest --update-goldens`` rewrites
+the cache. Files the reference rejects are recorded there, and the test reports how
 many of them kclpy accepts (it does not fail on those).
 """
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from hypothesis import strategies as st
 import kclpy
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
-from reference import reference_available
+from reference import ReferenceFailed, call_reference, reference_available
 
 pytestmark = [
     pytest.mark.skipif(not reference_available(), reason="kcl_lib is not installed"),
@@ -88,19 +87,9 @@ def reference_batch(sources: list[str]) -> list[dict[str, object]]:
 
 def _oracle(paths: list[str]) -> list[dict[str, object]] | None:
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", _ORACLE],
-            input=json.dumps(paths),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
+        results: list[dict[str, object]] = call_reference(_ORACLE, paths, timeout=120)
+    except ReferenceFailed:
         return None
-    if done.returncode != 0:
-        return None
-    results: list[dict[str, object]] = json.loads(done.stdout)
     return results
 
 

@@ -120,6 +120,37 @@ def reference_available() -> bool:
     return proc.returncode == 0
 
 
+class ReferenceFailed(RuntimeError):
+    """The reference script exited non-zero, timed out or printed no JSON."""
+
+
+def call_reference(
+    script: str, payload: Any, timeout: float = DEFAULT_TIMEOUT * 5, cwd: str | Path | None = None
+) -> Any:
+    """Run ``script`` (Python that imports ``kcl_lib``) in the reference interpreter,
+    in a subprocess: ``payload`` goes to its stdin as JSON and the JSON it writes to
+    stdout comes back. The one way tests ask the reference anything besides
+    ``kcl run`` (parse, format, lint, doc, ... verdicts)."""
+    try:
+        completed = subprocess.run(
+            [_python(), "-c", script],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            cwd=cwd,
+        )
+    except subprocess.TimeoutExpired:
+        raise ReferenceFailed(f"the reference did not answer within {timeout:g}s") from None
+    if completed.returncode != 0:
+        raise ReferenceFailed(completed.stderr[-2000:] or f"exit status {completed.returncode}")
+    try:
+        return json.loads(completed.stdout)
+    except ValueError:
+        raise ReferenceFailed(f"no JSON from the reference: {completed.stdout[-500:]!r}") from None
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 

@@ -10,10 +10,18 @@ from pathlib import Path
 import pytest
 
 try:
-    from reference import build_request, reference_available, run_reference
+    from reference import (
+        ReferenceFailed,
+        build_request,
+        call_reference,
+        reference_available,
+        run_reference,
+    )
 except ImportError:  # tests/ imported as a package
     from tests.reference import (  # type: ignore[no-redef]
+        ReferenceFailed,
         build_request,
+        call_reference,
         reference_available,
         run_reference,
     )
@@ -74,3 +82,16 @@ def test_build_request_parses_run_options() -> None:
     assert request["format"] == "json"
     with pytest.raises(ValueError):
         build_request([], ["-D", "novalue"])
+
+
+@needs_reference
+def test_call_reference_sends_and_returns_json() -> None:
+    script = "import json, sys, kcl_lib.api\njson.dump(json.load(sys.stdin)[::-1], sys.stdout)"
+    assert call_reference(script, [1, "two"]) == ["two", 1]
+
+
+def test_call_reference_reports_a_failing_script() -> None:
+    with pytest.raises(ReferenceFailed, match="boom"):
+        call_reference("import sys\nsys.exit('boom')", None)
+    with pytest.raises(ReferenceFailed, match="no JSON"):
+        call_reference("print('not json')", None)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from typing import Any
 
 from lsprotocol import types
@@ -194,10 +193,6 @@ async def analysed(uri: str, exact: bool = False) -> tuple[Document, Analysis] |
     if analysis is None or (exact and analysis.texts.get(document.path) != document.text):
         return None
     return document, analysis
-
-
-def same_file(one: str, other: str) -> bool:
-    return os.path.abspath(one) == os.path.abspath(other)
 
 
 def model_position(document: Document, position: types.Position) -> tuple[int, int]:

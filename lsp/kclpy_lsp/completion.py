@@ -16,7 +16,6 @@ from typing import Any
 
 from lsprotocol import types
 
-from kclpy.loader import SYSTEM_MODULES as SYSTEM_MODULE_NAMES
 from kclpy.sema.builtins import BUILTIN_FUNCTIONS, STRING_METHODS, SYSTEM_MODULES
 from kclpy.sema.model import Model
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
@@ -32,6 +31,7 @@ from kclpy.sema.types import (
     UnionType,
 )
 from kclpy.syntax.tokens import KEYWORDS
+from kclpy.syntax.universe import SYSTEM_MODULES as SYSTEM_MODULE_NAMES
 from kclpy_lsp.app import document_of, server, workspace
 from kclpy_lsp.documents import Document
 from kclpy_lsp.workspace import Analysis

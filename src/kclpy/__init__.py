@@ -77,9 +77,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name.startswith("__") or name == "api":
         raise AttributeError(name)
-    import importlib
-
-    api = importlib.import_module("kclpy.api")
+    from kclpy import api
     try:
         return getattr(api, name)
     except AttributeError:

@@ -15,29 +15,10 @@ from collections.abc import Iterable
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.syntax import ast, parse_file, parse_source
+from kclpy.syntax.universe import SYSTEM_MODULES
 
 MAIN = "__main__"
 _KCL_MOD = re.compile(r"^\$\{(\w+):KCL_MOD\}")
-SYSTEM_MODULES = frozenset(
-    [
-        "base64",
-        "base32",
-        "json",
-        "yaml",
-        "toml",
-        "math",
-        "regex",
-        "datetime",
-        "net",
-        "units",
-        "crypto",
-        "file",
-        "template",
-        "runtime",
-        "collection",
-        "manifests",
-    ]
-)
 
 
 class Program:

@@ -12,12 +12,9 @@ they are pinned in test_modules.py.
 from __future__ import annotations
 
 import importlib.util
-import json
 import math
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reference import call_reference
 
 from kclpy.vm.builtins.registry import system_module, takes_context
 from kclpy.vm.fs_policy import DEFAULT_POLICY
@@ -1481,16 +1479,9 @@ def _run_reference(module: str, cases: list[Case], folder: Path) -> list[dict[st
         "imports": sorted({module, "file", "base64", "json"}),
         "expressions": [case.kcl for case in cases],
     }
-    proc = subprocess.run(
-        [sys.executable, "-c", _REFERENCE_SCRIPT],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        cwd=folder,
-        timeout=300,
+    results: list[dict[str, Any]] = call_reference(
+        _REFERENCE_SCRIPT, request, timeout=300, cwd=folder
     )
-    assert proc.returncode == 0, proc.stderr
-    results: list[dict[str, Any]] = json.loads(proc.stdout)
     return results
 
 

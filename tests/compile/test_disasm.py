@@ -1,8 +1,7 @@
-"""Codegen goldens: the disassembly of small programs (KCLPY_UPDATE_GOLDENS=1 rewrites)."""
+"""Codegen goldens: the disassembly of small programs (``pytest --update-goldens`` rewrites)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ GOLDENS = Path(__file__).parent / "goldens"
 PROGRAMS = {
     "assign_and_order": "a = b + 1\nb = 2\n_c = [x * 2 for x in [1, 2] if x > 1]\n",
     "schema_and_config": (
-        "schema P:\n    name: str\n    n: int = 1\n    check:\n        n > 0, \"n\"\n"
+        'schema P:\n    name: str\n    n: int = 1\n    check:\n        n > 0, "n"\n'
         'p = P {name = "x", n: 2}\nq = {a.b = 1, **p, if True: c = 3}\n'
     ),
     "lambda_and_quantifier": (
@@ -27,7 +26,7 @@ PROGRAMS = {
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_disassembly_matches_golden(name: str) -> None:
+def test_disassembly_matches_golden(name: str, update_goldens: bool) -> None:
     module, diagnostics = parse_source(PROGRAMS[name], "main.k")
     assert not diagnostics
     compiler = PackageCompiler("__main__", [module], lambda _: {})
@@ -35,6 +34,7 @@ def test_disassembly_matches_golden(name: str) -> None:
     assert not compiler.diagnostics
     text = disassemble_package(package, {"main.k": module.file})
     golden = GOLDENS / f"{name}.disasm"
-    if os.environ.get("KCLPY_UPDATE_GOLDENS") or not golden.exists():
+    if update_goldens:
         golden.write_text(text, encoding="utf-8")
+    assert golden.exists(), f"no golden {golden.name}: run pytest --update-goldens"
     assert text == golden.read_text(encoding="utf-8")

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from kclpy.kusion.graph import apply_graph, destroy_graph, spec_graph
 from kclpy.kusion.model import KUBERNETES, Resource, SpecError
 from kclpy.kusion.references import UnresolvedReference, parse_reference, substitute
-from kclpy.kusion.spec import compile_documents, load_spec, parse_text, validate
+from kclpy.kusion.spec import load_spec, parse_text, validate
 
 SPEC = """
 resources:
@@ -138,77 +134,42 @@ def test_load_spec_reads_a_file_and_rejects_ambiguous_input(tmp_path: Path) -> N
         load_spec(spec_file=str(tmp_path / "missing.yaml"))
 
 
-@dataclass
-class FakeRunResult:
-    """The shape of ``kclpy.api.RunResult`` that the seam relies on."""
-
-    text: str = ""
-    ok: bool = True
-    log: str = ""
-    diagnostics: list[str] = field(default_factory=list)
-
-
-def fake_api(monkeypatch: pytest.MonkeyPatch, result: object, calls: list[Any]) -> None:
-    module = types.ModuleType("kclpy.api")
-
-    def run_files(files: list[str], **options: Any) -> object:
-        calls.append((files, options))
-        return result
-
-    module.run_files = run_files  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "kclpy.api", module)
+PROGRAM = (
+    'name = option("name") or "demo"\n'
+    'print("compiling " + name)\n'
+    "resources = [{\n"
+    '    id = "local:file:" + name\n'
+    '    type = "Local"\n'
+    '    attributes = {path = "out/" + name, content = "hello"}\n'
+    "}]\n"
+)
 
 
-def test_compile_documents_needs_kcl_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "kclpy.api", types.ModuleType("kclpy.api"))
-    with pytest.raises(SpecError, match="kcl run is not available"):
-        compile_documents(["main.k"], {})
-
-
-def test_kcl_files_are_compiled_through_the_seam(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_kcl_files_are_compiled_by_kcl_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    calls: list[Any] = []
-    output = FakeRunResult(text="resources: [{id: a, type: Local}]", log="printed\n")
-    fake_api(monkeypatch, output, calls)
-    spec = load_spec(["main.k"], run_options={"options": ["x=1"]})
-    assert [r.id for r in spec.resources] == ["a"]
-    assert calls == [(["main.k"], {"options": ["x=1"]})]
-    assert capsys.readouterr().err == "printed\n"
-    fake_api(monkeypatch, "id: b\ntype: Local\n", calls)  # plain text is accepted too
-    assert [r.id for r in load_spec(["main.k"]).resources] == ["b"]
-    fake_api(monkeypatch, FakeRunResult(ok=False, diagnostics=["E2G22 TypeError"]), calls)
-    with pytest.raises(SpecError, match="kcl run failed"):
-        load_spec(["main.k"])
+    program = tmp_path / "main.k"
+    program.write_text(PROGRAM)
+    spec = load_spec([str(program)], run_options={"options": ["name=web"]})
+    assert [(r.id, r.attributes["path"]) for r in spec.resources] == [("local:file:web", "out/web")]
+    assert capsys.readouterr().err == "compiling web\n"
+
+
+def test_a_failed_kcl_run_is_a_spec_error_with_its_diagnostics(tmp_path: Path) -> None:
+    program = tmp_path / "main.k"
+    program.write_text('count: int = "three"\n')
+    with pytest.raises(SpecError, match=r"kcl run failed:\n(.|\n)*main\.k:1"):
+        load_spec([str(program)])
 
 
 def test_cli_passes_arguments_to_kcl_run(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cli: Callable[..., tuple[int, str, str]]
+    tmp_path: Path, cli: Callable[..., tuple[int, str, str]]
 ) -> None:
-    calls: list[Any] = []
-    text = "resources: [{id: a, type: Local, attributes: {path: a}}]"
-    fake_api(monkeypatch, FakeRunResult(text=text), calls)
-    code, out, err = cli("preview", "main.k", "-D", "env=prod", "-D", "replicas=2")
+    (tmp_path / "main.k").write_text(PROGRAM)
+    code, out, err = cli("preview", str(tmp_path / "main.k"), "-D", "name=api")
     assert code == 0, err
-    assert calls == [(["main.k"], {"options": ["env=prod", "replicas=2"]})]
+    assert "local:file:api" in out
     assert "Plan: 1 to create" in out
-
-
-def test_real_kcl_run_when_the_language_is_ready(tmp_path: Path) -> None:
-    program = tmp_path / "main.k"
-    program.write_text(
-        'name = option("name") or "demo"\n'
-        "resources = [{\n"
-        '    id = "local:file:" + name\n'
-        '    type = "Local"\n'
-        '    attributes = {path = "out/" + name, content = "hello"}\n'
-        "}]\n"
-    )
-    try:
-        spec = load_spec([str(program)], run_options={"options": ["name=web"]})
-    except Exception as error:  # kclpy's own kcl run is still being built
-        pytest.skip(f"kcl run not usable yet: {type(error).__name__}: {error}")
-    assert [(r.id, r.attributes["path"]) for r in spec.resources] == [("local:file:web", "out/web")]
 
 
 def test_references_split_by_the_longest_known_id() -> None:

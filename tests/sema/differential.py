@@ -8,17 +8,17 @@ or through ``test_differential.py``, which skips when ``kcl_lib`` is missing.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "src"))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))  # tests/: the reference helper
 
 from chunks import Chunk, all_chunks, write_chunk  # noqa: E402
+from reference import call_reference  # noqa: E402
 
 Place = tuple[str, str, int]  # (code, file relative to the chunk folder, line)
 
@@ -44,12 +44,7 @@ print(json.dumps(result))
 """
 
 
-def reference_available(python: str = sys.executable) -> bool:
-    probe = subprocess.run([python, "-c", "import kcl_lib.api"], capture_output=True)
-    return probe.returncode == 0
-
-
-def reference_errors(chunks: list[Chunk], python: str = sys.executable) -> dict[str, set[Place]]:
+def reference_errors(chunks: list[Chunk]) -> dict[str, set[Place]]:
     """{chunk name: {(code, relative file, line)}} of the reference's compile errors."""
     with tempfile.TemporaryDirectory() as root:
         work: list[tuple[str, str]] = []
@@ -59,15 +54,7 @@ def reference_errors(chunks: list[Chunk], python: str = sys.executable) -> dict[
             os.makedirs(folder)
             work.append((chunk.name, write_chunk(chunk, folder)))
             folders[chunk.name] = folder
-        done = subprocess.run(
-            [python, "-c", _SCRIPT],
-            input=json.dumps(work),
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=True,
-        )
-        raw = json.loads(done.stdout)
+        raw = call_reference(_SCRIPT, work, timeout=900)
     result: dict[str, set[Place]] = {}
     for name, errors in raw.items():
         folder = folders[name]
@@ -79,9 +66,9 @@ def expected_errors(chunk: Chunk) -> set[Place]:
     return {(e.code, e.path, e.line) for e in chunk.expectations}
 
 
-def compare(python: str = sys.executable) -> list[str]:
+def compare() -> list[str]:
     chunks = list(all_chunks())
-    reference = reference_errors(chunks, python)
+    reference = reference_errors(chunks)
     problems: list[str] = []
     for chunk in chunks:
         want = expected_errors(chunk)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from differential import compare, reference_available
+from differential import compare
+from reference import reference_available
 
 
 @pytest.mark.skipif(not reference_available(), reason="kcl_lib (the reference) not installed")

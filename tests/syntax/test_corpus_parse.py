@@ -5,8 +5,8 @@ workloads are left to benchmarks/parse_bench.py). Skipped when it is absent.
 Every file the reference parses without an InvalidSyntax error must parse here
 without one too. The reference's verdicts are cached in
 ``corpus_reference.json`` (by content hash); files missing from the cache are
-asked of kcl-lib in one subprocess, and ``KCLPY_UPDATE_GOLDENS=1`` rewrites the
-cache. Files the reference rejects are recorded there, and the test reports how
+asked of kcl-lib in one subprocess, and ``pytest --update-goldens`` rewrites
+the cache. Files the reference rejects are recorded there, and the test reports how
 many of them kclpy accepts (it does not fail on those).
 """
 
@@ -17,10 +17,9 @@ import importlib.util
 import json
 import os
 import pathlib
-import subprocess
-import sys
 
 import pytest
+from reference import call_reference
 
 from kclpy.syntax import parse_bytes
 
@@ -74,15 +73,7 @@ def _reference(files: dict[str, bytes], update: bool) -> dict[str, list[str]]:
     missing = {rel: data for rel, data in files.items() if rel not in verdicts}
     if missing and importlib.util.find_spec("kcl_lib") is not None:
         sources = {rel: data.decode("utf-8", "replace") for rel, data in missing.items()}
-        result = subprocess.run(
-            [sys.executable, "-c", _ORACLE],
-            input=json.dumps([str(ROOT), sources]),
-            capture_output=True,
-            text=True,
-            timeout=1800,
-            check=True,
-        )
-        verdicts.update(json.loads(result.stdout))
+        verdicts.update(call_reference(_ORACLE, [str(ROOT), sources], timeout=1800))
         if update or not CACHE.exists():
             entries = {
                 rel: {"sha1": _digest(files[rel]), "errors": verdicts[rel]}

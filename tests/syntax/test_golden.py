@@ -1,5 +1,5 @@
 """Golden AST dumps: every ``cases/*.k`` parses without diagnostics and dumps
-exactly as its ``*.ast.golden`` (``KCLPY_UPDATE_GOLDENS=1`` rewrites them)."""
+exactly as its ``*.ast.golden`` (``pytest --update-goldens`` rewrites them)."""
 
 from __future__ import annotations
 

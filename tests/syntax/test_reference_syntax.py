@@ -6,13 +6,11 @@ one subprocess; skipped when kcl-lib is not installed."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import pathlib
 import re
-import subprocess
-import sys
 
 import pytest
+from reference import call_reference
 
 from kclpy.syntax import parse_source
 
@@ -44,15 +42,8 @@ def _chunks() -> list[str]:
 @pytest.fixture(scope="module")
 def verdicts() -> dict[str, bool]:
     chunks = _chunks()
-    result = subprocess.run(
-        [sys.executable, "-c", _ORACLE],
-        input=json.dumps(chunks),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    return dict(zip(chunks, json.loads(result.stdout), strict=True))
+    answers = call_reference(_ORACLE, chunks, timeout=300)
+    return dict(zip(chunks, answers, strict=True))
 
 
 def test_same_verdicts_as_the_reference(verdicts: dict[str, bool]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -21,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "sema"))
 
 from chunks import Chunk, parse_chunks, where, write_chunk  # noqa: E402
+from reference import call_reference  # noqa: E402
 from tools_helpers import HAVE_REFERENCE  # noqa: E402
 
 import kclpy  # noqa: E402
@@ -78,15 +78,7 @@ sys.stdout.write(json.dumps(out))
 
 def reference_lint(paths: list[str]) -> dict[str, list[str]]:
     """The reference's lint messages for each path (one subprocess for all)."""
-    completed = subprocess.run(
-        [sys.executable, "-c", _REFERENCE_LINT],
-        input=json.dumps(paths),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    result: dict[str, list[str]] = json.loads(completed.stdout)
+    result: dict[str, list[str]] = call_reference(_REFERENCE_LINT, paths, timeout=300)
     return result
 
 

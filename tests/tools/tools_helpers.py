@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
-import json
-import subprocess
-import sys
 from typing import Any
+
+from reference import ReferenceFailed, call_reference
 
 from kclpy import emit
 from kclpy.compile.stmts import PackageCompiler
@@ -99,15 +98,8 @@ sys.stdout.write(json.dumps([handle(request) for request in requests]))
 
 def reference(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Run requests through the reference KCL in one subprocess; one answer each."""
-    completed = subprocess.run(
-        [sys.executable, "-c", _SCRIPT],
-        input=json.dumps(requests),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    if completed.returncode != 0:
-        return [{"exception": completed.stderr[-2000:]} for _ in requests]
-    result: list[dict[str, Any]] = json.loads(completed.stdout)
+    try:
+        result: list[dict[str, Any]] = call_reference(_SCRIPT, requests, timeout=120)
+    except ReferenceFailed as error:
+        return [{"exception": str(error)} for _ in requests]
     return result

@@ -37,18 +37,13 @@ def _version(args: argparse.Namespace) -> int:
 
 
 def _lsp(args: argparse.Namespace) -> int:
-    """The language server (package ``kclpy_lsp``, needs the ``lsp`` extra: pygls);
-    imported only here, so no other command pays for it."""
-    import importlib
+    """The language server: this process becomes ``python -m kclpy_lsp`` (os.execv).
 
-    try:
-        server = importlib.import_module("kclpy_lsp.server")
-    except ImportError as error:
-        raise CommandError(
-            f"the language server needs pygls ({error}); pip install 'kclpy[lsp]'"
-        ) from None
-    result: int = server.main()
-    return result
+    The product never imports the editor layer (package ``kclpy_lsp``, which needs
+    the ``lsp`` extra: pygls); it runs its entry point, which reports a missing pygls."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "kclpy_lsp"])
 
 
 def _configure_clean(parser: argparse.ArgumentParser) -> None:

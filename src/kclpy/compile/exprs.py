@@ -18,7 +18,6 @@ from kclpy.compile.code import (
     FALLBACK_IMPORT,
     FALLBACK_UNDEFINED,
     Code,
-    FunctionProto,
     NameRef,
     ParamSpec,
     TypeRef,
@@ -761,16 +760,6 @@ class ExprCompiler:
                 ParamSpec(param.name, self.type_ref(param.type), param.default is not None)
             )
         return specs
-
-    def new_function(
-        self,
-        name: str,
-        code: Code,
-        unit: Unit,
-        params: list[ParamSpec],
-        return_type: TypeRef | None,
-    ) -> FunctionProto:
-        return FunctionProto(name, code, params, return_type, unit.nlocals)
 
 
 # the method compiling each kind of expression, shared by every ExprCompiler

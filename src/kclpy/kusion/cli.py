@@ -271,16 +271,12 @@ def _spec(args: argparse.Namespace) -> Spec:
 
 
 def _load_settings(paths: list[str]) -> dict[str, Any]:
-    import importlib
-
     from kclpy.kusion.model import KusionError
+    from kclpy.settings import SettingsError, load_settings
 
     try:
-        module = importlib.import_module("kclpy.settings")
-        settings: dict[str, Any] = module.load_settings(paths)
-    except (ImportError, AttributeError) as error:
-        raise KusionError(f"settings files need kcl run, which is not available: {error}") from None
-    except Exception as error:  # SettingsError: unreadable or malformed file
+        settings: dict[str, Any] = load_settings(paths)
+    except SettingsError as error:  # unreadable or malformed file
         raise KusionError(str(error)) from None
     return settings
 

@@ -19,7 +19,6 @@ references, dependency cycles) happens here, before anything is touched.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -39,11 +38,8 @@ def compile_documents(files: Sequence[str], run_options: Mapping[str, Any]) -> s
     as ``k=v`` texts, ``path_selector``, ...). A failed run raises ``SpecError``
     with the rendered diagnostics; ``print`` output of the program goes to stderr.
     """
-    try:
-        api = importlib.import_module("kclpy.api")
-        run_files = api.run_files
-    except (ImportError, AttributeError) as error:
-        raise SpecError(f"kcl run is not available ({error}); pass --spec FILE instead") from None
+    from kclpy.api import run_files
+
     result = run_files(list(files), **dict(run_options))
     if isinstance(result, str):
         return result
@@ -58,11 +54,9 @@ def compile_documents(files: Sequence[str], run_options: Mapping[str, Any]) -> s
 
 
 def _render_diagnostics(diagnostics: Sequence[Any]) -> str:
-    try:
-        render = importlib.import_module("kclpy.diag.render")
-        return str(render.render_all(list(diagnostics), "human", False))
-    except (ImportError, AttributeError):
-        return "\n".join(str(item) for item in diagnostics)
+    from kclpy.diag.render import render_all
+
+    return str(render_all(list(diagnostics), "human", False))
 
 
 def load_spec(
@@ -93,7 +87,7 @@ def load_spec(
 
 def parse_text(text: str, source: str = "<input>") -> Spec:
     """Parse YAML (one or more documents) into an unvalidated spec."""
-    yaml = importlib.import_module("yaml")
+    import yaml
     try:
         documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
     except yaml.YAMLError as error:

@@ -41,9 +41,6 @@ class Settings(NamedTuple):
     registry: str
     repository: str
 
-    def plain_http(self, host: str) -> bool:
-        return is_plain_http(host)
-
 
 def is_plain_http(host: str) -> bool:
     if os.environ.get("OCI_REG_PLAIN_HTTP", "").lower() in ("on", "true", "1"):

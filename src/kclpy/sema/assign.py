@@ -18,7 +18,6 @@ from kclpy.sema.types import (
     ANY_F,
     LIST,
     STR,
-    DictAttr,
     DictType,
     ListType,
     LitType,
@@ -201,7 +200,3 @@ def _schema_attr_names(info: SchemaInfo) -> tuple[set[str], bool]:
         current = current.base
         depth += 1
     return names, has_signature
-
-
-def dict_attr(type: Type, span: Span | None) -> DictAttr:
-    return DictAttr(type, span)

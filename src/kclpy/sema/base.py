@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from kclpy.diag import Code, Diagnostic, Label
 from kclpy.loader import Program
 from kclpy.sema.model import Model
-from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, ScopeKind, Symbol, SymbolKind
+from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, ScopeKind, Symbol
 from kclpy.sema.types import ANY, FuncType, Type
 from kclpy.source import Span
 from kclpy.syntax import ast
@@ -208,10 +208,3 @@ def name_span(node: ast.Node, name: str) -> Span:
     """The span of a name at the start of a node (a parameter ``x: int = 1`` -> ``x``)."""
     span = node.span
     return Span(span.file, span.start, min(span.end, span.start + len(name)))
-
-
-def describe_kind(symbol: Symbol) -> str:
-    """A short description of a symbol for hovers ("schema Person", "attribute name: str")."""
-    if symbol.kind in (SymbolKind.SCHEMA, SymbolKind.RULE):
-        return f"{symbol.kind} {symbol.name}"
-    return f"{symbol.kind} {symbol.name}: {symbol.type.ty_str()}"

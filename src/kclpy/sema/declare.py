@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kclpy.diag import Code, Label
-from kclpy.loader import SYSTEM_MODULES, iter_imports
+from kclpy.loader import iter_imports
 from kclpy.sema.annotations import RESERVED_TYPE_NAMES
 from kclpy.sema.base import is_private
 from kclpy.sema.builtins import DECORATORS
@@ -35,6 +35,7 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
+from kclpy.syntax.universe import SYSTEM_MODULES
 
 _RESERVED_LIST = "[" + ", ".join(f'"{name}"' for name in RESERVED_TYPE_NAMES) + "]"
 SchemaNode = ast.SchemaStmt | ast.RuleStmt

@@ -303,10 +303,3 @@ def _widen(t: Type) -> Type:
 def widen_union(t: Type) -> Type:
     """Widen only unions (``1 | 2`` -> ``int``), as the operator checks do."""
     return widen(t) if isinstance(t, UnionType) else t
-
-
-def literal_base(t: Type) -> Type:
-    """The base type of a literal, else the type itself."""
-    if isinstance(t, LitType):
-        return t.base
-    return t

@@ -246,9 +246,6 @@ class SchemaInfo:
             seen += 1
         return False
 
-    def instance_type(self) -> SchemaType:
-        return SchemaType(self, True)
-
     def def_type(self) -> SchemaType:
         return SchemaType(self, False)
 

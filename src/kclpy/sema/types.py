@@ -205,9 +205,6 @@ class SchemaType(Type):
     def ty_str(self) -> str:
         return self.info.name
 
-    def full_str(self) -> str:
-        return self.info.full_name
-
 
 class Param:
     """A parameter of a function type."""
@@ -288,14 +285,6 @@ def bool_lit(value: bool) -> LitType:
     return LitType(BOOL, value)
 
 
-def list_of(elem: Type) -> ListType:
-    return ListType(elem)
-
-
-def dict_of(key: Type, val: Type, attrs: dict[str, DictAttr] | None = None) -> DictType:
-    return DictType(key, val, attrs)
-
-
 LIST_ANY = ListType(ANY)
 DICT_ANY = DictType(ANY, ANY)
 NUMBER_T = UnionType((INT_T, FLOAT_T))
@@ -303,10 +292,6 @@ ITERABLE_T = UnionType((STR_T, DICT_ANY, LIST_ANY))
 
 
 # --------------------------------------------------------------------------- predicates
-
-
-def is_any(t: Type) -> bool:
-    return bool(t.flags & ANY_F)
 
 
 def is_primitive(t: Type) -> bool:
@@ -331,11 +316,6 @@ def members_all(t: Type, flags: int) -> bool:
     if isinstance(t, UnionType):
         return all(member.flags & flags for member in t.types)
     return bool(t.flags & flags)
-
-
-def schema_key_type(info: SchemaInfo) -> Type:
-    del info
-    return STR_T
 
 
 def schema_val_type(info: SchemaInfo) -> Type:

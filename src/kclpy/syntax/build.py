@@ -52,11 +52,6 @@ def error(message: str, start: int, end: int, code: Code = Code.INVALID_SYNTAX) 
     DIAGNOSTICS.append(make_error(code, message, Span(FILE, start, end)))
 
 
-def token_text(tok: Any) -> str:
-    """The spelling of a name-like token (``$`` already stripped)."""
-    return str(tok.value)
-
-
 def dotted_name(expr: ast.Expr) -> str:
     """``a.b.c`` for a NameExpr/SelectorExpr chain (iteratively)."""
     parts: list[str] = []

@@ -31,9 +31,10 @@ from typing import Any
 
 from kclpy.diag import Code, Diagnostic
 from kclpy.diag.render import render_human, to_json
-from kclpy.loader import MAIN, SYSTEM_MODULES, Loader, Program, package_files
+from kclpy.loader import MAIN, Loader, Program, package_files
 from kclpy.sema import Model, check_program
 from kclpy.syntax import ast, parse_source
+from kclpy.syntax.universe import SYSTEM_MODULES
 from kclpy.tools.lint_rules import (
     DEFAULT_BAD_NAMES,
     DEFAULT_MAX_LINE_LENGTH,

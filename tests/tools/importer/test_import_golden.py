@@ -1,10 +1,9 @@
 """Golden outputs of ``kcl import`` on small inputs written for these tests
 (``cases/``): every generated file is compared with ``goldens/<input>/<path>``.
-Rewrite them with ``KCLPY_UPDATE_GOLDENS=1``."""
+Rewrite them with ``pytest --update-goldens``."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -25,11 +24,11 @@ MODES = {
 
 
 @pytest.mark.parametrize("case", sorted(MODES))
-def test_golden(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_golden(case: str, monkeypatch: pytest.MonkeyPatch, update_goldens: bool) -> None:
     monkeypatch.chdir(CASES)  # the header names the input as given
     files = import_path(case, ImportOptions(MODES[case]))
     folder = GOLDENS / case
-    if os.environ.get("KCLPY_UPDATE_GOLDENS") == "1":
+    if update_goldens:
         for relative, text in files.items():
             (folder / relative).parent.mkdir(parents=True, exist_ok=True)
             (folder / relative).write_text(text)

@@ -25,7 +25,7 @@ RUN_MODULES = frozenset(
     kclpy.cli.lint kclpy.cli.misc kclpy.cli.run kclpy.cli.testing kclpy.cli.vet
     kclpy.compile kclpy.compile.cache kclpy.compile.code kclpy.compile.opcodes kclpy.diag
     kclpy.diag.codes kclpy.diag.diagnostic kclpy.emit kclpy.loader kclpy.settings
-    kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.vm kclpy.vm.builtins
+    kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.syntax.universe kclpy.vm kclpy.vm.builtins
     kclpy.vm.builtins.compare kclpy.vm.builtins.convert kclpy.vm.builtins.registry
     kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects kclpy.vm.operators kclpy.vm.runner
     kclpy.vm.runtime_base kclpy.vm.schemas kclpy.vm.serialize kclpy.vm.typecheck

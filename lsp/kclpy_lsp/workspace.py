@@ -26,19 +26,19 @@ versions. Requests read ``latest(path)`` (the last completed analysis) or await
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kclpy.diag import Diagnostic
 from kclpy.loader import Loader, Program, package_files
 from kclpy.sema.model import Model
 from kclpy.syntax import ast, parse_source
+from kclpy.syntax.parser import paused_cycle_collector
 from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_config
 from kclpy.tools.lint_rules import Finding
 from kclpy_lsp.documents import Documents, read_text
@@ -65,19 +65,6 @@ class Analysis:
     texts: dict[str, str]  # every file it loaded: path -> the text it saw
     config_error: str | None = None
     diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
-
-
-@contextlib.contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Pause the cycle collector during an analysis: it allocates many objects and
-    few cycles, and collections over a large program's trees cost a third of it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _trace(message: str) -> None:
@@ -253,7 +240,7 @@ class Workspace:
                 generation = self._generation
             began = time.monotonic()
             try:
-                with _no_cycle_collection():
+                with paused_cycle_collector():
                     self._analyse(folder, generation)
                 _trace(f"analysed {folder} in {time.monotonic() - began:.3f}s")
                 self._freeze()

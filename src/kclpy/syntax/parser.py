@@ -359,9 +359,10 @@ def _salvage(parser: Any, file: SourceFile) -> ast.Module:
 
 
 @contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cycle collector: a parse allocates many objects and no cycles,
-    and collections triggered by a growing tree would cost as much as parsing."""
+def paused_cycle_collector() -> Iterator[None]:
+    """Pause the cycle collector: a parse (or an analysis) allocates many objects and
+    few cycles, and collections triggered by a growing tree would cost as much as the
+    work itself. Reference counting still frees."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -377,7 +378,7 @@ def parse_module(
     """Parse a whole file, or the statements in ``file.text[start:end]`` (a region
     that begins at a line start; offsets stay those of the whole file, for the
     language server's per-statement reparse); diagnostics go to ``diagnostics``."""
-    with _lock, _no_gc():
+    with _lock, paused_cycle_collector():
         parser = get_parser()
         tokens = raw_tokens(file.text, start, end)
         laid = layout(file, tokens, _interpolator(file, diagnostics, 0))
@@ -398,7 +399,7 @@ def parse_fragment(
     depth: int = 0,
 ) -> ast.Expr | None:
     """Parse ``file.text[start:end]`` as one expression (None after a syntax error)."""
-    with _lock, _no_gc():
+    with _lock, paused_cycle_collector():
         parser = get_parser()
         laid = layout(
             file, raw_tokens(file.text, start, end), _interpolator(file, diagnostics, depth), True

@@ -62,9 +62,11 @@ def test_shipped_repository(tmp_path: Path, cluster: str) -> None:
     assert report.ok and [r.status for r in report.results] == ["unchanged"] * 4
 
 
-def test_a_crashing_stack_is_isolated(tmp_path: Path, cluster: str) -> None:
+@pytest.mark.parametrize("batch_size", [1, 2])
+def test_a_crashing_stack_is_isolated(tmp_path: Path, cluster: str, batch_size: int) -> None:
+    # a dying worker fails every task queued on it: the neighbours of d rerun alone
     write_repo(tmp_path)
-    report = build(_options(tmp_path, cluster), crashing.crash_on_d)
+    report = build(_options(tmp_path, cluster, batch_size=batch_size), crashing.crash_on_d)
     statuses = {r.stack: r.status for r in report.results}
     assert statuses == {"stacks/a": "ok", "stacks/b": "ok", "stacks/c": "ok", "stacks/d": "failed"}
     assert "worker crashed" in report.results[3].diagnostics

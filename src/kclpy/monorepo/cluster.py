@@ -3,8 +3,11 @@
 Dask is the engine: stacks are sent in batches as tasks (``Client.submit``), the
 results streamed back in completion order (``as_completed``). A batch whose task
 fails (its worker died more often than the scheduler allows, or it raised) is
-split: each of its stacks is submitted once more on its own, and a stack that fails
-then is reported as failed; the others are unaffected.
+split: each of its stacks is submitted once more on its own. A stack whose own task
+fails too is only a suspect (the scheduler fails every task queued on a worker that
+dies, so a neighbour's crash can take it down): once everything else is done the
+suspects run one at a time, alone on the cluster, and a stack that fails then is
+reported as failed; the others are unaffected.
 
 The workers need kclpy installed. The repository is either at the same path on
 every worker (the default), or shipped (``ship=True``): a content-addressed
@@ -86,21 +89,29 @@ def run_cluster(
             submit(jobs[i : i + batch_size], 1): jobs[i : i + batch_size]
             for i in range(0, len(jobs), batch_size)
         }
+        suspects: list[StackJob] = []
         completed = as_completed(list(pending))  # type: ignore[no-untyped-call]
         for future in completed:
             batch = pending.pop(future)
             try:
                 outputs: list[StackOutput] = future.result()
-            except Exception as error:
+            except Exception:
                 if len(batch) > 1:
                     for job in batch:
                         retry = submit([job], 0)
                         pending[retry] = [job]
                         completed.add(retry)  # type: ignore[no-untyped-call]
-                    continue
-                outputs = [crashed(batch[0], f"{type(error).__name__}: {error}")]
+                else:
+                    suspects.extend(batch)
+                continue
             for job, output in zip(batch, outputs, strict=True):
                 on_output(job, output)
+        for job in suspects:
+            try:
+                [output] = submit([job], 0).result()
+            except Exception as error:
+                output = crashed(job, f"{type(error).__name__}: {error}")
+            on_output(job, output)
 
 
 def archive(root: str) -> bytes:

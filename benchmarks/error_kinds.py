@@ -33,7 +33,11 @@ def first_kind(case: Path) -> str:
     entry = "main.k" if (case / "main.k").exists() else "_main.k"
     result = subprocess.run(
         [sys.executable, "-m", "kclpy", "run", entry, *options],
-        cwd=case, capture_output=True, text=True, timeout=60, check=False,
+        cwd=case,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     found = HEADER.search(result.stderr)
     return found.group(2) if found else ("<none>" if result.returncode else "<ok>")

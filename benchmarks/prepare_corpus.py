@@ -56,8 +56,9 @@ KONFIG_PATCH = ("__META_", "META_")
 
 
 def git(git_dir: Path, *args: str) -> bytes:
-    return subprocess.run(["git", "--git-dir", str(git_dir), *args], check=True,
-                          capture_output=True).stdout
+    return subprocess.run(
+        ["git", "--git-dir", str(git_dir), *args], check=True, capture_output=True
+    ).stdout
 
 
 def export_tree(git_dir: Path, treeish: str, dest: Path) -> None:
@@ -84,7 +85,8 @@ def find_k8s_folder(git_dir: Path, rev: str, version: str) -> str:
             continue
         package = tomllib.loads(text).get("package", {})
         if package.get("name") == "k8s" and str(package.get("version", "")).startswith(
-                version + "."):
+            version + "."
+        ):
             return f"k8s/{name}"
     raise SystemExit(f"no k8s {version}.x package under k8s/ in {git_dir}")
 
@@ -102,7 +104,8 @@ def patch_konfig(root: Path) -> int:
         "Patched copy of kcl-lang/konfig made by kclpy's benchmarks/prepare_corpus.py:\n"
         f"`{old}` renamed to `{new}` in {changed} .k files, because kcl-lib 0.13.2\n"
         "rejects reading `metadata.__META_*` from another module (private member).\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return changed
 
 
@@ -114,8 +117,9 @@ def stack_argv(stack: Path, konfig_root: Path, k8s: Path) -> list[str]:
 
 
 def konfig_stacks(root: Path) -> list[Path]:
-    return sorted(p.parent for p in (root / "examples").rglob("main.k")
-                  if (p.parent / "kcl.mod").is_file())
+    return sorted(
+        p.parent for p in (root / "examples").rglob("main.k") if (p.parent / "kcl.mod").is_file()
+    )
 
 
 def check(out: Path, ref_python: str) -> bool:
@@ -129,8 +133,10 @@ def check(out: Path, ref_python: str) -> bool:
     runs = [("k8s_models", HERE / "workloads" / "k8s_models", ["main.k", "-E", f"k8s={k8s}"])]
     for copy in ("konfig", "konfig-compat/konfig"):
         root = out / copy
-        runs += [(f"{copy}:{s.relative_to(root)}", s, stack_argv(s, root, k8s))
-                 for s in konfig_stacks(root)]
+        runs += [
+            (f"{copy}:{s.relative_to(root)}", s, stack_argv(s, root, k8s))
+            for s in konfig_stacks(root)
+        ]
     all_ok = True
     for name, cwd, argv in runs:
         proc = subprocess.run(ref + argv, cwd=cwd, capture_output=True, text=True)
@@ -141,8 +147,10 @@ def check(out: Path, ref_python: str) -> bool:
         expected = name.startswith("konfig:")
         plain = re.sub(r"\x1b\[[0-9;]*m", "", proc.stderr)
         lines = [ln.strip() for ln in plain.splitlines() if "error" in ln or "cannot" in ln]
-        print(f"{'fail' if expected else 'FAIL'}  {name}: {' | '.join(lines[:2])[:200]}"
-              f"{' (expected)' if expected else ''}")
+        print(
+            f"{'fail' if expected else 'FAIL'}  {name}: {' | '.join(lines[:2])[:200]}"
+            f"{' (expected)' if expected else ''}"
+        )
         all_ok = all_ok and expected
     return all_ok
 
@@ -155,13 +163,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rev", default="HEAD", help="revision of every repo (HEAD)")
     parser.add_argument("--k8s-version", default="1.31", help="k8s package version (1.31)")
     parser.add_argument("--out", type=Path, default=ROOT / ".corpus")
-    parser.add_argument("--build-corpus", type=Path, default=DEFAULT_BUILD_CORPUS,
-                        help="the shared harness's build_corpus.py")
-    parser.add_argument("--ref-python", default=os.environ.get("KCL_REF_PYTHON", sys.executable),
-                        help="python with kcl_lib (goldens of run-only cases, --check)")
+    parser.add_argument(
+        "--build-corpus",
+        type=Path,
+        default=DEFAULT_BUILD_CORPUS,
+        help="the shared harness's build_corpus.py",
+    )
+    parser.add_argument(
+        "--ref-python",
+        default=os.environ.get("KCL_REF_PYTHON", sys.executable),
+        help="python with kcl_lib (goldens of run-only cases, --check)",
+    )
     parser.add_argument("--sizes", default="1k,10k,100k", help="synthetic workload sizes")
-    parser.add_argument("--skip", default="",
-                        help="comma-separated parts to skip: conformance,k8s,konfig,bench")
+    parser.add_argument(
+        "--skip", default="", help="comma-separated parts to skip: conformance,k8s,konfig,bench"
+    )
     parser.add_argument("--check", action="store_true", help="run the reference afterwards")
     ns = parser.parse_args(argv)
     skip = set(filter(None, ns.skip.split(",")))
@@ -172,8 +188,17 @@ def main(argv: list[str] | None = None) -> int:
     manifest: dict[str, object] = {}
 
     if "conformance" not in skip:
-        cmd = [sys.executable, str(ns.build_corpus), "--git-dir", str(ns.kcl_git), "--rev",
-               ns.rev, str(fresh(out / "kcl-conformance")), "--ref-python", ns.ref_python]
+        cmd = [
+            sys.executable,
+            str(ns.build_corpus),
+            "--git-dir",
+            str(ns.kcl_git),
+            "--rev",
+            ns.rev,
+            str(fresh(out / "kcl-conformance")),
+            "--ref-python",
+            ns.ref_python,
+        ]
         subprocess.run(cmd, check=True)
         manifest["kcl"] = git(ns.kcl_git, "rev-parse", ns.rev).decode().strip()
     if "k8s" not in skip:
@@ -188,8 +213,9 @@ def main(argv: list[str] | None = None) -> int:
         changed = patch_konfig(out / "konfig-compat" / "konfig")
         manifest["konfig"] = git(ns.konfig_git, "rev-parse", ns.rev).decode().strip()
         manifest["konfig_compat_patch"] = {"replace": list(KONFIG_PATCH), "files": changed}
-        print(f"konfig: {out / 'konfig'}, patched copy in {out / 'konfig-compat'} "
-              f"({changed} files)")
+        print(
+            f"konfig: {out / 'konfig'}, patched copy in {out / 'konfig-compat'} ({changed} files)"
+        )
     if "bench" not in skip:
         bench = fresh(out / "bench")
         for family in generate.FAMILIES:

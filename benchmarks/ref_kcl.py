@@ -37,12 +37,33 @@ def option_value(text: str) -> str:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="ref_kcl.py", description="kcl run over kcl_lib")
     parser.add_argument("files", nargs="+", help="KCL entry files")
-    parser.add_argument("-D", "--argument", action="append", default=[], dest="arguments",
-                        metavar="NAME=VALUE", help="top-level option for option()")
-    parser.add_argument("-E", "--external", action="append", default=[], dest="externals",
-                        metavar="PKG=PATH", help="external package location")
-    parser.add_argument("-S", "--path_selector", action="append", default=[],
-                        dest="selectors", metavar="PATH", help="path selector")
+    parser.add_argument(
+        "-D",
+        "--argument",
+        action="append",
+        default=[],
+        dest="arguments",
+        metavar="NAME=VALUE",
+        help="top-level option for option()",
+    )
+    parser.add_argument(
+        "-E",
+        "--external",
+        action="append",
+        default=[],
+        dest="externals",
+        metavar="PKG=PATH",
+        help="external package location",
+    )
+    parser.add_argument(
+        "-S",
+        "--path_selector",
+        action="append",
+        default=[],
+        dest="selectors",
+        metavar="PATH",
+        help="path selector",
+    )
     parser.add_argument("--format", choices=("yaml", "json"), default="yaml")
     return parser.parse_args(argv)
 

@@ -77,10 +77,14 @@ if text:
 """
 
 _FLAGS = {
-    "-k": "sort_keys", "--sort_keys": "sort_keys",
-    "-n": "disable_none", "--disable_none": "disable_none",
-    "-H": "show_hidden", "--show_hidden": "show_hidden",
-    "-r": "strict_range_check", "--strict_range_check": "strict_range_check",
+    "-k": "sort_keys",
+    "--sort_keys": "sort_keys",
+    "-n": "disable_none",
+    "--disable_none": "disable_none",
+    "-H": "show_hidden",
+    "--show_hidden": "show_hidden",
+    "-r": "strict_range_check",
+    "--strict_range_check": "strict_range_check",
 }
 _NAME_CONSTANTS = {"True": "true", "False": "false", "None": "null", "Undefined": "null"}
 
@@ -113,8 +117,9 @@ def _python() -> str:
 def reference_available() -> bool:
     """True when the reference interpreter can import ``kcl_lib``."""
     try:
-        proc = subprocess.run([_python(), "-c", "import kcl_lib.api"], capture_output=True,
-                              timeout=DEFAULT_TIMEOUT)
+        proc = subprocess.run(
+            [_python(), "-c", "import kcl_lib.api"], capture_output=True, timeout=DEFAULT_TIMEOUT
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
@@ -166,8 +171,7 @@ def option_json(value: str) -> str:
     except ValueError:
         stripped = value.strip()
         return _NAME_CONSTANTS.get(stripped) or json.dumps(value, ensure_ascii=False)
-    if isinstance(parsed, int | float) and not isinstance(parsed, bool) and \
-            "e" in value.lower():
+    if isinstance(parsed, int | float) and not isinstance(parsed, bool) and "e" in value.lower():
         return json.dumps(value, ensure_ascii=False)
     return value
 
@@ -182,8 +186,13 @@ def _pair(spec: str, option: str) -> tuple[str, str]:
 def build_request(files: Sequence[str], args: Sequence[str]) -> dict[str, Any]:
     """Turn `kcl run`-style ARGS into the embedded script's request."""
     request: dict[str, Any] = {
-        "files": list(files), "options": [], "externals": [], "selectors": [],
-        "overrides": [], "format": "yaml", **{flag: False for flag in set(_FLAGS.values())},
+        "files": list(files),
+        "options": [],
+        "externals": [],
+        "selectors": [],
+        "overrides": [],
+        "format": "yaml",
+        **{flag: False for flag in set(_FLAGS.values())},
     }
     items = iter(args)
     for arg in items:
@@ -212,8 +221,13 @@ def build_request(files: Sequence[str], args: Sequence[str]) -> dict[str, Any]:
     return request
 
 
-def run_reference(code: str | None = None, files: Sequence[str] = (), args: Sequence[str] = (),
-                  cwd: str | Path | None = None, timeout: float = DEFAULT_TIMEOUT) -> RefResult:
+def run_reference(
+    code: str | None = None,
+    files: Sequence[str] = (),
+    args: Sequence[str] = (),
+    cwd: str | Path | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> RefResult:
     """Run ``kcl run [main.k] FILES ARGS`` on the reference in a subprocess.
 
     CODE, when given, is written to ``main.k`` (the first entry) in CWD, or in
@@ -242,7 +256,11 @@ def _execute(request: dict[str, Any], cwd: Path, timeout: float) -> RefResult:
         proc = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired as expired:
         out = (expired.stdout or b"").decode("utf-8", "replace")
-        return RefResult(TIMEOUT_RETURNCODE, out, f"reference timed out after {timeout:g}s\n",
-                         timed_out=True)
-    return RefResult(proc.returncode, proc.stdout.decode("utf-8", "replace"),
-                     proc.stderr.decode("utf-8", "replace"))
+        return RefResult(
+            TIMEOUT_RETURNCODE, out, f"reference timed out after {timeout:g}s\n", timed_out=True
+        )
+    return RefResult(
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )

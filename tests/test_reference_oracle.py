@@ -49,15 +49,12 @@ def test_schema_program_prints_yaml() -> None:
 @needs_reference
 def test_files_and_options(tmp_path: Path) -> None:
     (tmp_path / "base.k").write_text('config = {env = option("env"), replicas = 1}\n')
-    (tmp_path / "extra.k").write_text(
-        'port = option("port", default=80)\nprint("port is", port)\n')
-    result = run_reference(files=["base.k", "extra.k"],
-                           args=["-D", "env=prod", "-D", "port=8080"], cwd=tmp_path)
-    assert result.ok, result.stderr
-    assert result.stdout == (
-        "port is 8080\n"
-        "config:\n  env: prod\n  replicas: 1\nport: 8080\n"
+    (tmp_path / "extra.k").write_text('port = option("port", default=80)\nprint("port is", port)\n')
+    result = run_reference(
+        files=["base.k", "extra.k"], args=["-D", "env=prod", "-D", "port=8080"], cwd=tmp_path
     )
+    assert result.ok, result.stderr
+    assert result.stdout == ("port is 8080\nconfig:\n  env: prod\n  replicas: 1\nport: 8080\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["base.k", "extra.k"]
 
 
@@ -72,8 +69,23 @@ def test_error_goes_to_stderr() -> None:
 
 
 def test_build_request_parses_run_options() -> None:
-    request = build_request(["main.k"], ["-D", "n=1", "-D", "s=text", "-E", "k8s=/m",
-                                         "-S", "a.b", "-k", "--format", "json", "extra.k"])
+    request = build_request(
+        ["main.k"],
+        [
+            "-D",
+            "n=1",
+            "-D",
+            "s=text",
+            "-E",
+            "k8s=/m",
+            "-S",
+            "a.b",
+            "-k",
+            "--format",
+            "json",
+            "extra.k",
+        ],
+    )
     assert request["files"] == ["main.k", "extra.k"]
     assert request["options"] == [["n", "1"], ["s", '"text"']]
     assert request["externals"] == [["k8s", "/m"]]

@@ -78,6 +78,7 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__") or name == "api":
         raise AttributeError(name)
     from kclpy import api
+
     try:
         return getattr(api, name)
     except AttributeError:

@@ -107,6 +107,8 @@ NAN = math.nan
 BIG = 2**63 - 1
 
 # (builtin, args, kwargs, expected): all checked against the reference.
+# a table, one row per line group: kept as written
+# fmt: off
 REFERENCE_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("len", ("héllo",), {}, 6),
     ("len", ("日本",), {}, 6),
@@ -239,8 +241,11 @@ REFERENCE_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("ord", ("😀",), {}, 128512),
     ("ord", ("éa",), {}, Error("ord() expected string of length 1, but string of length 3 found")),
 ]
+# fmt: on
 
 # Where we knowingly differ from the reference (its result in the comment).
+# a table, one row per line group: kept as written
+# fmt: off
 DIFFERENCES: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     # ParseIntError { kind: InvalidDigit } panic text
     ("int", ("abc",), {}, Error("invalid literal for int() with base 10: 'abc'")),
@@ -302,6 +307,7 @@ DIFFERENCES: list[tuple[str, tuple[Any, ...], dict[str, Any], Any]] = [
     # runs out of memory
     ("range", (-(2**63), BIG), {}, Error("range() result has too many items")),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("name", "args", "kwargs", "expected"), REFERENCE_CALLS)
@@ -344,18 +350,46 @@ def test_reduce_folds_through_the_context() -> None:
 
 def test_every_builtin_except_option_is_exported() -> None:
     names = {
-        "print", "len", "typeof", "int", "float", "bool", "str", "list", "dict", "abs",
-        "round", "max", "min", "sum", "pow", "range", "sorted", "zip", "isunique",
-        "isnullish", "multiplyof", "all_true", "any_true", "hex", "oct", "bin", "ord", "reduce",
+        "print",
+        "len",
+        "typeof",
+        "int",
+        "float",
+        "bool",
+        "str",
+        "list",
+        "dict",
+        "abs",
+        "round",
+        "max",
+        "min",
+        "sum",
+        "pow",
+        "range",
+        "sorted",
+        "zip",
+        "isunique",
+        "isnullish",
+        "multiplyof",
+        "all_true",
+        "any_true",
+        "hex",
+        "oct",
+        "bin",
+        "ord",
+        "reduce",
     }
     assert set(BUILTINS) == names
     assert {name for name, function in BUILTINS.items() if takes_context(function)} == {
-        "print", "reduce",
+        "print",
+        "reduce",
     }
 
 
 # ---------------------------------------------------------------- convert.py
 
+# a table, one row per line group: kept as written
+# fmt: off
 TO_STR: list[tuple[Any, str]] = [
     (1.0, "1.0"), (1e20, "100000000000000000000.0"), (1e16, "10000000000000000.0"),
     (1e-7, "0.0000001"), (0.1 + 0.2, "0.30000000000000004"), (2.5e-5, "0.000025"),
@@ -373,6 +407,7 @@ TO_STR: list[tuple[Any, str]] = [
     (P, "{'x': 0, 'y': 'a'}"), (Config(a=1), "{'a': 1}"), (Lambda(None), "function"),
     (len, "function"),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("value", "text"), TO_STR)
@@ -380,6 +415,8 @@ def test_to_str(value: Any, text: str) -> None:
     assert convert.to_str(value) == text
 
 
+# a table, one row per line group: kept as written
+# fmt: off
 TYPE_NAMES: list[tuple[Any, str, str]] = [
     (1, "int", "int"), (1.5, "float", "float"), ("s", "str", "str"), (True, "bool", "bool"),
     (None, "NoneType", "None"), (UNDEFINED, "UndefinedType", "UndefinedType"),
@@ -387,6 +424,7 @@ TYPE_NAMES: list[tuple[Any, str, str]] = [
     (NumberMultiplier(2, "M"), "number_multiplier(2M)", "number_multiplier(2M)"),
     (Lambda(None), "function", "function"), (len, "function", "function"),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("value", "name", "typeof"), TYPE_NAMES)
@@ -410,8 +448,8 @@ def test_objects_report_their_kcl_type_name() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [False, None, UNDEFINED, 0, 0.0, -0.0, "", [], {}, Config(),
-              NumberMultiplier(0, "Ki")],
+    "value",
+    [False, None, UNDEFINED, 0, 0.0, -0.0, "", [], {}, Config(), NumberMultiplier(0, "Ki")],
 )
 def test_falsy_values(value: Any) -> None:
     assert convert.truthy(value) is False
@@ -424,6 +462,8 @@ def test_truthy_values(value: Any) -> None:
 
 # ---------------------------------------------------------------- compare.py
 
+# a table, one row per line group: kept as written
+# fmt: off
 EQUAL: list[tuple[Any, Any, bool]] = [
     (1, True, False), (1, 1.0, True), (None, UNDEFINED, False), (UNDEFINED, UNDEFINED, True),
     ([1, 2], [1.0, 2], True), ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True), ([1], [True], False),
@@ -431,6 +471,7 @@ EQUAL: list[tuple[Any, Any, bool]] = [
     (Ki, Ki, False), (Ki, 1024, False), (NAN, NAN, False), ("a", None, False),
     (Config(a=1), {"a": 1}, True), ({"a": 1}, {"a": 1, "b": 2}, False),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("left", "right", "expected"), EQUAL)
@@ -446,12 +487,15 @@ def test_functions_are_equal_only_to_themselves() -> None:
     assert not compare.equal(first, second)  # the reference says True
 
 
+# a table, one row per line group: kept as written
+# fmt: off
 ORDER: list[tuple[Any, Any, bool, bool]] = [  # left, right, left < right, left <= right
     (1, 1.5, True, True), (1, True, False, True), (True, 2, True, True),
     ([1, 2], [1, 3], True, True), ([1, 2], [1], False, False), ([1, 2], [1, 2], False, True),
     ([None], [None], False, True), ("C", "a", True, True), ("é", "z", False, False),
     ([1, "a"], [2, 2], True, True), (NAN, 1, False, False),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("left", "right", "less", "less_equal"), ORDER)
@@ -468,8 +512,12 @@ def test_ordering(left: Any, right: Any, less: bool, less_equal: bool) -> None:
     [
         ("<", "a", 1, "'<' not supported between instances of 'str' and 'int'"),
         (">=", None, None, "'>=' not supported between instances of 'NoneType' and 'NoneType'"),
-        ("<=", [1, [1, "a"]], [1, [1, 2]],
-         "'<=' not supported between instances of 'str' and 'int'"),
+        (
+            "<=",
+            [1, [1, "a"]],
+            [1, [1, 2]],
+            "'<=' not supported between instances of 'str' and 'int'",
+        ),
         (">", Ki, 1, "'>' not supported between instances of 'number_multiplier(1Ki)' and 'int'"),
         ("<", P, P, "'<' not supported between instances of 'P' and 'P'"),
         ("<", {}, {}, "'<' not supported between instances of 'dict' and 'dict'"),
@@ -494,12 +542,15 @@ def test_compare_for_sorting() -> None:
         compare.sort_compare([1], [2])
 
 
+# a table, one row per line group: kept as written
+# fmt: off
 CONTAINS: list[tuple[Any, Any, bool]] = [
     (1.0, [1, [2], {"a": 1}, None, "x"], True), (True, [1], False), ([2.0], [[2]], True),
     (None, [1, None], True), (UNDEFINED, [None], False), (Ki, [Ki], False), ("x", P, True),
     ("z", P, False), (1, {"1": 1}, False), ("a", {"a": UNDEFINED}, True), ("", "abc", True),
     ("ac", "abc", False), (1, "abc", False), (["a"], {"a": 1}, False),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("item", "container", "expected"), CONTAINS)
@@ -508,8 +559,14 @@ def test_contains(item: Any, container: Any, expected: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    ("container", "name"), [(None, "NoneType"), (1, "int"), (UNDEFINED, "UndefinedType"),
-                            (Ki, "number_multiplier(1Ki)"), (Lambda(None), "function")],
+    ("container", "name"),
+    [
+        (None, "NoneType"),
+        (1, "int"),
+        (UNDEFINED, "UndefinedType"),
+        (Ki, "number_multiplier(1Ki)"),
+        (Lambda(None), "function"),
+    ],
 )
 def test_contains_needs_an_iterable(container: Any, name: str) -> None:
     with pytest.raises(KclRuntimeError) as caught:

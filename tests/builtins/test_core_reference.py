@@ -104,7 +104,9 @@ class Fn:
 def schema(name: str, **attrs: Any) -> Raw:
     config = ", ".join(f"{key} = {literal(value)}" for key, value in attrs.items())
     defaults: dict[str, dict[str, Any]] = {
-        "P": {"x": 0, "y": "a"}, "Q": {"x": 0, "y": "a"}, "R": {"n": UNDEFINED, "m": 1},
+        "P": {"x": 0, "y": "a"},
+        "Q": {"x": 0, "y": "a"},
+        "R": {"n": UNDEFINED, "m": 1},
     }
     return Raw(f"{name}{{{config}}}", SchemaInstance(SchemaStub(name), defaults[name] | attrs))
 
@@ -281,8 +283,12 @@ def run_reference(cases: list[Case]) -> dict[int, dict[str, Any]]:
         )
         try:
             process = subprocess.run(
-                [python, "-c", RUNNER], input=lines, capture_output=True, text=True,
-                timeout=60, check=False,
+                [python, "-c", RUNNER],
+                input=lines,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
             )
             output, errors = process.stdout, process.stderr
         except subprocess.TimeoutExpired as timeout:  # the next case hangs the reference
@@ -336,6 +342,8 @@ INF = math.inf
 NAN = math.nan
 BIG = 2**63 - 1
 
+# a table, one row per line group: kept as written
+# fmt: off
 CORE_CASES: list[Case] = [
     # print
     C("print", 1, "a", [1, "x"], {"a": "b"}, None, 1.0),
@@ -500,8 +508,11 @@ CORE_CASES: list[Case] = [
     C("reduce", PAIR, [1, 2, 3]), C("reduce", ADD, None), C("reduce", 1, [1, 2]),
     C("reduce", ADD, [1, 2], initial=0),
 ]
+# fmt: on
 
 H = "héllo"
+# a table, one row per line group: kept as written
+# fmt: off
 STRING_CASES: list[Case] = [
     *[M(name, text) for name in ("capitalize", "lower", "upper", "title", "chars")
       for text in ["hello world", "HELLO", "éa", "", "1abc", "ßa", "ǆa bc", "they're bill's",
@@ -589,8 +600,11 @@ STRING_CASES: list[Case] = [
     M("format", "{name}!", name="x"), M("format", "{a}{b}", a=1, b=[1]),
     M("format", "{0}", x=1), M("format", "{:{w}}|", 1, w=5),
 ]
+# fmt: on
 
 
+# a table, one row per line group: kept as written
+# fmt: off
 OPERATOR_CASES: list[Case] = [
     *[O(op, left, right) for op in ("==", "!=") for left, right in
       [(1, True), (1, 1.0), (True, 1.0), (None, UNDEFINED), (UNDEFINED, UNDEFINED),
@@ -621,6 +635,7 @@ OPERATOR_CASES: list[Case] = [
        (1, schema("P")), (["a"], {"a": 1}), (["a"], "abc"), (Ki, [Ki]), (1, [True]),
        (True, [1]), (NAN, [NAN]), ("a", {"a": UNDEFINED}))],
 ]
+# fmt: on
 
 
 def random_value(chooser: random.Random, depth: int = 0) -> Any:
@@ -641,8 +656,7 @@ def random_value(chooser: random.Random, depth: int = 0) -> Any:
     if kind in (6, 7):
         return [random_value(chooser, depth + 1) for _ in range(chooser.randrange(4))]
     return {
-        chooser.choice(["a", "b", "k'", 'q"', "é"]):
-        random_value(chooser, depth + 1)
+        chooser.choice(["a", "b", "k'", 'q"', "é"]): random_value(chooser, depth + 1)
         for _ in range(chooser.randrange(4))
     }
 

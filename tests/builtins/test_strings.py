@@ -48,6 +48,8 @@ H = "héllo"
 Ki = NumberMultiplier(1, "Ki")
 P = SchemaInstance(Stub(), {"x": 0, "y": "a"})
 
+# a table, one row per line group: kept as written
+# fmt: off
 REFERENCE: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("capitalize", "hello world", (), {}, "Hello world"),
     ("capitalize", "ßa", (), {}, "SSa"),
@@ -154,8 +156,11 @@ REFERENCE: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Any]] = [
      Error("'=' alignment not allowed in string format specifier")),
     ("format", "{0[1]}", ("abc",), {}, Error("Invalid list object in list_get")),
 ]
+# fmt: on
 
 # Where we knowingly differ from the reference (its result in the comment).
+# a table, one row per line group: kept as written
+# fmt: off
 DIFFERENCES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Any]] = [
     # start/end inside a multi-byte character: "called Option::unwrap() on a None value"
     ("find", H, ("l", 2), {}, 3),
@@ -178,6 +183,7 @@ DIFFERENCES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Any]] = [
     # digits beyond the first plane: the reference says True for "\U000100b2"
     ("isdigit", "\U000100b2", (), {}, False),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("method", "receiver", "args", "kwargs", "expected"), REFERENCE)
@@ -196,18 +202,51 @@ def test_method_deliberate_difference(
 
 def test_every_method_is_exported() -> None:
     names = [
-        "capitalize", "chars", "count", "endswith", "find", "format", "index", "isalnum",
-        "isalpha", "isdigit", "islower", "isspace", "istitle", "isupper", "join", "lower",
-        "lstrip", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rsplit",
-        "rstrip", "split", "splitlines", "startswith", "strip", "title", "upper",
+        "capitalize",
+        "chars",
+        "count",
+        "endswith",
+        "find",
+        "format",
+        "index",
+        "isalnum",
+        "isalpha",
+        "isdigit",
+        "islower",
+        "isspace",
+        "istitle",
+        "isupper",
+        "join",
+        "lower",
+        "lstrip",
+        "removeprefix",
+        "removesuffix",
+        "replace",
+        "rfind",
+        "rindex",
+        "rsplit",
+        "rstrip",
+        "split",
+        "splitlines",
+        "startswith",
+        "strip",
+        "title",
+        "upper",
     ]
     assert sorted(STRING_METHODS) == names
 
 
 @pytest.mark.parametrize(
     ("value", "spec", "text"),
-    [(1.5, ">6", "   1.5"), ("abc", ".2s", "ab"), (255, "#x", "0xff"), (True, ">9", "True"),
-     (None, "", "None"), (1234567.891, ",.2f", "1,234,567.89"), (2.5, ".0f", "2")],
+    [
+        (1.5, ">6", "   1.5"),
+        ("abc", ".2s", "ab"),
+        (255, "#x", "0xff"),
+        (True, ">9", "True"),
+        (None, "", "None"),
+        (1234567.891, ",.2f", "1,234,567.89"),
+        (2.5, ".0f", "2"),
+    ],
 )
 def test_format_value(value: Any, spec: str, text: str) -> None:
     assert format_value(value, spec) == text

@@ -12,8 +12,7 @@ from .cases import ROOT, Case, all_cases
 
 # Cases that need a stage not built yet: name -> reason. Strict xfail, so a case
 # that starts passing fails here until it is removed from this list.
-PENDING = {
-}
+PENDING = {}
 
 CASES = all_cases()
 

@@ -16,7 +16,7 @@ def _span(text: str, start: int, end: int) -> Span:
 def test_human_has_header_location_source_and_caret() -> None:
     text = 'a = 1\nb: int = "s"\n'
     span = _span(text, 6, 7)
-    diag = make_error(Code.TYPE_ERROR, 'expected int, got str(s)', span)
+    diag = make_error(Code.TYPE_ERROR, "expected int, got str(s)", span)
     assert render(diag) == (
         "error[E2G22]: TypeError\n"
         " --> main.k:2:1\n"

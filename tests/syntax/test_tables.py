@@ -148,9 +148,7 @@ def test_loading_writes_nothing_and_prints_nothing(tmp_path: pathlib.Path) -> No
 
 
 def test_punctuation_table_tokens_equal_the_master_regex() -> None:
-    texts = [
-        path.read_text(encoding="utf-8") for path in sorted((ROOT / "tests").rglob("*.k"))
-    ]
+    texts = [path.read_text(encoding="utf-8") for path in sorted((ROOT / "tests").rglob("*.k"))]
     texts.append("a<<=b<=c<<d<e>>=f>=g>>h>i**=j**k*=l*m//=n//o/=p/q...r.s->t-=u-v\n")
     texts.append("x = $a + $ ! != == = \\\n y; @ ? ~ ^= ^ |= | &= & %= % += +\n")
     for text in texts:

@@ -88,6 +88,7 @@ def load_spec(
 def parse_text(text: str, source: str = "<input>") -> Spec:
     """Parse YAML (one or more documents) into an unvalidated spec."""
     import yaml
+
     try:
         documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
     except yaml.YAMLError as error:

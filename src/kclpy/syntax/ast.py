@@ -530,9 +530,7 @@ class Param(Node):
     __slots__ = ("default", "name", "type")
     _fields = ("name", "type", "default")
 
-    def __init__(
-        self, span: Span, name: str, type: TypeNode | None, default: Expr | None
-    ) -> None:
+    def __init__(self, span: Span, name: str, type: TypeNode | None, default: Expr | None) -> None:
         super().__init__(span)
         self.name = name
         self.type = type

@@ -195,8 +195,10 @@ def _punctuation() -> dict[str, list[tuple[str, str]]]:
     for name, regex in _rules():
         if name.startswith("t_ignore") or not re.fullmatch(r"(?:\\[^\w\s]|\\n)+", regex):
             continue
-        literal = regex.encode().decode("unicode_escape") if regex == r"\n" else re.sub(
-            r"\\(.)", r"\1", regex
+        literal = (
+            regex.encode().decode("unicode_escape")
+            if regex == r"\n"
+            else re.sub(r"\\(.)", r"\1", regex)
         )
         if literal[0] in "$\\":
             continue

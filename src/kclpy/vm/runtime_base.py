@@ -249,9 +249,7 @@ class RuntimeBase(SchemaRuntime):
         key = indices.pop(0) if step is None else step
         if isinstance(base, list):
             if type(key) is not int:
-                raise KclRuntimeError(
-                    f"list indices must be integers, not {value_type_name(key)}"
-                )
+                raise KclRuntimeError(f"list indices must be integers, not {value_type_name(key)}")
             if not -len(base) <= key < len(base):
                 raise KclRuntimeError(
                     f"index out of bounds: the len is {len(base)} but the index is {key}"
@@ -261,9 +259,7 @@ class RuntimeBase(SchemaRuntime):
             return items
         if isinstance(base, dict):
             if type(key) is not str:
-                raise KclRuntimeError(
-                    f"invalid dict/schema key type: '{value_type_name(key)}'"
-                )
+                raise KclRuntimeError(f"invalid dict/schema key type: '{value_type_name(key)}'")
             if isinstance(base, SchemaInstance):
                 # an attribute set on an instance builds it again (checks run again)
                 inner = base.get(key, UNDEFINED)
@@ -282,9 +278,7 @@ class RuntimeBase(SchemaRuntime):
                 inner = Config()
             result[key] = self.set_path(inner, path[1:], indices, value)
             return result
-        raise KclRuntimeError(
-            f"invalid value '{value_type_name(base)}' to set attribute '{key}'"
-        )
+        raise KclRuntimeError(f"invalid value '{value_type_name(base)}' to set attribute '{key}'")
 
     # ------------------------------------------------------------------ operators
 

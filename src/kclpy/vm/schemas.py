@@ -605,9 +605,7 @@ class SchemaRuntime:
         """``S.instances()``: instances of S and its subschemas made in the main package
         (or anywhere with ``full_pkg``), in creation order."""
         main = self.main_package.pkgpath if self.main_package is not None else ""
-        return [
-            instance for instance, site in schema.instances if full_pkg or site == main
-        ]
+        return [instance for instance, site in schema.instances if full_pkg or site == main]
 
     def deprecated(self, name: str, arguments: dict[str, Any]) -> None:
         version = arguments.get("version") or ""

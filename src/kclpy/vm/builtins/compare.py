@@ -181,6 +181,4 @@ def contains(container: Any, item: Any) -> bool:
         return any(equal(element, item) for element in container)
     if kind is str or isinstance(container, dict):
         return type(item) is str and item in container
-    raise KclRuntimeError(
-        f"TypeError: argument of type '{type_name(container)}' is not iterable"
-    )
+    raise KclRuntimeError(f"TypeError: argument of type '{type_name(container)}' is not iterable")

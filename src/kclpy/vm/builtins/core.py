@@ -108,8 +108,7 @@ def kcl_bool(x: Any = NO_ARGUMENT) -> bool:
 
 # ------------------------------------------------------------------------- int()
 
-_UNIT_EXPONENTS: Final = {"n": -3, "u": -2, "m": -1, "k": 1, "K": 1, "M": 2, "G": 3, "T": 4,
-                          "P": 5}
+_UNIT_EXPONENTS: Final = {"n": -3, "u": -2, "m": -1, "k": 1, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
 _DECIMAL: Final = re.compile(r"[+-]?[0-9]+")
 _DIGITS: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
 _BASE_DIGITS: Final = {base: frozenset(_DIGITS[:base]) for base in range(2, 37)}
@@ -134,9 +133,7 @@ def kcl_int(number: Any, base: Any = 10) -> int:
         return int(number)
     if kind is NumberMultiplier:
         return float_to_int(number.value)
-    raise KclRuntimeError(
-        f"int() argument must be a string or a number, not '{type_name(number)}'"
-    )
+    raise KclRuntimeError(f"int() argument must be a string or a number, not '{type_name(number)}'")
 
 
 def float_to_int(value: float) -> int:
@@ -238,8 +235,7 @@ def _add_pairs(result: dict[str, Any], elements: list[Any]) -> None:
         pair = iterate(element)
         if len(pair) != 2:
             raise KclRuntimeError(
-                f"dictionary update sequence element #{index} has length {len(pair)};"
-                " 2 is required"
+                f"dictionary update sequence element #{index} has length {len(pair)}; 2 is required"
             )
         key = pair[0]
         result[key if type(key) is str else to_str(key)] = pair[1]
@@ -300,8 +296,8 @@ def _round_scaled(value: float, ndigits: int) -> Any:
     else:
         if ndigits > 330:  # value * 10**(ndigits - 22) overflows
             return value
-        scale, rest = (math.pow(10.0, ndigits - 22), 1e22) if ndigits > 22 else (
-            math.pow(10.0, ndigits), 1.0
+        scale, rest = (
+            (math.pow(10.0, ndigits - 22), 1e22) if ndigits > 22 else (math.pow(10.0, ndigits), 1.0)
         )
         scaled = value * scale * rest
         if not math.isfinite(scaled):
@@ -332,9 +328,7 @@ def _modular_power(x: Any, y: Any, z: Any) -> int:
     if z == 0:
         raise KclRuntimeError("pow() 3rd argument cannot be 0")
     if y < 0:
-        raise KclRuntimeError(
-            "pow() 2nd argument cannot be negative when 3rd argument specified"
-        )
+        raise KclRuntimeError("pow() 2nd argument cannot be negative when 3rd argument specified")
     return pow(x, y, z)
 
 
@@ -500,8 +494,10 @@ def kcl_sorted(iterable: Any, /, reverse: Any = False) -> list[Any]:
     """``sorted(iterable, reverse=False)`` of a list, a string's characters or dict keys;
     a stable sort of numbers or of strings only."""
     kind = type(iterable)
-    if kind is list or kind is str or (
-        isinstance(iterable, dict) and not isinstance(iterable, SchemaInstance)
+    if (
+        kind is list
+        or kind is str
+        or (isinstance(iterable, dict) and not isinstance(iterable, SchemaInstance))
     ):
         items = list(iterable)
     else:
@@ -523,8 +519,8 @@ def _insertion_sort(items: list[Any], backwards: bool) -> None:
         index = position
         while index > 0:
             previous = items[index - 1]
-            order = sort_compare(previous, current) if backwards else sort_compare(
-                current, previous
+            order = (
+                sort_compare(previous, current) if backwards else sort_compare(current, previous)
             )
             if order >= 0:
                 break
@@ -546,8 +542,10 @@ def isunique(inval: Any) -> bool:
     if count < 2:
         return True
     kinds = set(map(type, inval))
-    if kinds == {str} or kinds == {int} or (
-        kinds <= {int, float} and all(item == item for item in inval)
+    if (
+        kinds == {str}
+        or kinds == {int}
+        or (kinds <= {int, float} and all(item == item for item in inval))
     ):
         return len(set(inval)) == count
     for index in range(1, count):

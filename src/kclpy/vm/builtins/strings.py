@@ -43,13 +43,15 @@ WHITESPACE: Final = (
 )
 SPLIT_WHITESPACE: Final = " \t\n\r\x0b\x0c"  # what split() without a separator splits at
 _SEPARATORS: Final = re.compile("[\x1c-\x1f]")
-_NOT_ASCII_SPACE: Final = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f"
-                                     "\u205f\u3000]")
+_NOT_ASCII_SPACE: Final = re.compile(
+    "[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+)
 _WHITESPACE_RUN: Final = re.compile("[" + re.escape(SPLIT_WHITESPACE) + "]+")
 _OTHER_LINE_BREAKS: Final = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _LINE_BREAK: Final = re.compile(r"(\r\n|\r|\n)")
-_DIGIT_CHARACTERS: Final = frozenset("0123456789\u00b2\u00b3\u00b9\u2070\u2074\u2075\u2076"
-                                     "\u2077\u2078\u2079")
+_DIGIT_CHARACTERS: Final = frozenset(
+    "0123456789\u00b2\u00b3\u00b9\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
+)
 _DIGRAPHS: Final = re.compile("[\u01c4\u01c7\u01ca\u01f1]")
 
 

@@ -10,12 +10,13 @@ when a sibling config key is.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from kclpy.api import run
-from kclpy.loader import Program
-from kclpy.sema import Model, check_program, resolve_program
+from kclpy.loader import Loader, Program
+from kclpy.sema import Model, SymbolKind, check_program, resolve_program
 from kclpy.sema.bindings import Binding, BindingKind
 from kclpy.syntax import ast, parse_source
 from kclpy.syntax.walk import walk
@@ -149,3 +150,47 @@ def test_without_type_checks_names_are_still_resolved() -> None:
     assert [d.message for d in result.diagnostics] == ["name 'nowhere' is not defined"]
     result = run("f = lambda x {\n    y = x + 1\n    y * 2\n}\nv = f(2)\n", check=False)
     assert result.ok and result.text == "v: 6\n"
+
+
+# the checker's symbol kinds whose uses must have these run-time binding kinds
+AGREEING = {
+    SymbolKind.BUILTIN: {BindingKind.BUILTIN},
+    SymbolKind.MODULE: {BindingKind.IMPORT},
+    SymbolKind.PARAMETER: {BindingKind.LOCAL},
+    SymbolKind.LOOP_VARIABLE: {BindingKind.LOCAL},
+    SymbolKind.INDEX_KEY: {BindingKind.LOCAL},
+}
+
+
+def disagreements(main: Path) -> list[str]:
+    """Name reads of a clean program where the checker and the resolver disagree."""
+    program = Loader(str(main.parent), {}, {}).load([str(main)])
+    if program.has_errors:
+        return []
+    model = check_program(program)
+    if model.has_errors:
+        return []
+    found: list[str] = []
+    for modules in program.packages.values():
+        for module in modules:
+            for node in walk(module):
+                if not isinstance(node, ast.NameExpr):
+                    continue
+                binding = model.resolution.get(node.id)
+                symbol = model.bindings.get(node.id)
+                if binding is None or symbol is None or binding.config_key:
+                    continue
+                expected = AGREEING.get(symbol.kind)
+                undefined = binding.kind == BindingKind.UNDEFINED and not binding.dynamic
+                if undefined or (expected is not None and binding.kind not in expected):
+                    where = node.span.file.pos(node.span.start)
+                    found.append(f"{main}:{where} {node.name}: {symbol.kind} / {binding!r}")
+    return found
+
+
+CASES = sorted((Path(__file__).parent.parent / "conformance").glob("**/main.k"))
+
+
+def test_checker_and_resolver_agree_on_every_name_read() -> None:
+    assert len(CASES) > 20
+    assert [text for main in CASES for text in disagreements(main)] == []

@@ -72,6 +72,8 @@ class Resolver:
         self.globals: set[str] = set()
         self.imports: dict[str, str] = {}
         self._shared: dict[tuple[int, str, int, int, str, bool, bool], Binding] = {}
+        # this module's bindings of names no unit declares, by (name, in_schema, config_key)
+        self._outer: dict[tuple[str, bool, bool], Binding] = {}
 
     # ------------------------------------------------------------------ packages
 
@@ -88,6 +90,7 @@ class Resolver:
                     imports.update(imports_of(other))
             imports.update(imports_of(module))
             self.visible_imports[module.id] = self.imports = imports
+            self._outer = {}
             for stmt in module.body:
                 self.top_stmt(stmt)
 
@@ -160,7 +163,8 @@ class Resolver:
         self.resolution[node.id] = self.lookup(name)
 
     def lookup(self, name: str) -> Binding:
-        config_key = any(name in keys for keys in self.config_keys)
+        keys = self.config_keys
+        config_key = bool(keys) and any(name in block for block in keys)
         unit: CodeUnit | None = self.unit
         depth = 0
         while unit is not None:
@@ -170,16 +174,22 @@ class Resolver:
                     return self.shared(BindingKind.LOCAL, name, declaration, depth, "", config_key)
             unit = unit.parent
             depth += 1
-        pkgpath = ""
+        key = (name, self.unit.in_schema, config_key)
+        binding = self._outer.get(key)
+        if binding is None:
+            binding = self._outer[key] = self.shared(*self.outer(name), config_key)
+        return binding
+
+    def outer(self, name: str) -> tuple[int, str, int, int, str]:
+        """Kind, name, declaration, depth and pkgpath of a name no unit declares."""
         if name in self.globals:
-            kind = BindingKind.GLOBAL
-        elif name in self.imports:
-            kind, pkgpath = BindingKind.IMPORT, self.imports[name]
-        elif name in BUILTIN_FUNCTIONS:
-            kind = BindingKind.BUILTIN
-        else:
-            kind = BindingKind.UNDEFINED
-        return self.shared(kind, name, -1, 0, pkgpath, config_key)
+            return BindingKind.GLOBAL, name, -1, 0, ""
+        pkgpath = self.imports.get(name)
+        if pkgpath is not None:
+            return BindingKind.IMPORT, name, -1, 0, pkgpath
+        if name in BUILTIN_FUNCTIONS:
+            return BindingKind.BUILTIN, name, -1, 0, ""
+        return BindingKind.UNDEFINED, name, -1, 0, ""
 
     def shared(
         self, kind: int, name: str, declaration: int, depth: int, pkgpath: str, config_key: bool

@@ -159,19 +159,16 @@ class ExprCompiler:
         ``span`` (default: the node's) is where an undefined name is reported."""
         where = span or node.span
         binding = self.names.bindings.get(node.id)
-        if binding is None:  # a bug: the resolver did not walk this use
+        index = self.local_slot(binding) if binding is not None else None
+        if binding is None or (binding.kind == BindingKind.LOCAL and index is None):
+            # a bug: the resolver did not walk this use, or saw another declaration
             self.error(DiagCode.INTERNAL_ERROR, f"internal error: '{name}' unresolved", where)
             self.out.emit(Op.LOAD_UNDEFINED)
             return
         out = self.out
         jump = out.emit(Op.LOAD_CONFIG_KEY, 0) if binding.config_key else -1
         kind = binding.kind
-        if kind == BindingKind.LOCAL:
-            unit = self.unit
-            for _ in range(binding.depth):
-                assert unit.parent is not None
-                unit = unit.parent
-            index = unit.slots[binding.declaration]
+        if index is not None:
             if binding.depth == 0:
                 out.emit(Op.LOAD_LOCAL, index)
             else:
@@ -187,6 +184,15 @@ class ExprCompiler:
             out.emit(_LOAD[kind], self.operand(binding))
         if jump >= 0:
             out.code.ops[jump + 1] = out.const((name, out.here()))
+
+    def local_slot(self, binding: Binding) -> int | None:
+        """The slot of a local binding's declaration in its unit (None: not a local)."""
+        if binding.kind != BindingKind.LOCAL:
+            return None
+        unit: Unit | None = self.unit
+        for _ in range(binding.depth):
+            unit = unit.parent if unit is not None else None
+        return unit.slots.get(binding.declaration) if unit is not None else None
 
     def operand(self, binding: Binding) -> int:
         """The operand that finds a global, an import or a builtin (or names the name)."""

@@ -28,41 +28,9 @@ from kclpy.compile.types import build_type
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
 from kclpy.source import SourceFile, Span
-from kclpy.syntax import ast
+from kclpy.syntax import ast, universe
 
-BUILTIN_NAMES = frozenset(
-    [
-        "print",
-        "len",
-        "range",
-        "int",
-        "float",
-        "str",
-        "bool",
-        "list",
-        "dict",
-        "abs",
-        "all_true",
-        "any_true",
-        "min",
-        "max",
-        "sum",
-        "sorted",
-        "round",
-        "pow",
-        "hex",
-        "oct",
-        "bin",
-        "zip",
-        "isunique",
-        "isnullish",
-        "multiplyof",
-        "option",
-        "typeof",
-        "ord",
-        "reduce",
-    ]
-)
+BUILTIN_NAMES = frozenset(universe.builtin_functions())
 
 
 class Unit:

@@ -29,6 +29,7 @@ from kclpy.compile.types import BASIC_TYPES
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
 from kclpy.syntax import ast
+from kclpy.syntax.universe import is_plugin
 
 Guard = tuple[ast.Expr, bool]
 
@@ -372,7 +373,7 @@ class PackageCompiler:
                 out.emit(Op.POP if isinstance(stmt.expr, ast.CallExpr) else Op.EXPR_OUTPUT)
             elif isinstance(stmt, ast.AssertStmt):
                 compile_assert(compiler, stmt)
-            elif isinstance(stmt, ast.ImportStmt) and stmt.path.startswith("kcl_plugin."):
+            elif isinstance(stmt, ast.ImportStmt) and is_plugin(stmt.path):
                 out.emit(Op.LOAD_IMPORT, out.const(stmt.path))  # as the reference's loader:
                 out.emit(Op.POP)  # an unknown plugin fails at its import
             else:

@@ -199,7 +199,7 @@ _UNITS = ("n", "u", "m", "K", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "Pi") 
 _MODULES: Final[dict[str, str]] = {
     "base64": """
 encode(value: str, encoding?: str) -> str
-    Encode the text (as UTF-8 unless encoding says otherwise) in base64.
+    Encode the UTF-8 bytes of the text in base64 (encoding is accepted and ignored).
 decode(value: str) -> str
     Decode base64 text into the text it encodes.
 """,
@@ -217,7 +217,8 @@ CIDR_netmask(cidr: str) -> str
 CIDR_subnet(cidr: str, additional_bits: int, net_num: int) -> str
     Return subnet number net_num of the network, additional_bits longer in prefix.
 CIDR_subnets(cidr: str, additional_bits: [int]) -> [str]
-    Return consecutive subnets of the network, one per prefix extension in the list.
+    Return subnets of the network, one per extra prefix length in the list, each in
+    the first free block.
 split_host_port(ip_end_point: str) -> [str]
     Split "host:port" into its host and its port.
 join_host_port(host: str, port: int|str) -> str
@@ -227,11 +228,11 @@ fqdn(name?: str) -> str
 parse_IP(ip: str) -> str
     Return the address in its canonical text form ("" when it is not an address).
 IP_string(ip: str) -> str
-    Return the address in its canonical text form.
+    Return the address in its canonical text form ("" when it is not an address).
 to_IP4(ip: str) -> str
-    Return the IPv4 form of the address.
+    Return the IPv4 form of the address (an IPv4-mapped IPv6 address too).
 to_IP6(ip: str) -> str
-    Return the IPv6 form of the address.
+    Return the IPv6 form of the address (::ffff:a.b.c.d for IPv4).
 is_IPv4(ip: str) -> bool
     Whether the text is an IPv4 address.
 is_IPv6(ip: str) -> bool
@@ -253,7 +254,7 @@ is_global_unicast_IP(ip: str) -> bool
 is_unspecified_IP(ip: str) -> bool
     Whether the address is the unspecified address (0.0.0.0 or ::).
 parse_CIDR(cidr: str) -> {str:any}
-    Return the parts of a network in CIDR notation: its address and its mask length.
+    Return {ip, mask} of a network in CIDR notation ({} when it is not one).
 is_IP_in_CIDR(ip: str, cidr: str) -> bool
     Whether the address lies in the network.
 """,
@@ -299,27 +300,28 @@ sqrt(x: number) -> float
 ticks() -> float
     Return the current time in seconds since the epoch.
 date() -> str
-    Return the current date and time as "YYYY-MM-DD HH:MM:SS".
+    Return the local date and time as "YYYY-MM-DD HH:MM:SS".
 now(format?: str) -> str
-    Return the current local time, formatted by a strftime-style format when given.
+    Return the local time, formatted by a chrono-style format when given.
 today() -> str
     Return the current local date and time with microseconds.
 validate(date: str, format: str) -> bool
-    Whether the text is a date in the given strftime-style format.
+    Whether the text parses with the chrono-style format as a date, a time or both.
 is_rfc3339(date: str) -> bool
-    Whether the text is an RFC 3339 timestamp.
+    Whether the text is an RFC 3339 date-time with an offset.
 is_iso8601(date: str) -> bool
-    Whether the text is an ISO 8601 date or timestamp.
+    Whether the text is an ISO 8601 date-time (the strings is_rfc3339 accepts).
 """,
     "regex": """
 replace(string: str, pattern: str, replace: str, count?: int) -> str
-    Return the string with matches of the pattern replaced (the first count only).
+    Return the string with the matches of the pattern replaced (the first count only
+    when count is positive).
 match(string: str, pattern: str) -> bool
-    Whether the pattern matches at the start of the string.
+    Whether the pattern occurs anywhere in the string (not anchored, as the reference).
 compile(pattern: str) -> bool
     Whether the pattern is a valid regular expression.
 findall(string: str, pattern: str) -> [str]
-    Return every non-overlapping match of the pattern.
+    Return every match of the pattern (the groups of each match when it has two or more).
 search(string: str, pattern: str) -> bool
     Whether the pattern matches anywhere in the string.
 split(string: str, pattern: str, maxsplit?: int) -> [str]
@@ -356,7 +358,7 @@ dump_to_file(data: any, filename: str, sort_keys?: bool, indent?: int,
 validate(value: str) -> bool
     Whether the text is valid JSON.
 merge(src: any, patch: any) -> any
-    Return src with the JSON merge patch (RFC 7386) applied.
+    Return src with the JSON merge patch (RFC 7396) applied.
 """,
     "toml": """
 encode(data: any, sort_keys?: bool, ignore_private?: bool, ignore_none?: bool) -> str
@@ -391,13 +393,13 @@ filesha256(filepath: str) -> str
     ),
     "collection": """
 union_all(num: [any]) -> any
-    Return the union of the dicts of the list, merged in order.
+    Return the union of the dicts of the list, merged in order ({} for an empty list).
 """,
     "file": """
 read(filepath: str) -> str
     Return the content of a file.
 glob(pattern: str) -> [str]
-    Return the paths that match a glob pattern.
+    Return the paths that match a glob pattern, absolute and sorted.
 modpath() -> str
     Return the root folder of the module (where kcl.mod is).
 workdir() -> str
@@ -423,7 +425,7 @@ size(filepath: str) -> int
 write(filepath: str, content: str) -> any
     Write text to a file, replacing its content.
 read_env(key: str) -> str
-    Return the value of an environment variable.
+    Return the value of an environment variable (Undefined when it is not set).
 """,
     "template": """
 execute(template: str, data?: {str:any}) -> str
@@ -433,7 +435,7 @@ html_escape(data: str) -> str
 """,
     "runtime": """
 catch(func: fn()->any) -> str
-    Call the function and return the message of the error it raises ("" when none).
+    Call the function; return the message of the error it raises (Undefined if none).
 """,
 }
 

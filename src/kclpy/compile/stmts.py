@@ -28,8 +28,7 @@ from kclpy.compile.opcodes import OPERATOR_INDEX, Op
 from kclpy.compile.types import BASIC_TYPES
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
-from kclpy.syntax import ast
-from kclpy.syntax.universe import is_plugin
+from kclpy.syntax import ast, universe
 
 Guard = tuple[ast.Expr, bool]
 
@@ -373,7 +372,7 @@ class PackageCompiler:
                 out.emit(Op.POP if isinstance(stmt.expr, ast.CallExpr) else Op.EXPR_OUTPUT)
             elif isinstance(stmt, ast.AssertStmt):
                 compile_assert(compiler, stmt)
-            elif isinstance(stmt, ast.ImportStmt) and is_plugin(stmt.path):
+            elif isinstance(stmt, ast.ImportStmt) and universe.is_plugin(stmt.path):
                 out.emit(Op.LOAD_IMPORT, out.const(stmt.path))  # as the reference's loader:
                 out.emit(Op.POP)  # an unknown plugin fails at its import
             else:
@@ -430,7 +429,7 @@ def decorator_specs(
         for index, arg in enumerate(decorator.args):
             arguments[str(index)] = literal_value(arg)
         specs.append((decorator.name, arguments))
-        if decorator.name not in ("deprecated", "info"):
+        if decorator.name not in universe.decorators():
             compiler.error(
                 DiagCode.COMPILE_ERROR, f"UnKnown decorator {decorator.name}", decorator.span
             )

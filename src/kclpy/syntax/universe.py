@@ -17,8 +17,10 @@ declaration per line at the left margin::
 
     name(param: T, optional?: T, ...) -> R     a function; "..." accepts any extra argument
     name: T                                    a value (``units.Ki``)
-        -> R                                   (indented) the rest of a long signature
-        One sentence about it.                 (indented) its doc
+        -> R                                   (indented) the rest of a long signature:
+                                               a line starting "->", or any line while
+                                               a parenthesis is open
+        One sentence about it.                 (indented) otherwise, its doc
 
 Types are written ``any int float str bool None number iterable multiplier``,
 ``[T]``, ``{K:V}``, ``A|B`` and ``fn(A,B)->R``; sema reads them.

@@ -12,11 +12,12 @@ import gc
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import Program
-from kclpy.sema.builtins import BUILTIN_DOCS, BUILTIN_FUNCTIONS
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS
 from kclpy.sema.declare import DeclareMixin
 from kclpy.sema.model import Model
 from kclpy.sema.resolve import resolve_program
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
+from kclpy.sema.types import FuncType
 
 
 class Checker(DeclareMixin):
@@ -29,7 +30,7 @@ class Checker(DeclareMixin):
         self.checked: set[str] = set()
         for name, signature in BUILTIN_FUNCTIONS.items():
             symbol = Symbol(name, SymbolKind.BUILTIN, signature)
-            symbol.doc = BUILTIN_DOCS.get(name, "")
+            symbol.doc = signature.doc if isinstance(signature, FuncType) else ""
             self.builtin_scope.symbols[name] = symbol
 
     def run(self) -> None:

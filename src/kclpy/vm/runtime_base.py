@@ -16,6 +16,7 @@ from kclpy.compile.code import (
     PackageCode,
     TypeRef,
 )
+from kclpy.syntax.universe import is_plugin
 from kclpy.vm import merge
 from kclpy.vm.builtins import registry
 from kclpy.vm.builtins.convert import to_str
@@ -94,7 +95,7 @@ class RuntimeBase(SchemaRuntime):
         members = registry.system_module(pkgpath)
         if members is not None:
             module = ModuleValue(pkgpath, None, members)
-        elif pkgpath.startswith("kcl_plugin."):
+        elif is_plugin(pkgpath):
             module = ModuleValue(pkgpath, None, self.plugin_members(pkgpath))
         else:
             code = self.package_codes.get(pkgpath)
@@ -127,9 +128,7 @@ class RuntimeBase(SchemaRuntime):
             if name == "option":
                 cached = Builtin("option", self.option, False)
             else:
-                from kclpy.vm.builtins.core import BUILTINS
-
-                function = BUILTINS.get(name)
+                function = registry.builtin_functions().get(name)
                 if function is None:
                     raise KclRuntimeError(f"name '{name}' is not defined")
                 cached = Builtin(name, function, registry.takes_context(function))
@@ -146,9 +145,7 @@ class RuntimeBase(SchemaRuntime):
         if isinstance(value, ModuleValue):
             return self.module_member(value, name, frame)
         if isinstance(value, str):
-            from kclpy.vm.builtins.strings import STRING_METHODS
-
-            method = STRING_METHODS.get(name)
+            method = registry.string_methods().get(name)
             if method is None:
                 raise KclRuntimeError(f"str object attr '{name}' not found")
             return Builtin(name, functools.partial(method, value), False)

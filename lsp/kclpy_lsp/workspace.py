@@ -65,6 +65,7 @@ class Analysis:
     texts: dict[str, str]  # every file it loaded: path -> the text it saw
     config_error: str | None = None
     diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    externals: dict[str, str] = field(default_factory=dict)  # kcl.mod dependency -> folder
 
 
 def _trace(message: str) -> None:
@@ -293,6 +294,7 @@ class Workspace:
             findings, model = lint_program(program, loader, config, keep_scopes=True)
         check()
         analysis = Analysis(folder, model, program, findings, dict(loader.seen))
+        analysis.externals = dict(loader.externals)
         if isinstance(config, str):
             analysis.config_error = config
         for path in analysis.texts:

@@ -226,6 +226,12 @@ DECORATORS = _table(
     info(...) -> any
     """
 )
+DECORATOR_DOCS = {
+    "deprecated": "Mark a schema or an attribute as deprecated: using it is a warning, or an"
+    " error with strict=True (the default); version and reason are shown in the message.",
+    "info": "Attach compile-time information (any keyword arguments) to a schema or an"
+    " attribute, for tools that query it; it has no effect on the program.",
+}
 
 SCHEMA_MEMBER_FUNCTIONS = _table(
     """

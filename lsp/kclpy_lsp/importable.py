@@ -1,0 +1,151 @@
+"""Schemas a file can use once it imports their package: completion items that
+insert ``pkg.Name`` and add ``import a.b.pkg`` after the file's imports.
+
+Where they come from:
+
+* **the workspace's packages**: every analysed package folder under the file's
+  program root (the ``kcl.mod`` folder) other than the file's own; its schemas
+  come from that analysis's semantic model (with their docs);
+* **kcl.mod dependencies**: every package folder of each dependency the loader
+  resolved for the file's program; their schema names are read from the files
+  (``schema Name`` statements), cached per file by modification time, since no
+  program loads a dependency package that nothing imports yet.
+
+Packages the file already imports are left out (``pkg.`` completes those), as are
+private names. Takes the document, its latest analysis and every analysis of the
+workspace; returns LSP completion items.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from lsprotocol import types
+
+from kclpy.loader import package_files
+from kclpy.sema.symbols import MAIN, SymbolKind
+from kclpy_lsp.documents import Document, read_text
+from kclpy_lsp.workspace import Analysis
+
+_SCHEMA = re.compile(r"^schema\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
+_IMPORT_LINE = re.compile(r"^import\s", re.MULTILINE)
+_DEPTH = 6  # package folders nested deeper in a dependency are not listed
+_names_by_file: dict[str, tuple[tuple[int, int], list[str]]] = {}
+
+
+@dataclass(frozen=True)
+class Importable:
+    """A schema of a package the file does not import yet."""
+
+    name: str
+    pkgpath: str  # as an import statement spells it: ``models.web``, ``k8s.api.core.v1``
+    doc: str = ""
+
+
+def importable_items(
+    document: Document, analysis: Analysis, analyses: list[Analysis]
+) -> list[types.CompletionItem]:
+    """Completion items for the schemas of packages ``document`` does not import."""
+    imported = _imported(document, analysis)
+    folder = os.path.dirname(document.path)
+    found = [
+        schema
+        for schema in _workspace_schemas(analysis, analyses) + _dependency_schemas(analysis)
+        if schema.pkgpath not in imported and schema.pkgpath != _package_of(analysis, folder)
+    ]
+    edit_at = import_position(document)
+    items: dict[tuple[str, str], types.CompletionItem] = {}
+    for schema in found:
+        alias = schema.pkgpath.rsplit(".", 1)[-1]
+        line = types.TextEdit(types.Range(edit_at, edit_at), f"import {schema.pkgpath}\n")
+        items.setdefault(
+            (schema.pkgpath, schema.name),
+            types.CompletionItem(
+                label=schema.name,
+                label_details=types.CompletionItemLabelDetails(
+                    description=f"import {schema.pkgpath}"
+                ),
+                kind=types.CompletionItemKind.Class,
+                detail=f"schema {schema.pkgpath}.{schema.name}",
+                documentation=schema.doc or None,
+                sort_text=f"~{schema.name}",
+                filter_text=schema.name,
+                insert_text=f"{alias}.{schema.name}",
+                additional_text_edits=[line],
+            ),
+        )
+    return list(items.values())
+
+
+def import_position(document: Document) -> types.Position:
+    """Where a new import line goes: after the last top-level import, else at the top
+    (after a module docstring)."""
+    text = document.text
+    starts = [found.start() for found in _IMPORT_LINE.finditer(text)]
+    if starts:
+        return types.Position(document.lines.position(starts[-1]).line + 1, 0)
+    docstring = re.match(r"\s*(\"\"\"|''')", text)
+    if docstring is not None:
+        close = text.find(docstring.group(1), docstring.end())
+        if close != -1:
+            return types.Position(document.lines.position(close).line + 1, 0)
+    return types.Position(0, 0)
+
+
+def _imported(document: Document, analysis: Analysis) -> set[str]:
+    for modules in analysis.program.packages.values():
+        for module in modules:
+            if os.path.abspath(module.file.path) == document.path:
+                return set(analysis.program.imports_of(module).values())
+    return set()
+
+
+def _package_of(analysis: Analysis, folder: str) -> str:
+    relative = os.path.relpath(folder, analysis.program.root)
+    return relative.replace(os.sep, ".") if relative != "." else MAIN
+
+
+def _workspace_schemas(analysis: Analysis, analyses: list[Analysis]) -> list[Importable]:
+    root = analysis.program.root.rstrip(os.sep) + os.sep
+    found = []
+    for other in analyses:
+        if not other.folder.startswith(root):
+            continue
+        pkgpath = os.path.relpath(other.folder, analysis.program.root).replace(os.sep, ".")
+        for name, symbol in other.model.package_symbols(MAIN).items():
+            if symbol.kind == SymbolKind.SCHEMA and not name.startswith("_"):
+                found.append(Importable(name, pkgpath, other.model.doc(symbol)))
+    return found
+
+
+def _dependency_schemas(analysis: Analysis) -> list[Importable]:
+    found: list[Importable] = []
+    for dependency, root in sorted(analysis.externals.items()):
+        for current, dirs, _files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+            if current.count(os.sep) - root.count(os.sep) >= _DEPTH:
+                dirs[:] = []
+            relative = os.path.relpath(current, root)
+            pkgpath = dependency if relative == "." else f"{dependency}.{relative}"
+            pkgpath = pkgpath.replace(os.sep, ".")
+            for path in package_files(current):
+                found.extend(Importable(name, pkgpath) for name in _schema_names(path))
+    return found
+
+
+def _schema_names(path: str) -> list[str]:
+    """The public schema names a file defines (cached by modification time and size)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return []
+    stamp = (status.st_mtime_ns, status.st_size)
+    cached = _names_by_file.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    text = read_text(path) or ""
+    names = [name for name in _SCHEMA.findall(text) if not name.startswith("_")]
+    _names_by_file[path] = (stamp, names)
+    return names

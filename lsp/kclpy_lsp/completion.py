@@ -127,7 +127,7 @@ def items_for(context: Context, analysis: Analysis | None) -> list[types.Complet
         _scope_items(model, context)
         + _builtin_items()
         + _keyword_items()
-        + importable_items(context.document, analysis, workspace.all_analyses())
+        + importable_items(context.document, analysis, workspace)
     )
 
 

@@ -8,8 +8,9 @@ Where they come from:
   come from that analysis's semantic model (with their docs);
 * **kcl.mod dependencies**: every package folder of each dependency the loader
   resolved for the file's program; their schema names are read from the files
-  (``schema Name`` statements), cached per file by modification time, since no
-  program loads a dependency package that nothing imports yet.
+  (``schema Name`` statements), since no program loads a dependency package that
+  nothing imports yet. Read once per dependency folder, and again after files that
+  are not open change on disk (the workspace counts those changes).
 
 Packages the file already imports are left out (``pkg.`` completes those), as are
 private names. Takes the document, its latest analysis and every analysis of the
@@ -27,12 +28,11 @@ from lsprotocol import types
 from kclpy.loader import package_files
 from kclpy.sema.symbols import MAIN, SymbolKind
 from kclpy_lsp.documents import Document, read_text
-from kclpy_lsp.workspace import Analysis
+from kclpy_lsp.workspace import Analysis, Workspace
 
 _SCHEMA = re.compile(r"^schema\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
 _IMPORT_LINE = re.compile(r"^import\s", re.MULTILINE)
 _DEPTH = 6  # package folders nested deeper in a dependency are not listed
-_names_by_file: dict[str, tuple[tuple[int, int], list[str]]] = {}
 
 
 @dataclass(frozen=True)
@@ -44,15 +44,23 @@ class Importable:
     doc: str = ""
 
 
+_by_dependency: dict[str, tuple[int, list[Importable]]] = {}  # folder -> (disk changes, schemas)
+
+
 def importable_items(
-    document: Document, analysis: Analysis, analyses: list[Analysis]
+    document: Document, analysis: Analysis, workspace: Workspace
 ) -> list[types.CompletionItem]:
     """Completion items for the schemas of packages ``document`` does not import."""
     imported = _imported(document, analysis)
     folder = os.path.dirname(document.path)
+    dependencies = [
+        schema
+        for name, root in sorted(analysis.externals.items())
+        for schema in _dependency_schemas(name, root, workspace.disk_changes)
+    ]
     found = [
         schema
-        for schema in _workspace_schemas(analysis, analyses) + _dependency_schemas(analysis)
+        for schema in _workspace_schemas(analysis, workspace.all_analyses()) + dependencies
         if schema.pkgpath not in imported and schema.pkgpath != _package_of(analysis, folder)
     ]
     edit_at = import_position(document)
@@ -120,32 +128,25 @@ def _workspace_schemas(analysis: Analysis, analyses: list[Analysis]) -> list[Imp
     return found
 
 
-def _dependency_schemas(analysis: Analysis) -> list[Importable]:
-    found: list[Importable] = []
-    for dependency, root in sorted(analysis.externals.items()):
-        for current, dirs, _files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-            if current.count(os.sep) - root.count(os.sep) >= _DEPTH:
-                dirs[:] = []
-            relative = os.path.relpath(current, root)
-            pkgpath = dependency if relative == "." else f"{dependency}.{relative}"
-            pkgpath = pkgpath.replace(os.sep, ".")
-            for path in package_files(current):
-                found.extend(Importable(name, pkgpath) for name in _schema_names(path))
-    return found
-
-
-def _schema_names(path: str) -> list[str]:
-    """The public schema names a file defines (cached by modification time and size)."""
-    try:
-        status = os.stat(path)
-    except OSError:
-        return []
-    stamp = (status.st_mtime_ns, status.st_size)
-    cached = _names_by_file.get(path)
-    if cached is not None and cached[0] == stamp:
+def _dependency_schemas(dependency: str, root: str, disk_changes: int) -> list[Importable]:
+    """The schemas of every package folder of one dependency (cached until files on
+    disk change)."""
+    cached = _by_dependency.get(root)
+    if cached is not None and cached[0] == disk_changes:
         return cached[1]
-    text = read_text(path) or ""
-    names = [name for name in _SCHEMA.findall(text) if not name.startswith("_")]
-    _names_by_file[path] = (stamp, names)
-    return names
+    found: list[Importable] = []
+    for current, dirs, _files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        if current.count(os.sep) - root.count(os.sep) >= _DEPTH:
+            dirs[:] = []
+        relative = os.path.relpath(current, root)
+        pkgpath = dependency if relative == "." else f"{dependency}.{relative}"
+        for path in package_files(current):
+            names = _SCHEMA.findall(read_text(path) or "")
+            found.extend(
+                Importable(name, pkgpath.replace(os.sep, "."))
+                for name in names
+                if not name.startswith("_")
+            )
+    _by_dependency[root] = (disk_changes, found)
+    return found

@@ -107,6 +107,7 @@ class Workspace:
         self.documents = documents
         self.publish = publish
         self.roots: list[str] = []
+        self.disk_changes = 0  # changes to files that are not open (saves, watched files)
         self._parses: dict[str, tuple[str, Parsed]] = {}
         self._chunks = ChunkParser()
         self._analyses: dict[str, Analysis] = {}
@@ -138,6 +139,8 @@ class Workspace:
         """A file's text changed (an edit, a save, a change on disk): re-analyse the
         program of its folder when it is open, and every program that loaded it."""
         path = os.path.abspath(path)
+        if self.documents.open_by_path(path) is None:
+            self.disk_changes += 1
         if os.path.basename(path) == "kcl.mod":
             self._configs.clear()
             folders = set(self._analyses)

@@ -31,7 +31,6 @@ from kclpy_lsp.documents import Document, read_text
 from kclpy_lsp.workspace import Analysis, Workspace
 
 _SCHEMA = re.compile(r"^schema\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
-_IMPORT_LINE = re.compile(r"^import\s", re.MULTILINE)
 _DEPTH = 6  # package folders nested deeper in a dependency are not listed
 
 
@@ -63,7 +62,7 @@ def importable_items(
         for schema in _workspace_schemas(analysis, workspace.all_analyses()) + dependencies
         if schema.pkgpath not in imported and schema.pkgpath != _package_of(analysis, folder)
     ]
-    edit_at = import_position(document)
+    edit_at = import_position(document) if found else types.Position(0, 0)
     items: dict[tuple[str, str], types.CompletionItem] = {}
     for schema in found:
         alias = schema.pkgpath.rsplit(".", 1)[-1]
@@ -91,9 +90,9 @@ def import_position(document: Document) -> types.Position:
     """Where a new import line goes: after the last top-level import, else at the top
     (after a module docstring)."""
     text = document.text
-    starts = [found.start() for found in _IMPORT_LINE.finditer(text)]
-    if starts:
-        return types.Position(document.lines.position(starts[-1]).line + 1, 0)
+    last = max(text.rfind("\nimport ") + 1, text.rfind("\nimport\t") + 1)
+    if last or text.startswith(("import ", "import\t")):
+        return types.Position(document.lines.position(last).line + 1, 0)
     docstring = re.match(r"\s*(\"\"\"|''')", text)
     if docstring is not None:
         close = text.find(docstring.group(1), docstring.end())

@@ -38,7 +38,7 @@ from kclpy.sema.types import (
 from kclpy.syntax import ast
 from kclpy_lsp.blocks import statement_bounds, string_at
 
-_SCHEMA_HEAD = re.compile(r"(?:schema|mixin|protocol)\s+([A-Za-z_$][\w$]*)")
+_SCHEMA_HEAD = re.compile(r"^(?:schema|mixin|protocol)\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
 _SNIPPET_SPECIAL = re.compile(r"([$}\\])")
 _CHOICE_SPECIAL = re.compile(r"([$}\\,|])")
 
@@ -115,10 +115,10 @@ def docstring_items(
 ) -> list[types.CompletionItem]:
     """The docstring skeleton of the schema whose body the cursor opens (on its first
     body line, quotes included) or whose empty docstring holds the cursor."""
-    start, _end = statement_bounds(text, offset)
-    header = _SCHEMA_HEAD.match(text, start)
+    header = _SCHEMA_HEAD.search(text, statement_bounds(text, offset)[0], offset)
     if header is None:
         return []
+    start = header.start()  # after the decorators
     literal = string_at(text, offset)
     line_start = text.rfind("\n", 0, offset) + 1
     if literal is not None:
@@ -126,7 +126,11 @@ def docstring_items(
         if contents.strip() or not _first_in_body(text, start, literal[0] - len(literal[2])):
             return []
         quoted = False
-    elif not text[line_start:offset].strip() and _first_in_body(text, start, line_start):
+    elif (
+        not text[line_start:offset].strip()
+        and _first_in_body(text, start, line_start)
+        and not text[offset:].lstrip().startswith(('"', "'"))  # a docstring follows
+    ):
         quoted = True
     else:
         return []

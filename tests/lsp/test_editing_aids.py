@@ -111,23 +111,25 @@ async def test_a_new_line_in_a_config_block_offers_the_attributes_not_yet_set(
 
 async def test_docstring_snippets_in_a_schema_body(lsp: LanguageClient, tmp_path: Path) -> None:
     text = (
-        "schema Server:\n    \n    name: str\n    replicas?: int = 1\n\n"
-        'schema Client:\n    """\n    \n    """\n    url: str\n'
+        '@info(owner="me")\nschema Server:\n    \n    name: str\n    replicas?: int = 1\n\n'
+        'schema Client:\n    """\n    \n    """\n    url: str\n\n'
+        'schema Documented:\n    \n    """Done."""\n    x: int\n'
     )
     uri = await _opened(lsp, tmp_path / "main.k", text)
-    first = await _complete(lsp, uri, types.Position(1, 4), "\n")
+    first = await _complete(lsp, uri, types.Position(2, 4), "\n")
     [item] = first.values()
     assert item.kind == types.CompletionItemKind.Snippet
     assert item.insert_text == (
         '"""${1:Summary}\n\nAttributes\n----------\nname : str, required\n    ${2:description}\n'
         'replicas : int, default is 1, optional\n    ${3:description}\n"""'
     )
-    inside = await _complete(lsp, uri, types.Position(7, 4), "\n")
+    inside = await _complete(lsp, uri, types.Position(8, 4), "\n")
     [item] = inside.values()
     assert item.insert_text is not None and item.insert_text.startswith("${1:Summary}\n")
     assert "url : str, required" in item.insert_text
-    after = await _complete(lsp, uri, types.Position(3, len("    replicas?: int = 1")))
-    assert "docstring" not in after and '"""docstring"""' not in after
+    for where in (types.Position(4, len("    replicas?: int = 1")), types.Position(13, 4)):
+        labels = await _complete(lsp, uri, where)
+        assert "docstring" not in labels and '"""docstring"""' not in labels
 
 
 async def test_schemas_of_packages_not_yet_imported(lsp: LanguageClient, tmp_path: Path) -> None:

@@ -96,7 +96,12 @@ def completion(params: types.CompletionParams) -> types.CompletionList:
         return types.CompletionList(is_incomplete=False, items=[])
     context = Context(document, params.position)
     analysis = workspace.latest(document.path)
-    return types.CompletionList(is_incomplete=False, items=items_for(context, analysis))
+    trigger = params.context.trigger_character if params.context is not None else None
+    if trigger == "\n":  # Enter: only what a new line asks for, never the names in scope
+        items = newline_items(context, analysis) if analysis is not None else []
+    else:
+        items = items_for(context, analysis)
+    return types.CompletionList(is_incomplete=False, items=items)
 
 
 def items_for(context: Context, analysis: Analysis | None) -> list[types.CompletionItem]:
@@ -106,29 +111,39 @@ def items_for(context: Context, analysis: Analysis | None) -> list[types.Complet
     if analysis is None:
         return _keyword_items() + _builtin_items()
     model = analysis.model
-    text, offset = context.document.text, context.offset
-    docstring = docstring_items(model, text, offset, _pkgpath(model, context))
-    if docstring:
-        return docstring
     chain = _CHAIN.search(context.prefix)
     if chain is not None:
         owner = resolve(model, context, chain.group(1))
         return member_items(model, owner) if owner is not None else []
-    block = block_type(model, context)
-    if block is not None and isinstance(block[0], SchemaType):
-        members = model.members(block[0])
-        value = _VALUE.search(context.prefix)
-        if value is not None:  # ``key = `` or ``key: ``: what the attribute accepts
-            member = members.get(value.group(1))
+    value = _VALUE.search(context.prefix)
+    if value is not None:  # ``key = `` or ``key: `` in a schema's block: what it accepts
+        block = block_type(model, context)
+        if block is not None and isinstance(block[0], SchemaType):
+            member = model.members(block[0]).get(value.group(1))
             return _value_items(member.type) if member is not None else []
-        if _KEY_START.search(context.prefix):  # a new entry: the attributes not yet set
-            return attribute_items(model, members, keys_set(text, block[1]))
+    found = newline_items(context, analysis)
+    if found:
+        return found
     return (
         _scope_items(model, context)
         + _builtin_items()
         + _keyword_items()
         + importable_items(context.document, analysis, workspace)
     )
+
+
+def newline_items(context: Context, analysis: Analysis) -> list[types.CompletionItem]:
+    """A docstring skeleton in a schema body, or the attributes not yet set at the
+    start of an entry of a schema's config block (empty otherwise)."""
+    model = analysis.model
+    text, offset = context.document.text, context.offset
+    docstring = docstring_items(model, text, offset, _pkgpath(model, context))
+    if docstring or not _KEY_START.search(context.prefix):
+        return docstring
+    block = block_type(model, context)
+    if block is None or not isinstance(block[0], SchemaType):
+        return []
+    return attribute_items(model, model.members(block[0]), keys_set(text, block[1]))
 
 
 def block_type(model: Model, context: Context) -> tuple[Type, Bracket] | None:

@@ -101,6 +101,9 @@ async def test_a_new_line_in_a_config_block_offers_the_attributes_not_yet_set(
         "first": 'first = "$1"',
         "tags": "tags = [$1]",
     }
+    top = types.Position(text.split("\n").index("q = Person {"), 0)
+    assert await _complete(lsp, uri, top, "\n") == {}  # Enter elsewhere: nothing pops up
+    assert "Person" in await _complete(lsp, uri, top)
     item = await _complete(lsp, uri, _line_end(text, blank, 1), "\n")
     assert set(item) == {"name", "age", "kind", "labels", "nick", "admin"}
     typed = text.replace("    age = 1\n    \n", "    age = 1\n    ni\n")

@@ -1,6 +1,9 @@
 """Navigation features over the semantic model: hover, definition, references,
 rename (with prepareRename), document and workspace symbols.
 
+Hover on a decorator (``@deprecated``, ``@info``) shows its declared signature and
+doc; on a system-module function or a string method, its signature.
+
 Every request waits for the analysis that saw the document's current text, asks
 its ``Model`` for the symbol at the position, and answers in LSP terms. A
 symbol's uses are gathered over every analysed program that loads its defining
@@ -15,18 +18,22 @@ import re
 
 from lsprotocol import types
 
-from kclpy.sema.builtins import STRING_METHODS, module_member_types
+from kclpy.sema.builtins import DECORATORS, STRING_METHODS, module_member_types
 from kclpy.sema.model import Model
 from kclpy.sema.symbols import Symbol, SymbolKind
 from kclpy.sema.types import FuncType, Type
 from kclpy.source import Span
+from kclpy.syntax import ast
 from kclpy.syntax.tokens import KEYWORDS
+from kclpy.syntax.walk import walk
 from kclpy_lsp.app import (
     analysed,
     document_of,
     fresh_analysis,
     location,
     model_position,
+    module_of,
+    parameter_labels,
     server,
     workspace,
 )
@@ -91,6 +98,9 @@ async def hover(params: types.HoverParams) -> types.Hover | None:
     document = document_of(params.text_document.uri)
     if document is None:
         return None
+    decorator = await _decorator_hover(document, params.position)
+    if decorator is not None:
+        return decorator
     found = await symbol_at(document, params.position)
     if found is None:
         return _member_hover(document, params.position)
@@ -115,6 +125,32 @@ def _schema_outline(model: Model, symbol: Symbol) -> str:
         mark = "?" if member.optional else ""
         lines.append(f"    {member.name}{mark}: {member.type.ty_str()}")
     return "\n".join(lines)
+
+
+async def _decorator_hover(document: Document, position: types.Position) -> types.Hover | None:
+    """Hover on ``@deprecated`` or ``@info``: the decorator's signature and doc."""
+    analysis = await fresh_analysis(document)
+    if analysis is None or analysis.texts.get(document.path) != document.text:
+        return None
+    module = module_of(analysis, document.path)
+    offset = document.lines.offset(position)
+    for node in walk(module) if module is not None else ():
+        if not isinstance(node, ast.Decorator) or node.span is None:
+            continue
+        start = node.span.start
+        if not start <= offset <= start + 1 + len(node.name):
+            continue
+        signature = DECORATORS.get(node.name)
+        if not isinstance(signature, FuncType):
+            return None
+        labels = ", ".join(parameter_labels(signature))
+        text = f"```kcl\n(decorator) {node.name}({labels}) -> {signature.ret.ty_str()}\n```"
+        doc = signature.doc
+        if doc:
+            text += f"\n\n{doc}"
+        where = document.lines.range(start, start + 1 + len(node.name))
+        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text), where)
+    return None
 
 
 def _member_hover(document: Document, position: types.Position) -> types.Hover | None:

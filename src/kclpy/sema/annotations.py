@@ -7,6 +7,8 @@ suggestions of close names.
 
 from __future__ import annotations
 
+import re
+
 from kclpy.sema.base import CheckerBase
 from kclpy.sema.symbols import Symbol
 from kclpy.sema.types import (
@@ -41,15 +43,30 @@ BASIC_TYPES: dict[str, Type] = {
 RESERVED_TYPE_NAMES = ("any", "int", "float", "str", "bool")
 
 
-def suggestion_text(name: str, candidates: list[str]) -> str:
-    """``, did you mean '["a", "b"]'?`` for close candidates, else ``""``."""
+def close_names(name: str, candidates: list[str]) -> list[str]:
+    """The candidates close enough to ``name`` to suggest (at most three, closest first)."""
     from difflib import get_close_matches
 
-    close = get_close_matches(name, [c for c in candidates if c != name], n=3, cutoff=0.75)
+    return get_close_matches(name, [c for c in candidates if c != name], n=3, cutoff=0.75)
+
+
+def suggestion_text(name: str, candidates: list[str]) -> str:
+    """``, did you mean '["a", "b"]'?`` for close candidates, else ``""``."""
+    close = close_names(name, candidates)
     if not close:
         return ""
     quoted = ", ".join(f'"{item}"' for item in close)
     return f", did you mean '[{quoted}]'?"
+
+
+def suggested_names(message: str) -> list[str]:
+    """The names a message's ``did you mean`` hint proposes (``suggestion_text``'s
+    inverse; also the bracket-less ``did you mean 'a, b'?`` form), for quick fixes."""
+    found = re.search(r"did you mean '(.*)'\?$", message)
+    if found is None:
+        return []
+    names = found.group(1).removeprefix("[").removesuffix("]").split(",")
+    return [name.strip().strip('"') for name in names if name.strip().strip('"')]
 
 
 class AnnotationMixin(CheckerBase):

@@ -14,7 +14,7 @@ from typing import Any
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import unit
+from kclpy.syntax.driver import unit, valueless
 from kclpy.syntax.grammar_expr import p_postfix_selector, p_postfix_subscript
 
 P = Any  # ply's YaccProduction
@@ -23,7 +23,7 @@ P = Any  # ply's YaccProduction
 # --------------------------------------------------------------------------- layout inside brackets
 
 
-@unit
+@valueless
 def p_nl(p: P) -> None:
     """nl : NEWLINE
     | NEWLINE INDENT
@@ -31,19 +31,19 @@ def p_nl(p: P) -> None:
     | dedents"""
 
 
-@unit
+@valueless
 def p_dedents(p: P) -> None:
     """dedents : DEDENT
     | dedents DEDENT"""
 
 
-@unit
+@valueless
 def p_opt_nl(p: P) -> None:
     """opt_nl :
     | nl"""
 
 
-@unit
+@valueless
 def p_item_sep(p: P) -> None:
     """item_sep :
     | nl
@@ -51,7 +51,7 @@ def p_item_sep(p: P) -> None:
     | COMMA nl"""
 
 
-@unit
+@valueless
 def p_block_sep(p: P) -> None:
     """block_sep :
     | NEWLINE

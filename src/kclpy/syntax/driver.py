@@ -107,11 +107,15 @@ class Machine:
         self.actions: list[dict[str, int]] = [parser.action.get(state, {}) for state in states]
         self.goto: dict[int, dict[str, int]] = parser.goto
         self.defaults: list[int | None] = [parser.defaulted_states.get(s) for s in states]
-        self.rules: list[Rule] = [_rule(rule, parser.goto) for rule in parser.productions]
+        by_name: dict[str, dict[int, int]] = {}
+        for state, row in parser.goto.items():
+            for name, target in row.items():
+                by_name.setdefault(name, {})[state] = target
+        self.rules: list[Rule] = [_rule(rule, by_name) for rule in parser.productions]
         self.chains: dict[tuple[int, int, str | None], tuple[int, str]] = {}
 
 
-def _rule(production: Any, goto: dict[int, dict[str, int]]) -> Rule:
+def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:
     name = production.name
     length = production.len
     action = production.callable
@@ -122,8 +126,7 @@ def _rule(production: Any, goto: dict[int, dict[str, int]]) -> Rule:
         kind = EMPTY
     elif getattr(action, "keep_first", False) and length >= 1:
         kind = KEEP_FIRST
-    targets = {state: row[name] for state, row in goto.items() if name in row}
-    return name, length, action, kind, targets
+    return name, length, action, kind, goto_by_name.get(name, {})
 
 
 def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:

@@ -112,7 +112,7 @@ def p_expr_stmt_assign(p: P) -> None:
             s[0].value = attr
             return
     if len(chain) == 1 and first.__class__ is ast.NameExpr:
-        targets = [first]  # the common case: one plain name
+        targets: list[ast.Expr] = [first]  # the common case: one plain name
     else:
         targets = build.targets_of([first, *chain[:-1]])
     s[0].value = ast.AssignStmt(sp, targets, value, typ)

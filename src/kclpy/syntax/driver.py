@@ -12,7 +12,9 @@ the rules into kinds whose reductions run no Python code:
 * *empty* rules (of a :func:`valueless` function, whose action does nothing):
   the new symbol's value is None;
 * *keep-first* rules (marked with :func:`keep_first`): the value is the first
-  symbol's (``items : items NEWLINE``), so that symbol is renamed in place.
+  symbol's (``items : items NEWLINE``), so that symbol is renamed in place;
+* *list* rules (marked with :func:`collects`): ``items : item`` starts a list,
+  ``items : items sep item`` appends to the first symbol's list in place.
 
 Nonterminal symbols are slotted objects; a unit rule renames a token in place
 (tokens are read once, so a shifted token is never looked at as a token
@@ -29,14 +31,23 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _ERROR_COUNT = 3
 
-CALL, UNIT, EMPTY, KEEP_FIRST = range(4)
-"""Rule kinds: call the action; rename the top symbol; push None; rename the first symbol."""
+CALL, UNIT, EMPTY, KEEP_FIRST, START, COLLECT = range(6)
+"""Rule kinds: call the action; rename the top symbol; push None; rename the first
+symbol; put the value in a new list; append the last symbol's value to the first's."""
 
 
 def unit(function: F) -> F:
     """Mark a rule function whose one-symbol rules pass their symbol's value up
     (its other rules still call it)."""
     function.unit = True  # type: ignore[attr-defined]
+    return function
+
+
+def collects(function: F) -> F:
+    """Mark the rule function of a left-recursive list (``items : item | items sep
+    item``): a one-symbol rule starts a list of its value, a longer one appends its
+    last symbol's value to its first symbol's list."""
+    function.collects = True  # type: ignore[attr-defined]
     return function
 
 
@@ -126,6 +137,8 @@ def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:
         kind = EMPTY
     elif getattr(action, "keep_first", False) and length >= 1:
         kind = KEEP_FIRST
+    elif getattr(action, "collects", False) and length >= 1:
+        kind = START if length == 1 else COLLECT
     return name, length, action, kind, goto_by_name.get(name, {})
 
 
@@ -177,6 +190,24 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                 continue
             if t < 0:
                 pname, plen, action, kind, targets = rules[-t]
+                if kind == CALL:
+                    sym = new(Symbol)
+                    sym.type = pname
+                    sym.value = None
+                    if plen:
+                        body = symstack[-plen - 1 :]
+                        body[0] = sym
+                        production.slice = body
+                        del symstack[-plen:]
+                        action(production)
+                        del statestack[-plen:]
+                    else:
+                        production.slice = [sym]
+                        action(production)
+                    symstack.append(sym)
+                    state = targets[statestack[-1]]
+                    statestack.append(state)
+                    continue
                 if kind == UNIT:
                     # A run of unit reductions only renames the top symbol and
                     # moves the top state: taken in one step, memoised.
@@ -188,33 +219,27 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                     state, symstack[-1].type = hop
                     statestack[-1] = state
                     continue
-                if kind == KEEP_FIRST:
+                if kind == EMPTY:
+                    if plen:
+                        del symstack[-plen:]
+                        del statestack[-plen:]
+                    symstack.append(Symbol(pname))
+                    state = targets[statestack[-1]]
+                    statestack.append(state)
+                    continue
+                # the first symbol becomes the result: a new list, or renamed in place
+                if kind == START:
+                    symstack[-1] = Symbol(pname, [symstack[-1].value])
+                else:
                     if plen > 1:
+                        item = symstack[-1].value
                         del symstack[1 - plen :]
                         del statestack[1 - plen :]
+                        if kind == COLLECT:
+                            symstack[-1].value.append(item)
                     symstack[-1].type = pname
-                    state = targets[statestack[-2]]
-                    statestack[-1] = state
-                    continue
-                sym = new(Symbol)
-                sym.type = pname
-                sym.value = None
-                if plen:
-                    if kind == CALL:
-                        body = symstack[-plen - 1 :]
-                        body[0] = sym
-                        production.slice = body
-                        del symstack[-plen:]
-                        action(production)
-                    else:
-                        del symstack[-plen:]
-                    del statestack[-plen:]
-                elif kind == CALL:
-                    production.slice = [sym]
-                    action(production)
-                symstack.append(sym)
-                state = targets[statestack[-1]]
-                statestack.append(state)
+                state = targets[statestack[-2]]
+                statestack[-1] = state
                 continue
             return symstack[-1].value
 

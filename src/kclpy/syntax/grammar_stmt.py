@@ -16,7 +16,7 @@ from typing import Any
 from kclpy.diag import Code
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import keep_first, unit
+from kclpy.syntax.driver import collects, keep_first, unit
 from kclpy.syntax.tokens import AUGMENTED
 
 P = Any  # ply's YaccProduction
@@ -118,6 +118,7 @@ def p_expr_stmt_assign(p: P) -> None:
     s[0].value = ast.AssignStmt(sp, targets, value, typ)
 
 
+@collects
 def p_assign_rhs(p: P) -> None:
     """assign_rhs : test
     | assign_rhs ASSIGN test"""
@@ -372,6 +373,7 @@ def p_block_items(p: P) -> None:
 # --------------------------------------------------------------------------- decorators
 
 
+@collects
 def p_decorators(p: P) -> None:
     """decorators : decorator
     | decorators decorator"""
@@ -568,6 +570,7 @@ def p_mixin_stmt(p: P) -> None:
     s[0].value = (names, s[-1].end, s[1].lexpos)
 
 
+@collects
 def p_mixin_names(p: P) -> None:
     """mixin_names : dotted
     | mixin_names item_sep dotted"""

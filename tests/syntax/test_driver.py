@@ -36,7 +36,10 @@ def _run_action(rule: driver.Rule, body: list[str]) -> tuple[Any, list[Any]]:
     return production.slice[0].value, values
 
 
-@pytest.mark.parametrize(("text", "rule", "body"), _marked_rules(), ids=lambda v: str(v)[:40])
+_MARKED = _marked_rules()
+
+
+@pytest.mark.parametrize(("text", "rule", "body"), _MARKED, ids=[text for text, _, _ in _MARKED])
 def test_marked_rule_actions_do_what_the_driver_does(
     text: str, rule: driver.Rule, body: list[str]
 ) -> None:
@@ -58,7 +61,7 @@ def test_marked_rule_actions_do_what_the_driver_does(
 
 
 def test_every_kind_is_used() -> None:
-    kinds = {rule[3] for _, rule, _ in _marked_rules()}
+    kinds = {rule[3] for _, rule, _ in _MARKED}
     assert kinds == {driver.UNIT, driver.EMPTY, driver.KEEP_FIRST, driver.START, driver.COLLECT}
 
 

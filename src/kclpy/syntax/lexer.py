@@ -210,13 +210,16 @@ def _punctuation() -> dict[str, list[tuple[str, str]]]:
 def _simple() -> dict[str, tuple[Any, str]]:
     """Per first character, the one rule that matches there whenever the master regex
     would pick it, as (match function, kind): ASCII letters and ``_`` start a name
-    (but ``r``/``R`` may start a raw string), digits a number. Matching that rule
+    (but ``r``/``R`` may start a raw string), digits a number, quotes a string
+    (terminated or not, the string rule always matches there). Matching that rule
     alone (group 1, and the spaces after it) spares sre trying the string
     alternatives first, the group lookup and a turn of the loop for the blank."""
     name = re.compile(f"({t_NAME}) *").match
     number = re.compile(f"({t_NUMBER}) *").match
+    quoted = re.compile(f"({t_STRING}) *").match
     table = {char: (name, "NAME") for char in string.ascii_letters + "_" if char not in "rR"}
     table.update((char, (number, "NUMBER")) for char in string.digits)
+    table.update((char, (quoted, "STRING")) for char in "\"'")
     return table
 
 

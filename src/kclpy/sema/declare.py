@@ -6,21 +6,26 @@ first), schemas and rules (then built: base, protocol, mixins, attributes,
 parameters, index signature, decorators, with the inheritance rules), global
 variables (a second ``=`` of an exported name is the ImmutableError ``Can not
 change the value of 'a'``), and the signatures of top-level lambdas.
+
+:class:`DeclarationChecker` is the part of the checker that runs these passes
+and then has the statement checker walk the package; it holds the context and
+the statement, expression, annotation and call checkers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from kclpy.diag import Code, Label
 from kclpy.loader import iter_imports
 from kclpy.sema.annotations import RESERVED_TYPE_NAMES
-from kclpy.sema.base import is_private
+from kclpy.sema.base import CheckContext, is_private
 from kclpy.sema.builtins import DECORATORS
 from kclpy.sema.config import literal_keys
 from kclpy.sema.names import dotted_name, target_parts
 from kclpy.sema.relations import is_upper_bound
-from kclpy.sema.stmts import StmtsMixin, left_identifiers
+from kclpy.sema.stmts import left_identifiers
 from kclpy.sema.symbols import MAIN, IndexSignatureInfo, SchemaInfo, Symbol, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -37,40 +42,60 @@ from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.universe import SYSTEM_MODULES
 
+if TYPE_CHECKING:
+    from kclpy.sema.annotations import AnnotationResolver
+    from kclpy.sema.calls import CallChecker
+    from kclpy.sema.checker import Checker
+    from kclpy.sema.exprs import ExpressionChecker
+    from kclpy.sema.stmts import StatementChecker
+
 _RESERVED_LIST = "[" + ", ".join(f'"{name}"' for name in RESERVED_TYPE_NAMES) + "]"
 SchemaNode = ast.SchemaStmt | ast.RuleStmt
 
 
-class DeclareMixin(StmtsMixin):
+class DeclarationChecker:
     """The declaration passes run on a package before its statements are walked."""
 
-    checked: set[str]
-    unique_check = True
+    statements: StatementChecker
+    exprs: ExpressionChecker
+    annotations: AnnotationResolver
+    calls: CallChecker
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        self.checked: set[str] = set()  # packages declared and walked (or under way)
+        self.unique_check = True  # the first pass over globals reports a second ``=``
+
+    def connect(self, checker: Checker) -> None:
+        self.statements = checker.statements
+        self.exprs = checker.exprs
+        self.annotations = checker.annotations
+        self.calls = checker.calls
 
     def check_package(self, pkgpath: str) -> None:
         if pkgpath in self.checked:
             return
         self.checked.add(pkgpath)
-        modules = self.program.packages.get(pkgpath, [])
-        saved = (self.pkgpath, self.scope, self.module, self.scope_level)
-        self.pkgpath = pkgpath
-        self.scope = self.package_scope(pkgpath)
-        self.scope_level = 0
+        ctx = self.ctx
+        modules = ctx.program.packages.get(pkgpath, [])
+        saved = (ctx.pkgpath, ctx.scope, ctx.scope_level)
+        ctx.pkgpath = pkgpath
+        ctx.scope = ctx.package_scope(pkgpath)
+        ctx.scope_level = 0
         try:
             for module in modules:
-                self.model.files[module.file.path] = module.file
+                ctx.model.files[module.file.path] = module.file
                 self.declare_imports(module)
             if pkgpath == MAIN:
-                self.merged_away = self._merge_groups(modules)
+                ctx.merged_away = self._merge_groups(modules)
             infos = self.declare_schemas(modules)
             self.declare_globals(modules)
             self.build_schemas(infos)
             self.declare_lambdas(modules)
             for module in modules:
-                self.module = module
-                self.stmts(module.body)
+                self.statements.stmts(module.body)
         finally:
-            self.pkgpath, self.scope, self.module, self.scope_level = saved
+            ctx.pkgpath, ctx.scope, ctx.scope_level = saved
 
     def _merge_groups(self, modules: list[ast.Module]) -> set[int]:
         """Main-package unifications of one name act as one config (the last statement):
@@ -83,24 +108,24 @@ class DeclareMixin(StmtsMixin):
             for value in values:
                 found = literal_keys(value.config.entries) if value else None
                 keys = None if keys is None or found is None else keys | found
-            self.silent_entries.update(overridden_entries(entries))
+            self.ctx.silent_entries.update(overridden_entries(entries))
             for stmt, value in zip(group, values, strict=True):
                 if value is not None:
-                    self.group_entries[value.config.id] = entries
-                    self.required_siblings[value.id] = keys if stmt is group[-1] else None
+                    self.ctx.group_entries[value.config.id] = entries
+                    self.ctx.required_siblings[value.id] = keys if stmt is group[-1] else None
             merged.update(stmt.id for stmt in group[:-1])
         return merged
 
     # ------------------------------------------------------------------ imports
 
     def declare_imports(self, module: ast.Module) -> None:
-        table = self.program.imports_of(module)
+        table = self.ctx.program.imports_of(module)
         seen: dict[str, str] = {}
         for stmt in iter_imports(module.body):
             name = stmt.name
             previous = seen.get(name)
             if previous is not None and previous != stmt.path:
-                self.compile_error(
+                self.ctx.compile_error(
                     f"the name '{name}' is defined multiple times, '{name}' must be defined "
                     "only once",
                     stmt.span,
@@ -108,15 +133,14 @@ class DeclareMixin(StmtsMixin):
             seen.setdefault(name, stmt.path)
             target = table.get(name)
             module_type = self._module_type(stmt, target)
-            existing = self.scope.symbols.get(name)
+            existing = self.ctx.scope.symbols.get(name)
             if existing is not None and existing.kind == SymbolKind.MODULE:
                 existing.references.append(stmt.span)
-                self.bindings[stmt.id] = existing
+                self.ctx.bindings[stmt.id] = existing
             else:
-                symbol = self.define(name, SymbolKind.MODULE, module_type, stmt.span, stmt)
-                self.bindings[stmt.id] = symbol
+                symbol = self.ctx.define(name, SymbolKind.MODULE, module_type, stmt.span, stmt)
+                self.ctx.bindings[stmt.id] = symbol
             if isinstance(module_type, ModuleType) and module_type.kind == MODULE_USER:
-                self.module = None
                 self.check_package(module_type.pkgpath)
 
     def _module_type(self, stmt: ast.ImportStmt, target: str | None) -> Type:
@@ -125,7 +149,7 @@ class DeclareMixin(StmtsMixin):
             return ModuleType(path, MODULE_PLUGIN)
         if path in SYSTEM_MODULES:
             return ModuleType(path, MODULE_SYSTEM)
-        if target is None or target not in self.program.packages:
+        if target is None or target not in self.ctx.program.packages:
             return ANY
         return ModuleType(target, MODULE_USER)
 
@@ -137,17 +161,19 @@ class DeclareMixin(StmtsMixin):
             for stmt in module.body:
                 if not isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
                     continue
-                if stmt.name in self.scope.symbols:
-                    self.report(
+                if stmt.name in self.ctx.scope.symbols:
+                    self.ctx.report(
                         Code.UNIQUE_KEY_ERROR, f"Unique key error name '{stmt.name}'", stmt.span
                     )
                     continue
-                info = SchemaInfo(stmt.name, self.pkgpath, stmt, module.file.path)
+                info = SchemaInfo(stmt.name, self.ctx.pkgpath, stmt, module.file.path)
                 kind = SymbolKind.RULE if info.is_rule else SymbolKind.SCHEMA
-                symbol = self.define(stmt.name, kind, SchemaType(info, False), stmt.name_span, stmt)
-                self.bindings[stmt.id] = symbol
+                symbol = self.ctx.define(
+                    stmt.name, kind, SchemaType(info, False), stmt.name_span, stmt
+                )
+                self.ctx.bindings[stmt.id] = symbol
                 info.symbol = symbol
-                self.model.schemas[info.full_name] = info
+                self.ctx.model.schemas[info.full_name] = info
                 infos.append(info)
         return infos
 
@@ -192,7 +218,7 @@ class DeclareMixin(StmtsMixin):
     def _link_mixin(self, info: SchemaInfo, mixin: ast.Expr) -> None:
         name = (dotted_name(mixin) or "").rsplit(".", 1)[-1]
         if not name.endswith("Mixin"):
-            self.report(
+            self.ctx.report(
                 Code.NAME_ERROR,
                 f"a valid mixin name should end with 'Mixin', got '{name}'",
                 mixin.span,
@@ -217,17 +243,17 @@ class DeclareMixin(StmtsMixin):
         return None
 
     def _schema_ref(self, node: ast.Expr) -> SchemaInfo | None:
-        found = self.expr(node)
+        found = self.exprs.expr(node)
         if isinstance(found, SchemaType) and not found.instance:
             return found.info
         return None
 
     def _ty_str(self, node: ast.Expr) -> str:
-        found = self.types.get(node.id)
+        found = self.ctx.types.get(node.id)
         return found.ty_str() if found is not None else "any"
 
     def _illegal_inherit(self, message: str, node: ast.Node) -> None:
-        self.report(Code.ILLEGAL_INHERIT_ERROR, message, node.span)
+        self.ctx.report(Code.ILLEGAL_INHERIT_ERROR, message, node.span)
 
     def _report_cycles(self, infos: list[SchemaInfo]) -> None:
         """Inheritance cycles: reported at every member, then broken."""
@@ -248,7 +274,7 @@ class DeclareMixin(StmtsMixin):
             kind = "rules" if members[0].is_rule else "schemas"
             names = ", ".join(item.full_name for item in members)
             for item in members:
-                self.compile_error(
+                self.ctx.compile_error(
                     f"There is a circular reference between {kind} {names}", item.node.name_span
                 )
             for item in members:
@@ -263,7 +289,6 @@ class DeclareMixin(StmtsMixin):
         for dependency in [info.base, info.protocol, *info.mixins]:
             if dependency is not None:
                 self.build_schema(dependency, depth + 1)
-        saved = self.module
         node = info.node
         self._check_schema_name(info)
         if isinstance(node, ast.SchemaStmt):
@@ -276,22 +301,23 @@ class DeclareMixin(StmtsMixin):
             info.index_signature = info.protocol.index_signature
         info.func = FuncType(self._schema_params(info, node), ANY, doc=node.doc)
         self.resolve_decorators(node.decorators)
-        self.module = saved
 
     def _check_schema_name(self, info: SchemaInfo) -> None:
         node = info.node
         name = info.name
         what = "rule" if info.is_rule else "schema"
         if name in RESERVED_TYPE_NAMES:
-            self.compile_error(
+            self.ctx.compile_error(
                 f"{what} name '{name}' cannot be the same as the built-in types ({_RESERVED_LIST})",
                 node.name_span,
             )
         if isinstance(node, ast.SchemaStmt) and node.kind == "protocol":
             if not name.endswith("Protocol"):
-                self.compile_error("schema protocol name must end with 'Protocol'", node.name_span)
+                self.ctx.compile_error(
+                    "schema protocol name must end with 'Protocol'", node.name_span
+                )
             if node.checks or not all(isinstance(s, ast.SchemaAttr) for s in node.body):
-                self.compile_error(
+                self.ctx.compile_error(
                     "a protocol is only allowed to define attributes in it", node.name_span
                 )
 
@@ -301,16 +327,16 @@ class DeclareMixin(StmtsMixin):
             return
         names = {name for name, _ in left_identifiers(node.body)}
         if signature.key_name and signature.key_name in names:
-            self.report(
+            self.ctx.report(
                 Code.INDEX_SIGNATURE_ERROR,
                 f"index signature attribute name '{signature.key_name}' cannot have the same "
                 "name as schema attributes",
                 signature.span,
             )
-        key_type = self.resolve_type(signature.key_type)
-        val_type = self.resolve_type(signature.value_type)
+        key_type = self.annotations.resolve_type(signature.key_type)
+        val_type = self.annotations.resolve_type(signature.value_type)
         if not members_all(key_type, 1 << 3):
-            self.report(
+            self.ctx.report(
                 Code.INDEX_SIGNATURE_ERROR,
                 f"invalid index signature key type: '{key_type.ty_str()}'",
                 node.name_span,
@@ -336,13 +362,13 @@ class DeclareMixin(StmtsMixin):
             if not is_upper_bound(symbol.type, attr_type) or not is_upper_bound(
                 base_type, attr_type
             ):
-                self.type_error(
+                self.ctx.type_error(
                     f"can't change schema field type of '{name}' from {symbol.type.ty_str()} "
                     f"to {attr_type.ty_str()}",
                     stmt.span,
                 )
             if optional and not symbol.optional:
-                self.type_error(
+                self.ctx.type_error(
                     f"can't change the required schema attribute of '{name}' to optional",
                     stmt.span,
                 )
@@ -351,7 +377,7 @@ class DeclareMixin(StmtsMixin):
                 and not signature.any_other
                 and not is_upper_bound(signature.val_type, attr_type)
             ):
-                self.report(
+                self.ctx.report(
                     Code.INDEX_SIGNATURE_ERROR,
                     f"the type '{attr_type.ty_str()}' of schema attribute '{name}' does not meet "
                     f"the index signature definition {signature.ty_str()}",
@@ -361,16 +387,21 @@ class DeclareMixin(StmtsMixin):
     def _attr_declaration(self, stmt: ast.Stmt) -> tuple[str, Type, bool, Span] | None:
         if isinstance(stmt, ast.SchemaAttr):
             self.resolve_decorators(stmt.decorators)
-            return stmt.name, self.resolve_type(stmt.type), stmt.optional, stmt.name_span
+            return (
+                stmt.name,
+                self.annotations.resolve_type(stmt.type),
+                stmt.optional,
+                stmt.name_span,
+            )
         if isinstance(stmt, ast.UnificationStmt):
-            found = self.silent_expr(stmt.value.name)
+            found = self.exprs.silent_expr(stmt.value.name)
             return stmt.target.name, found, False, stmt.target.span
         return None
 
     def _attr_symbol(
         self, info: SchemaInfo, stmt: ast.Stmt, name: str, attr_type: Type, span: Span
     ) -> Symbol:
-        symbol = Symbol(name, SymbolKind.ATTRIBUTE, attr_type, span, self.pkgpath, stmt)
+        symbol = Symbol(name, SymbolKind.ATTRIBUTE, attr_type, span, self.ctx.pkgpath, stmt)
         symbol.owner = info
         if isinstance(stmt, ast.SchemaAttr):
             symbol.has_default = stmt.value is not None
@@ -379,8 +410,8 @@ class DeclareMixin(StmtsMixin):
         else:
             symbol.has_default = True
         info.attrs[name] = symbol
-        self.model.add_occurrence(span, symbol)
-        self.bindings[stmt.id] = symbol
+        self.ctx.model.add_occurrence(span, symbol)
+        self.ctx.bindings[stmt.id] = symbol
         return symbol
 
     def _schema_params(self, info: SchemaInfo, node: SchemaNode) -> list:  # type: ignore[type-arg]
@@ -391,24 +422,28 @@ class DeclareMixin(StmtsMixin):
         )
         for param in node.params:
             if param.name in names:
-                self.compile_error(
+                self.ctx.compile_error(
                     f"Unexpected parameter name '{param.name}' with the same name as the "
                     "schema attribute",
                     param.span,
                 )
-        return self.parameter_types(node.params)
+        return self.calls.parameter_types(node.params)
 
     def resolve_decorators(self, decorators: list[ast.Decorator]) -> None:
         for decorator in decorators:
             signature = DECORATORS.get(decorator.name)
             if signature is None:
                 if "." in decorator.name:
-                    self.type_error("decorator name must be a single identifier", decorator.span)
+                    self.ctx.type_error(
+                        "decorator name must be a single identifier", decorator.span
+                    )
                 else:
-                    self.compile_error(f"UnKnown decorator {decorator.name}", decorator.span)
+                    self.ctx.compile_error(f"UnKnown decorator {decorator.name}", decorator.span)
                 continue
             func = ast.NameExpr(decorator.span, decorator.name)
-            self.check_arguments(func, decorator.args, decorator.keywords, signature, func.span)
+            self.calls.check_arguments(
+                func, decorator.args, decorator.keywords, signature, func.span
+            )
 
     # ------------------------------------------------------------------ global variables
 
@@ -418,16 +453,15 @@ class DeclareMixin(StmtsMixin):
         for unique_check in (True, False):
             self.unique_check = unique_check
             for module in modules:
-                self.module = module
                 for stmt in module.body:
                     if isinstance(stmt, ast.TypeAliasStmt):
-                        self.stmt(stmt)
+                        self.statements.stmt(stmt)
                 self._declare_stmts(module.body)
 
     def _declare_stmts(self, stmts: Iterable[ast.Stmt]) -> None:
         for stmt in stmts:
             if isinstance(stmt, ast.AssignStmt):
-                if stmt.id not in self.merged_away:
+                if stmt.id not in self.ctx.merged_away:
                     self._declare_assign(stmt)
             elif isinstance(stmt, ast.UnificationStmt):
                 self._declare_unification(stmt)
@@ -441,14 +475,14 @@ class DeclareMixin(StmtsMixin):
             if root is None:
                 continue
             name = root.name
-            existing = self.scope.symbols.get(name)
+            existing = self.ctx.scope.symbols.get(name)
             if existing is not None and not is_private(name) and self.unique_check:
                 self._immutable(name, target.span, existing)
                 continue
             if stmt.type is not None:
-                declared = self.resolve_type(stmt.type)
+                declared = self.annotations.resolve_type(stmt.type)
                 if existing is not None and not is_upper_bound(existing.type, declared):
-                    self.type_error(
+                    self.ctx.type_error(
                         f"can not change the type of '{name}' to {existing.type.ty_str()}",
                         target.span,
                         Label(existing.span, f"expected {existing.type.ty_str()}"),
@@ -457,32 +491,32 @@ class DeclareMixin(StmtsMixin):
                 declared = existing.type if existing is not None else ANY
             if existing is not None:
                 existing.type = declared
-                self.bindings[root.id] = existing
+                self.ctx.bindings[root.id] = existing
             else:
-                symbol = self.define(name, SymbolKind.VARIABLE, declared, root.span, stmt)
-                self.bindings[root.id] = symbol
+                symbol = self.ctx.define(name, SymbolKind.VARIABLE, declared, root.span, stmt)
+                self.ctx.bindings[root.id] = symbol
 
     def _immutable(self, name: str, span: Span, existing: Symbol) -> None:
-        self.report(
+        self.ctx.report(
             Code.IMMUTABLE_ERROR,
             f"Can not change the value of '{name}', because it was declared immutable",
             span,
             Label(existing.span, f"The variable '{name}' is declared here"),
         )
-        if not self.suppress:
-            self.diagnostics[-1].notes.append(
+        if not self.ctx.suppress:
+            self.ctx.diagnostics[-1].notes.append(
                 f"change the variable name to '_{name}' to make it mutable"
             )
 
     def _declare_unification(self, stmt: ast.UnificationStmt) -> None:
         name = stmt.target.name
-        found = self.silent_expr(stmt.value.name)
-        existing = self.scope.symbols.get(name)
+        found = self.exprs.silent_expr(stmt.value.name)
+        existing = self.ctx.scope.symbols.get(name)
         if existing is not None and existing.kind == SymbolKind.VARIABLE:
             existing.type = found
         else:
-            symbol = self.define(name, SymbolKind.VARIABLE, found, stmt.target.span, stmt)
-            self.bindings[stmt.target.id] = symbol
+            symbol = self.ctx.define(name, SymbolKind.VARIABLE, found, stmt.target.span, stmt)
+            self.ctx.bindings[stmt.target.id] = symbol
 
     # ------------------------------------------------------------------ lambdas
 
@@ -500,15 +534,15 @@ class DeclareMixin(StmtsMixin):
                     continue
                 value = stmt.value
                 if stmt.type is None and isinstance(value, ast.LambdaExpr):
-                    self.suppress += 1
+                    self.ctx.suppress += 1
                     try:
-                        params = self.parameter_types(value.params)
+                        params = self.calls.parameter_types(value.params)
                     finally:
-                        self.suppress -= 1
+                        self.ctx.suppress -= 1
                     signatures[target.name] = FuncType(params, ANY)
                 else:
                     signatures[target.name] = None
-        self.lambda_sigs[self.pkgpath] = {
+        self.ctx.lambda_sigs[self.ctx.pkgpath] = {
             name: sig for name, sig in signatures.items() if sig is not None
         }
 

@@ -44,6 +44,7 @@ BASIC_TYPES: dict[str, Type] = {
     "any": ANY,
 }
 RESERVED_TYPE_NAMES = ("any", "int", "float", "str", "bool")
+RESERVED_TYPE_LIST = "[" + ", ".join(f'"{name}"' for name in RESERVED_TYPE_NAMES) + "]"
 
 
 class AnnotationResolver:

@@ -3,12 +3,14 @@
 The checker is a shared :class:`~kclpy.sema.base.CheckContext` (program, model,
 scopes, current schema, expected types, reporting) and cooperating parts, each
 holding the context and the parts it calls (mypy's checker / expression-checker
-split is the model): declarations (``declare``), statements (``stmts``),
-expressions (``exprs``), configs and schema expressions (``config``), calls and
-lambdas (``calls``), names and members (``names``), annotations, assignability
-and operators. ``check_program(program)`` declares and checks every package
-(imported ones first, as the reference does), then returns the :class:`Model`
-with the diagnostics in source order. Errors stop a run; warnings do not.
+split is the model): package declarations (``declare``), schemas and rules
+(``schemas``), statements (``stmts``), expressions (``exprs``), configs and schema
+expressions (``config``), calls and lambdas (``calls``), names and members
+(``names``), annotations, assignability and operators.
+
+``check_program(program)`` declares and checks every package (imported ones
+first, as the reference does), then returns the :class:`Model` with the
+diagnostics in source order. Errors stop a run; warnings do not.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from kclpy.sema.exprs import ExpressionChecker
 from kclpy.sema.model import Model
 from kclpy.sema.names import NameResolver
 from kclpy.sema.operators import OperatorChecker
+from kclpy.sema.schemas import SchemaBuilder
 from kclpy.sema.stmts import StatementChecker
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 
@@ -46,6 +49,7 @@ class Checker:
         self.config = ConfigChecker(ctx)
         self.calls = CallChecker(ctx)
         self.statements = StatementChecker(ctx)
+        self.schemas = SchemaBuilder(ctx)
         self.declarations = DeclarationChecker(ctx)
         for part in (
             self.annotations,
@@ -54,6 +58,7 @@ class Checker:
             self.config,
             self.calls,
             self.statements,
+            self.schemas,
             self.declarations,
         ):
             part.connect(self)

@@ -325,24 +325,24 @@ class ConfigChecker:
         self, entries: list[ast.ConfigEntry | ast.ConfigIfEntry], node: ast.Node | None = None
     ) -> DictType:
         """The walk of a config literal's entries; the dict type of the literal."""
-        self.ctx.enter_scope(ScopeKind.CONFIG, node)
+        ctx = self.ctx
+        ctx.enter_scope(ScopeKind.CONFIG, node)
         collected = _Collect()
-        self._note_siblings(
-            self.ctx.group_entries.get(node.id, entries) if node else entries, entries
-        )
+        self._note_siblings(ctx.group_entries.get(node.id, entries) if node else entries, entries)
+        silent_entries = ctx.silent_entries
         try:
             for entry in entries:
-                silent = entry.id in self.ctx.silent_entries
-                self.ctx.suppress += silent
+                silent = entry.id in silent_entries
+                ctx.suppress += silent
                 try:
                     if isinstance(entry, ast.ConfigIfEntry):
                         self._unpack_entry(entry, self.config_if_entry(entry), collected)
                     else:
                         self.config_entry(entry, collected)
                 finally:
-                    self.ctx.suppress -= silent
+                    ctx.suppress -= silent
         finally:
-            self.ctx.leave_scope()
+            ctx.leave_scope()
         return collected.result()
 
     def _note_siblings(
@@ -395,14 +395,15 @@ class ConfigChecker:
             entry_op = ":"
         key_span = first.span
         checked = self._checked_value(name, first, walk)
-        if checked is not None and name not in self.ctx.local_vars:
+        local_vars = self.ctx.local_vars
+        if checked is not None and name not in local_vars:
             val_type = checked  # walked under the attribute's type already
             key_type: Type = str_lit(name)
         else:
             depth = self.push_names([name])
             try:
                 val_type = checked if checked is not None else walk()
-                key_type = self._key_expr(first) if name in self.ctx.local_vars else str_lit(name)
+                key_type = self._key_expr(first) if name in local_vars else str_lit(name)
                 self.check_attr_key_type(key_type, key_span)
             finally:
                 self.ctx.pop_expect(depth)
@@ -423,7 +424,8 @@ class ConfigChecker:
 
     def _checked_value(self, name: str, key: ast.Expr, walk: ValueWalker) -> Type | None:
         """Walk the value of key ``name`` under its attribute's type and check it fits."""
-        top = self.ctx.top_expect()
+        ctx = self.ctx
+        top = ctx.top_expect()
         if top is None:
             return None
         key_span = key.span
@@ -434,21 +436,21 @@ class ConfigChecker:
             attr = owner.info.get_attr(name)
             plain = owner.info.index_signature is None
             if attr is not None:
-                self.ctx.bind(key, attr)
+                ctx.bind(key, attr)
         if attr is not None and plain:
             # a declared attribute of a schema without index signature: the key is
             # fine and the value is expected to have the attribute's type
-            depth = self.ctx.push_expect(Expect(attr.type, attr.span))
+            depth = ctx.push_expect(Expect(attr.type, attr.span))
         else:
             self.must_check_config_attr(name, owner, key_span)
             depth = self.push_names([name])
         try:
             value_type = walk()
-            last = self.ctx.top_expect()
+            last = ctx.top_expect()
             if last is not None:
                 self.assign.must_assignable_to(value_type, last.type, key_span, last.span)
         finally:
-            self.ctx.pop_expect(depth)
+            ctx.pop_expect(depth)
         return value_type
 
     def _key_expr(self, key: ast.Expr) -> Type:
@@ -464,10 +466,11 @@ class ConfigChecker:
         previous = collected.attrs.get(name)
         merged = sup([previous.type, val_type]) if previous is not None else val_type
         collected.attrs[name] = DictAttr(widen(merged), span)
-        bound = node.id in self.ctx.bindings
+        bindings = self.ctx.bindings
+        bound = node.id in bindings
         symbol = self.ctx.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)
         if not bound:
-            self.ctx.bindings[node.id] = symbol
+            bindings[node.id] = symbol
 
     def _other_entry(self, entry: ast.ConfigEntry, key: ast.Expr, collected: _Collect) -> None:
         """Quoted, interpolated, computed ``(k)`` and index ``l[0]`` keys."""

@@ -97,51 +97,53 @@ class NameResolver:
 
     def resolve_name(self, name: str, node: ast.Node) -> Type:
         """The type of a name use (or store target when ``l_value`` is set)."""
-        if self.ctx.schema is not None:
+        ctx = self.ctx
+        if ctx.schema is not None:
             return self._resolve_in_schema(name, node)
-        if not self.ctx.l_value:
-            symbol = self.ctx.lookup_or_report(name, node.span)
-            self.ctx.bind(node, symbol)
+        if not ctx.l_value:
+            symbol = ctx.lookup_or_report(name, node.span)
+            ctx.bind(node, symbol)
             return symbol.type if symbol is not None else ANY
-        if name not in self.ctx.scope.symbols:
-            self.ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+        if name not in ctx.scope.symbols:
+            ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
             return ANY
-        symbol = self.ctx.scope.symbols[name]
-        self.ctx.bind(node, symbol)
+        symbol = ctx.scope.symbols[name]
+        ctx.bind(node, symbol)
         return symbol.type
 
     def _resolve_in_schema(self, name: str, node: ast.Node) -> Type:
-        schema = self.ctx.schema
+        ctx = self.ctx
+        schema = ctx.schema
         assert schema is not None
         attr_type = schema.attr_type(name)
-        if self.ctx.l_value:
-            if name not in self.ctx.scope.symbols or attr_type is None:
-                self.ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+        if ctx.l_value:
+            if name not in ctx.scope.symbols or attr_type is None:
+                ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
                 if attr_type is None:
                     schema.local_types[name] = ANY
                 return ANY
-            self.ctx.bind(node, self.ctx.scope.symbols[name])
+            ctx.bind(node, ctx.scope.symbols[name])
             return attr_type
-        symbol = self.ctx.scope.lookup(name)
-        if name in self.ctx.local_vars:
-            self.ctx.bind(node, symbol)
+        symbol = ctx.scope.lookup(name)
+        if name in ctx.local_vars:
+            ctx.bind(node, symbol)
             return symbol.type if symbol is not None else ANY
         if attr_type is not None and not attr_type.flags & ANY_F:
-            self.ctx.bind(node, symbol or schema.info.get_attr(name))
+            ctx.bind(node, symbol or schema.info.get_attr(name))
             return attr_type
         info = schema.info
         if attr_type is None and not info.is_mixin:
             for mixin in info.mixins:
                 found = mixin.get_attr(name)
                 if found is not None:
-                    self.ctx.bind(node, found)
+                    ctx.bind(node, found)
                     return found.type
         is_type_ref = name[:1].isupper()
         if attr_type is None and symbol is None and (not info.is_mixin or is_type_ref):
             if not info.is_rule:
-                self.ctx.lookup_or_report(name, node.span)
+                ctx.lookup_or_report(name, node.span)
             return ANY
-        self.ctx.bind(node, symbol)
+        ctx.bind(node, symbol)
         return symbol.type if symbol is not None else ANY
 
     # ------------------------------------------------------------------ attributes

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from kclpy.diag import Code, Label
-from kclpy.sema.annotations import RESERVED_TYPE_NAMES
+from kclpy.sema.annotations import RESERVED_TYPE_LIST, RESERVED_TYPE_NAMES
 from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext, Expect, SchemaContext, is_private, name_span
 from kclpy.sema.names import target_parts
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from kclpy.sema.operators import OperatorChecker
 
 StmtHandler = Callable[[ast.Stmt], Type]
-_RESERVED_LIST = "[" + ", ".join(f'"{name}"' for name in RESERVED_TYPE_NAMES) + "]"
 
 
 def left_identifiers(body: Iterable[ast.Stmt]) -> list[tuple[str, ast.Node]]:
@@ -139,7 +138,8 @@ class StatementChecker:
         name = node.name.name
         if name in RESERVED_TYPE_NAMES:
             self.ctx.type_error(
-                f"type alias '{name}' cannot be the same as the built-in types ({_RESERVED_LIST})",
+                f"type alias '{name}' cannot be the same as the built-in types "
+                f"({RESERVED_TYPE_LIST})",
                 node.name.span,
             )
         existing = self.ctx.scope.symbols.get(name)

@@ -19,7 +19,7 @@ import re
 from lsprotocol import types
 
 from kclpy.diag import Diagnostic
-from kclpy.sema.annotations import close_names, suggested_names
+from kclpy.sema.base import close_names, suggested_names
 from kclpy.sema.builtins import module_member_types
 from kclpy.sema.model import Model
 from kclpy.source import Span

@@ -16,7 +16,7 @@ from kclpy_lsp.workspace import Workspace
 from lsprotocol import types
 
 from kclpy.diag import Diagnostic
-from kclpy.sema.annotations import suggested_names, suggestion_text
+from kclpy.sema.base import suggested_names, suggestion_text
 from kclpy.sema.types import (
     BOOL_T,
     INT_T,

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from kclpy.compile.cache import ProgramCache
     from kclpy.compile.code import PackageCode
     from kclpy.monorepo.report import BuildReport, StackJob, StackOutput
+    from kclpy.vm.values import KclRuntimeError, Location
 
 MAIN = "__main__"
 
@@ -285,27 +286,24 @@ def _load_check_compile(
     return codes, program.root, files_by_path
 
 
-def runtime_diagnostic(error: Any, files: Mapping[str, SourceFile]) -> Diagnostic:
+def runtime_diagnostic(error: KclRuntimeError, files: Mapping[str, SourceFile]) -> Diagnostic:
     """A located runtime error as a diagnostic (its kind, message, position, KCL stack)."""
     from kclpy.diag.codes import code_for_kind
 
     code = code_for_kind(error.kind)
     if code.id != "E3M38" and error.kind in ("Deprecated", "RecursionError", "InternalError"):
         code = Code.EVALUATION_ERROR
-    location = getattr(error, "location", None)
-    span = _span(location, files)
-    stack = [Label(_span(where, files), "") for where in getattr(error, "stack", [])]
-    diagnostic = make_error(code, error.message, span)
-    primary = getattr(error, "primary_label", None)
-    if primary:
-        diagnostic.labels[0].message = primary
-    for where, message in getattr(error, "related", []):
+    diagnostic = make_error(code, error.message, _span(error.location, files))
+    if error.primary_label:
+        diagnostic.labels[0].message = error.primary_label
+    for where, message in error.related:
         diagnostic.labels.append(Label(_span(where, files), message))
-    diagnostic.stack = [label for label in stack if label.span is not None]
+    stack = [_span(where, files) for where in error.stack]
+    diagnostic.stack = [Label(span, "") for span in stack if span is not None]
     return diagnostic
 
 
-def _span(location: Any, files: Mapping[str, SourceFile]) -> Span | None:
+def _span(location: Location | None, files: Mapping[str, SourceFile]) -> Span | None:
     if location is None:
         return None
     path, start, end = location

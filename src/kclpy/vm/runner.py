@@ -39,14 +39,7 @@ def locate(error: KclRuntimeError, frame: Frame, pc: int) -> None:
     code = frame.code
     index = max(0, min(pc // 2, len(code.positions) - 1)) if code.positions else -1
     start, end = code.positions[index] if index >= 0 else (0, 0)
-    where: Location = (code.path, start, end)
-    if getattr(error, "location", None) is None:
-        error.location = where  # type: ignore[attr-defined]
-        error.stack = []  # type: ignore[attr-defined]
-    else:
-        stack: list[Location] = error.stack  # type: ignore[attr-defined]
-        if not stack or stack[-1] != where:
-            stack.append(where)
+    error.locate((code.path, start, end))
 
 
 class Runner(Interpreter):

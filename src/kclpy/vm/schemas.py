@@ -35,6 +35,7 @@ from kclpy.vm.values import (
     OP_OVERRIDE,
     OP_UNION,
     UNDEFINED,
+    CheckFailure,
     Config,
     KclRuntimeError,
     SchemaInstance,
@@ -42,19 +43,6 @@ from kclpy.vm.values import (
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import RuntimeContext
-
-
-class CheckFailure(KclRuntimeError):
-    """A failing ``check:`` condition (reported with the instantiation site)."""
-
-
-def instance_check_failed(failure: CheckFailure) -> KclRuntimeError:
-    """The error of a failed check: at the instantiation site, the check as a second label."""
-    error = KclRuntimeError(failure.message)
-    error.check_message = getattr(failure, "check_message", "")  # type: ignore[attr-defined]
-    error.related = [(getattr(failure, "location", None), failure.message)]  # type: ignore[attr-defined]
-    error.primary_label = "Instance check failed"  # type: ignore[attr-defined]
-    return error
 
 
 class SchemaRuntime:
@@ -349,7 +337,7 @@ class SchemaRuntime:
                     try:
                         self.execute(checks, scopes[member], member.package, frame)
                     except CheckFailure as failure:
-                        raise instance_check_failed(failure) from None
+                        raise failure.at_instance() from None
         finally:
             self._current_package = saved
         instance = SchemaInstance(schema)
@@ -558,9 +546,7 @@ class SchemaRuntime:
                         f"attribute '{name}' of {schema.name} is required and can't be None "
                         "or Undefined"
                     )
-                    if where is not None:
-                        error.location = where  # type: ignore[attr-defined]
-                        error.stack = []  # type: ignore[attr-defined]
+                    error.location = where
                     raise error
             for item in value.values():
                 if isinstance(item, dict | list):
@@ -580,9 +566,7 @@ class SchemaRuntime:
         if message is not None and message is not UNDEFINED:
             user = to_str(message)
             text = f"{text}: {user}"
-        failure = CheckFailure(text)
-        failure.check_message = user  # type: ignore[attr-defined]
-        return failure
+        return CheckFailure(text, user)
 
     def run_rule(
         self,

@@ -23,7 +23,7 @@ def catch(ctx: RuntimeContext, func: Any) -> Any:
         ctx.call(func, [], {})
     except KclRuntimeError as error:
         # a failed check reports its own message, without "Check failed on ..."
-        return getattr(error, "check_message", None) or error.message
+        return error.check_message or error.message
     return UNDEFINED
 
 

@@ -204,7 +204,7 @@ def run_files(
 
             documents = select_paths(documents, path_selector)
     except KclRuntimeError as error:
-        result.log = "".join(runner._log)
+        result.log = runner.log
         result.diagnostics.append(runtime_diagnostic(error, files_by_path))
         return result
     result.log = output.log
@@ -488,9 +488,8 @@ def test(
         failure = next(d for d in result.diagnostics if d.is_error)
         return [TestCaseResult(name, failure, 0.0) for name in names]
     codes, root, files_by_path = loaded
-    from kclpy.vm.objects import DONE
     from kclpy.vm.runner import Runner
-    from kclpy.vm.values import KclRuntimeError
+    from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
     runner = Runner(codes, MAIN, option_values, package_dir, root)
     try:
@@ -498,17 +497,15 @@ def test(
     except KclRuntimeError as error:
         failure = runtime_diagnostic(error, files_by_path)
         return [TestCaseResult(name, failure, 0.0) for name in names]
-    package = runner.main_package
-    assert package is not None
     outcomes: list[TestCaseResult] = []
     for name in names:
-        slot = package.code.slot_of(name)
-        if slot < 0 or package.states[slot] != DONE:
+        function = runner.main_value(name)
+        if function is UNDEFINED:
             continue
         start = time.perf_counter()
         error_diagnostic = None
         try:
-            runner.call(package.values[slot], [], {})
+            runner.call(function, [], {})
         except KclRuntimeError as error:
             error_diagnostic = runtime_diagnostic(error, files_by_path)
         outcomes.append(TestCaseResult(name, error_diagnostic, time.perf_counter() - start))

@@ -25,7 +25,7 @@ the VM turns them into diagnostics at the failing call site.
 
 from __future__ import annotations
 
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeAlias
 
 
 class UndefinedType:
@@ -198,6 +198,31 @@ class CheckFailure(KclRuntimeError):
         error.related = [(self.location, self.message)]
         error.primary_label = "Instance check failed"
         return error
+
+
+class KclObject(Protocol):
+    """A runtime value that is not data (a function, a schema type, a module)."""
+
+    @property
+    def kcl_type_name(self) -> str:
+        """What ``typeof`` reports for it."""
+        ...
+
+
+Value: TypeAlias = (
+    bool
+    | int
+    | float
+    | str
+    | UndefinedType
+    | NumberMultiplier
+    | list["Value"]
+    | dict[str, "Value"]
+    | KclObject
+    | None
+)
+"""A KCL runtime value: the data of the table above (``Config`` and ``SchemaInstance``
+are dicts) or a non-data object of :mod:`kclpy.vm.objects`."""
 
 
 def is_data(value: object) -> bool:

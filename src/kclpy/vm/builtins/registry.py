@@ -18,7 +18,7 @@ _loaded: dict[str, dict[str, Any]] = {}
 
 
 def needs_context(function: F) -> F:
-    """Mark a builtin that takes the RuntimeContext as its first argument."""
+    """Mark a builtin that takes the BuiltinContext as its first argument."""
     function.__kcl_context__ = True  # type: ignore[attr-defined]
     return function
 

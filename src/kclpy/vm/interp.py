@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kclpy.compile.code import (
@@ -206,7 +206,7 @@ class Interpreter:
                     else:
                         arguments = []
                     function = pop()
-                    kwargs: dict[str, Any] = {}
+                    kwargs: dict[str, Value] = {}
                     if keywords_index:
                         keyword_names = consts[keywords_index - 1]
                         split = len(arguments) - len(keyword_names)
@@ -721,16 +721,17 @@ def locate(error: KclRuntimeError, frame: Frame, pc: int) -> None:
     error.locate((code.path, start, end))
 
 
-def operand_table(binary: dict[str, Callable[[Any, Any], Any]]) -> list[Any]:
+def operand_table(binary: Mapping[str, BinaryFunction]) -> list[BinaryFunction | None]:
     """BINARY's functions indexed by operand; None for ``|``, which the interpreter
     handles itself (it unions configs and schemas as well as ints)."""
     return [None if name == "|" else binary.get(name) for name in OPERATORS]
 
 
 _HOST_CODE = Code("<builtin>", "")
+BinaryFunction = Callable[[Value, Value], Value]
 
 
-def swap_removed_order(kept: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
+def swap_removed_order(kept: dict[str, Value], target: dict[str, Value]) -> dict[str, Value]:
     """``kept`` in the reference's order: it filters a copy of ``target`` by
     ``swap_remove``-ing each failing key in turn (the last key takes its place)."""
     order = list(target)

@@ -176,10 +176,7 @@ def nest(path: tuple[str, ...], value: Value, op: int) -> tuple[str, Value, int]
 def bitwise_union(left: Value, right: Value, rebuild: Rebuild | None = None) -> Value:
     """The ``|`` operator on configs and lists (ints and None are handled by the caller)."""
     if isinstance(left, list) and isinstance(right, list):
-        merged = [
-            bitwise_union(a, b, rebuild) if isinstance(a, dict | list) else b
-            for a, b in zip(left, right, strict=False)
-        ]
+        merged = [_union_item(a, b, rebuild) for a, b in zip(left, right, strict=False)]
         longer = left if len(left) > len(right) else right
         return merged + longer[len(merged) :]
     if not isinstance(left, dict) or not isinstance(right, dict):
@@ -187,6 +184,21 @@ def bitwise_union(left: Value, right: Value, rebuild: Rebuild | None = None) -> 
     if isinstance(left, SchemaInstance) and rebuild is not None:
         return rebuild(left, right)
     return union_dicts(left, right, [], rebuild)
+
+
+def _union_item(left: Value, right: Value, rebuild: Rebuild | None) -> Value:
+    """One item of a list ``|`` list: containers of one kind unite, None keeps the
+    container, a scalar replaces it (as in the reference)."""
+    if not isinstance(left, dict | list):
+        return right
+    if right is None or right is UNDEFINED:
+        return left
+    if not isinstance(right, dict | list):
+        return right
+    if isinstance(left, list) != isinstance(right, list):
+        expected, got = ("list", "dict") if isinstance(left, list) else ("dict", "list")
+        raise KclRuntimeError(f'union failure, expect "{expected}", got "{got}"')
+    return bitwise_union(left, right, rebuild)
 
 
 def bit_or(left: Value, right: Value, rebuild: Rebuild | None = None) -> Value:

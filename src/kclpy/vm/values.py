@@ -98,7 +98,7 @@ class NumberMultiplier:
         return hash((self.number, self.suffix))
 
 
-class Config(dict[str, Any]):
+class Config(dict[str, "Value"]):
     """A dict value that remembers the operator of each entry (``:``, ``=``, ``+=``).
 
     ``ops`` maps a key to its operator only where it is not a plain union.
@@ -121,7 +121,7 @@ class SchemaLike(Protocol):
     def pkgpath(self) -> str: ...
 
 
-class SchemaInstance(dict[str, Any]):
+class SchemaInstance(dict[str, "Value"]):
     """An instance of a schema: its attributes in output order.
 
     ``ops`` keeps the operators of the config entries it was built from (where not
@@ -136,11 +136,11 @@ class SchemaInstance(dict[str, Any]):
         self.schema = schema
         self.ops: dict[str, int] = {}
         # the config it was built from: a union with it builds the schema again
-        self.config: dict[str, Any] | None = None
+        self.config: dict[str, Value] | None = None
         # required attributes are checked once the value is final (see vm.schemas)
         self.required_checked = False
         # the schema arguments it was built with (positional, keyword), for rebuilds
-        self.arguments: tuple[list[Any], dict[str, Any]] = ([], {})
+        self.arguments: tuple[list[Value], dict[str, Value]] = ([], {})
 
     @property
     def type_name(self) -> str:

@@ -759,5 +759,3 @@ def _raise_recursion_limit() -> None:
 
 
 _raise_recursion_limit()
-
-__all__ = ["Builtin", "Interpreter", "ModuleValue", "PackageCode"]

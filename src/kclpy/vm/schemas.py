@@ -289,46 +289,10 @@ class SchemaBuilder:
         self.check_config_keys(schema, config, table)
         saved = self.runtime.current_package
         try:
-            for member in chain:
-                body = member.proto.body
-                if body is not None:
-                    self.runtime.current_package = member.package
-                    self.evaluator.execute(body, scopes[member], member.package, frame)
-            for name in table:
-                self.force_attr(state, name, frame, scopes)
-            signature = self.index_signature(schema)
-            extra = [key for key in config if key not in table]
-            if len(extra) > 1 and signature is not None and signature[0].key_name:
-                # the reference puts the last extra key first when the key is named
-                extra.insert(0, extra.pop())
-            for key in extra:
-                self.force_extra(state, key, signature, frame)
-            if extra and signature is not None and signature[0].key_slot >= 0:
-                # checks see the key alias as the config's last extra key
-                last = next(key for key in reversed(config) if key not in table)
-                self.scope_for(state, signature[1]).values[signature[0].key_slot] = last
-            for member in chain:
-                checks = member.proto.checks
-                if checks is not None:
-                    self.runtime.current_package = member.package
-                    try:
-                        self.evaluator.execute(checks, scopes[member], member.package, frame)
-                    except CheckFailure as failure:
-                        raise failure.at_instance() from None
+            extra = self.evaluate(state, chain, table, frame)
         finally:
             self.runtime.current_package = saved
-        instance = SchemaInstance(schema)
-        instance.config = config
-        if args or kwargs:
-            instance.arguments = (list(args), dict(kwargs))
-        config_ops = getattr(config, "ops", None)
-        if config_ops:
-            instance.ops.update(config_ops)
-        values = state.values
-        for name in table:
-            instance[name] = values.get(name, UNDEFINED)
-        for key in extra:
-            instance[key] = values.get(key, UNDEFINED)
+        instance = new_instance(state, table, extra, args, kwargs)
         if proto.kind == "rule":  # `rule R for P {...}` is worth its (checked) config
             return Config(instance)
         site = saved.pkgpath if saved is not None else ""
@@ -337,6 +301,45 @@ class SchemaBuilder:
             current.instances.append((instance, site))
             current = current.parent_type
         return instance
+
+    def evaluate(
+        self,
+        state: SchemaState,
+        chain: list[SchemaType],
+        table: dict[str, AttrSpec | None],
+        frame: Frame | None,
+    ) -> list[str]:
+        """Run the bodies of the chain, compute every attribute (and the config keys
+        only the index signature declares), then run the checks, base first.
+        Returns those extra keys in output order."""
+        schema, config, scopes = state.schema, state.config, state.scopes
+        for member in chain:
+            body = member.proto.body
+            if body is not None:
+                self.runtime.current_package = member.package
+                self.evaluator.execute(body, scopes[member], member.package, frame)
+        for name in table:
+            self.force_attr(state, name, frame, scopes)
+        signature = self.index_signature(schema)
+        extra = [key for key in config if key not in table]
+        if len(extra) > 1 and signature is not None and signature[0].key_name:
+            # the reference puts the last extra key first when the key is named
+            extra.insert(0, extra.pop())
+        for key in extra:
+            self.force_extra(state, key, signature, frame)
+        if extra and signature is not None and signature[0].key_slot >= 0:
+            # checks see the key alias as the config's last extra key
+            last = next(key for key in reversed(config) if key not in table)
+            self.scope_for(state, signature[1]).values[signature[0].key_slot] = last
+        for member in chain:
+            checks = member.proto.checks
+            if checks is not None:
+                self.runtime.current_package = member.package
+                try:
+                    self.evaluator.execute(checks, scopes[member], member.package, frame)
+                except CheckFailure as failure:
+                    raise failure.at_instance() from None
+        return extra
 
     def member_scope(
         self, member: SchemaType, state: SchemaState, args: list[Value], kwargs: dict[str, Value]
@@ -574,6 +577,30 @@ class SchemaBuilder:
             self.runtime.warn(message)
             return
         raise KclRuntimeError(message, "Deprecated")
+
+
+def new_instance(
+    state: SchemaState,
+    table: dict[str, AttrSpec | None],
+    extra: list[str],
+    args: list[Value],
+    kwargs: dict[str, Value],
+) -> SchemaInstance:
+    """The instance of a computed state: attributes in output order, then extra keys;
+    it remembers its config, operators and arguments for a later rebuild."""
+    config = state.config
+    instance = SchemaInstance(state.schema)
+    instance.config = config
+    if args or kwargs:
+        instance.arguments = (list(args), dict(kwargs))
+    if isinstance(config, Config | SchemaInstance) and config.ops:
+        instance.ops.update(config.ops)
+    values = state.values
+    for name in table:
+        instance[name] = values.get(name, UNDEFINED)
+    for key in extra:
+        instance[key] = values.get(key, UNDEFINED)
+    return instance
 
 
 def check_failure(message: Value) -> CheckFailure:

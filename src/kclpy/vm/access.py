@@ -30,18 +30,19 @@ from kclpy.vm.values import (
 
 def get_item(value: Value, index: Value) -> Value:
     """``value[index]``: list and string items, dict entries (Undefined when absent)."""
-    if isinstance(value, list | str):
-        kind = "list" if isinstance(value, list) else "str"
-        if type(index) is not int or not isinstance(index, int):
-            raise KclRuntimeError(f"{kind} indices must be integers, not {value_type_name(index)}")
+    if type(value) is list or type(value) is str:
+        if type(index) is not int:
+            raise KclRuntimeError(
+                f"{type(value).__name__} indices must be integers, not {value_type_name(index)}"
+            )
         try:
             return value[index]
         except IndexError:
-            raise KclRuntimeError(f"{kind} index out of range: {index}") from None
+            raise KclRuntimeError(f"{type(value).__name__} index out of range: {index}") from None
     if isinstance(value, dict):
         if index is None or index is UNDEFINED:
             return UNDEFINED
-        if type(index) is not str or not isinstance(index, str):
+        if type(index) is not str:
             raise KclRuntimeError(f"invalid dict/schema key type: '{value_type_name(index)}'")
         return value.get(index, UNDEFINED)
     raise KclRuntimeError(f"'{value_type_name(value)}' object is not subscriptable")
@@ -104,7 +105,7 @@ def set_path(
     step = path[0]
     key = indices.pop(0) if step is None else step
     if isinstance(base, list):
-        if type(key) is not int or not isinstance(key, int):
+        if type(key) is not int:
             raise KclRuntimeError(f"list indices must be integers, not {value_type_name(key)}")
         if not -len(base) <= key < len(base):
             raise KclRuntimeError(
@@ -114,7 +115,7 @@ def set_path(
         items[key] = set_path(items[key], path[1:], indices, value, rebuild)
         return items
     if isinstance(base, dict):
-        if type(key) is not str or not isinstance(key, str):
+        if type(key) is not str:
             raise KclRuntimeError(f"invalid dict/schema key type: '{value_type_name(key)}'")
         inner = base.get(key, UNDEFINED)
         if len(path) > 1 and (inner is UNDEFINED or inner is None):
@@ -145,7 +146,7 @@ def config_dynamic_entry(
     config: Config, key: Value, value: Value, op: int, rebuild: Rebuild
 ) -> None:
     """``"${name}": value``: a computed key, which must be a string."""
-    if type(key) is not str or not isinstance(key, str):
+    if type(key) is not str:
         raise KclRuntimeError(
             f"A attribute must be string type, got '{value_type_name(key)}'",
             "IllegalAttributeError",

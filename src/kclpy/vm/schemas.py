@@ -64,6 +64,7 @@ class SchemaBuilder:
     def __init__(self, runtime: Runtime, evaluator: Evaluator) -> None:
         self.runtime = runtime
         self.evaluator = evaluator
+        self.execute = evaluator.execute  # (one lookup on the hot path)
         self.types = TypeChecker(self.resolve_type, self.coerce, self.is_subschema)
 
     # ------------------------------------------------------------------ references
@@ -182,7 +183,7 @@ class SchemaBuilder:
                 continue
             scope = self.scope_for(state, member)
             self.runtime.current_package = member.package
-            self.evaluator.execute(setter, scope, member.package, frame)
+            self.execute(setter, scope, member.package, frame)
 
     def attribute_table(self, schema: SchemaType) -> dict[str, AttrSpec | None]:
         """Every attribute name of the schema chain in output order, with its declaration."""
@@ -317,7 +318,7 @@ class SchemaBuilder:
             body = member.proto.body
             if body is not None:
                 self.runtime.current_package = member.package
-                self.evaluator.execute(body, scopes[member], member.package, frame)
+                self.execute(body, scopes[member], member.package, frame)
         for name in table:
             self.force_attr(state, name, frame, scopes)
         signature = self.index_signature(schema)
@@ -336,7 +337,7 @@ class SchemaBuilder:
             if checks is not None:
                 self.runtime.current_package = member.package
                 try:
-                    self.evaluator.execute(checks, scopes[member], member.package, frame)
+                    self.execute(checks, scopes[member], member.package, frame)
                 except CheckFailure as failure:
                     raise failure.at_instance() from None
         return extra
@@ -375,7 +376,7 @@ class SchemaBuilder:
                 self.runtime.current_package = saved
         defaults = member.proto.param_defaults
         if defaults is not None:
-            self.evaluator.execute(defaults, scope, member.package, None)
+            self.execute(defaults, scope, member.package, None)
         return scope
 
     def check_config_keys(
@@ -463,7 +464,7 @@ class SchemaBuilder:
             if spec.key_slot >= 0:  # `[name: str]: T`: checks see the last key as `name`
                 scope.values[spec.key_slot] = key
             if spec.default is not None:
-                default = self.evaluator.execute(spec.default, scope, member.package, frame)
+                default = self.execute(spec.default, scope, member.package, frame)
                 ops = getattr(state.config, "ops", None) or {}
                 value = self.combine(default, value, ops.get(key, OP_UNION), key)
             if spec.value_type is not None:
@@ -556,7 +557,7 @@ class SchemaBuilder:
             scope = self.member_scope(member, state, args, kwargs)
             checks = member.proto.checks
             if checks is not None:
-                self.evaluator.execute(checks, scope, member.package, frame)
+                self.execute(checks, scope, member.package, frame)
         return Config(config)
 
     def schema_instances(self, schema: SchemaType, full_pkg: bool = False) -> list[Value]:

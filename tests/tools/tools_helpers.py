@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
-from reference import ReferenceFailed, call_reference
+from reference import ReferenceFailed, call_reference, reference_available
 
 from kclpy import emit
 from kclpy.compile.stmts import PackageCompiler
@@ -16,7 +15,7 @@ from kclpy.tools.override import apply_overrides
 from kclpy.vm.runner import Runner
 from kclpy.vm.values import KclRuntimeError
 
-HAVE_REFERENCE = importlib.util.find_spec("kcl_lib") is not None
+HAVE_REFERENCE = reference_available()
 
 
 def run_with_overrides(code: str, specs: list[str]) -> tuple[str, list[Diagnostic]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from kclpy.sema.builtins import BUILTIN_FUNCTIONS, STRING_METHODS, SYSTEM_MODULES
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.model import Model
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import (
@@ -73,7 +73,10 @@ def _symbol_item(symbol: Symbol, field: bool = False) -> types.CompletionItem:
     kind = types.CompletionItemKind.Field if field else _ITEM_KINDS.get(symbol.kind)
     if isinstance(symbol.type, FuncType) and not field:
         kind = types.CompletionItemKind.Function
-    return _item(symbol.name, kind or types.CompletionItemKind.Variable, symbol.type.ty_str())
+    item = _item(symbol.name, kind or types.CompletionItemKind.Variable, symbol.type.ty_str())
+    if symbol.kind == SymbolKind.BUILTIN and symbol.doc:
+        item.documentation = symbol.doc
+    return item
 
 
 @server.feature(
@@ -157,11 +160,9 @@ def _pkgpath(model: Model, context: Context) -> str:
 
 
 def _members(model: Model, kind: Type) -> dict[str, Symbol]:
-    if isinstance(kind, ModuleType) and kind.pkgpath in SYSTEM_MODULES:
-        return {
-            name: Symbol(name, SymbolKind.BUILTIN, member)
-            for name, member in SYSTEM_MODULES[kind.pkgpath].items()
-        }
+    system = module_member_types(kind.pkgpath) if isinstance(kind, ModuleType) else None
+    if system is not None:
+        return {name: _builtin_symbol(name, member) for name, member in system.items()}
     if isinstance(kind, ModuleType):
         return {
             name: member
@@ -174,11 +175,15 @@ def _members(model: Model, kind: Type) -> dict[str, Symbol]:
             for name, attr in kind.attrs.items()
         }
     if kind.ty_str() == "str" or kind.ty_str().startswith('"'):
-        return {
-            name: Symbol(name, SymbolKind.BUILTIN, method)
-            for name, method in STRING_METHODS.items()
-        }
+        return {name: _builtin_symbol(name, method) for name, method in STRING_METHODS.items()}
     return model.members(kind)
+
+
+def _builtin_symbol(name: str, kind: Type) -> Symbol:
+    """A symbol for a builtin member (of a system module, of strings), with its doc."""
+    symbol = Symbol(name, SymbolKind.BUILTIN, kind)
+    symbol.doc = kind.doc if isinstance(kind, FuncType) else ""
+    return symbol
 
 
 def member_items(model: Model, owner: Type) -> list[types.CompletionItem]:
@@ -216,10 +221,8 @@ def _scope_items(model: Model, context: Context) -> list[types.CompletionItem]:
 
 
 def _builtin_items() -> list[types.CompletionItem]:
-    return [
-        _item(name, types.CompletionItemKind.Function, kind.ty_str())
-        for name, kind in sorted(BUILTIN_FUNCTIONS.items())
-    ]
+    builtins = sorted(BUILTIN_FUNCTIONS.items())
+    return [_symbol_item(_builtin_symbol(name, kind)) for name, kind in builtins]
 
 
 def _keyword_items() -> list[types.CompletionItem]:

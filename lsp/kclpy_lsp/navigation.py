@@ -15,10 +15,10 @@ import re
 
 from lsprotocol import types
 
-from kclpy.sema.builtins import BUILTIN_DOCS, STRING_METHODS, SYSTEM_MODULES
+from kclpy.sema.builtins import STRING_METHODS, module_member_types
 from kclpy.sema.model import Model
 from kclpy.sema.symbols import Symbol, SymbolKind
-from kclpy.sema.types import Type
+from kclpy.sema.types import FuncType, Type
 from kclpy.source import Span
 from kclpy.syntax.tokens import KEYWORDS
 from kclpy_lsp.app import (
@@ -98,7 +98,7 @@ async def hover(params: types.HoverParams) -> types.Hover | None:
     text = f"```kcl\n({symbol.kind}) {symbol.name}: {symbol.type.ty_str()}\n```"
     if symbol.kind == SymbolKind.SCHEMA:
         text = f"```kcl\n{_schema_outline(analysis.model, symbol)}\n```"
-    doc = analysis.model.doc(symbol) or BUILTIN_DOCS.get(symbol.name, "")
+    doc = analysis.model.doc(symbol)
     if doc:
         text += f"\n\n{doc}"
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
@@ -132,14 +132,16 @@ def _member_hover(document: Document, position: types.Position) -> types.Hover |
         return None
     owner = re.search(r"([A-Za-z_][\w]*)\.$", before)
     signature: Type | None = None
-    if owner is not None and owner.group(1) in SYSTEM_MODULES:
-        signature = SYSTEM_MODULES[owner.group(1)].get(name)
-        where = owner.group(1)
+    members = module_member_types(owner.group(1)) if owner is not None else None
+    if owner is not None and members is not None:
+        signature, where = members.get(name), owner.group(1)
     if signature is None and name in STRING_METHODS:
         signature, where = STRING_METHODS[name], "str"
     if signature is None:
         return None
     text = f"```kcl\n(function) {where}.{name}: {signature.ty_str()}\n```"
+    if isinstance(signature, FuncType) and signature.doc:
+        text += f"\n\n{signature.doc}"
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
 
 

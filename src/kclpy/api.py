@@ -258,16 +258,16 @@ def _load_check_compile(
         result.diagnostics.extend(apply_overrides(program, list(overrides)))
     if not result.ok:
         return None
-    if check:
-        from kclpy.sema import check_program
+    from kclpy.sema import check_program, resolve_program
 
-        model = check_program(program)
-        result.diagnostics.extend(model.diagnostics)
-        if not result.ok:
-            return None
+    # without the type checks names are still resolved: the compiler reads the bindings
+    model = check_program(program) if check else resolve_program(program)
+    result.diagnostics.extend(model.diagnostics)
+    if not result.ok:
+        return None
     codes = {}
     for pkgpath, modules in program.packages.items():
-        compiler = PackageCompiler(pkgpath, modules, program.imports_of)
+        compiler = PackageCompiler(pkgpath, modules, model)
         try:
             codes[pkgpath] = compiler.compile()
         except RecursionError as error:  # beyond kclpy.depth's budget

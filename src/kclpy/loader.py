@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.syntax import ast, parse_file, parse_source
-from kclpy.syntax.universe import SYSTEM_MODULES
+from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
 MAIN = "__main__"
 _KCL_MOD = re.compile(r"^\$\{(\w+):KCL_MOD\}")
@@ -187,7 +187,7 @@ class Loader:
 
     def resolve(self, pkgpath: str, module: ast.Module, stmt: ast.ImportStmt) -> str | None:
         path = stmt.path
-        if path in SYSTEM_MODULES or path.startswith("kcl_plugin."):
+        if path in SYSTEM_MODULES or is_plugin(path):
             return path
         found = self.locate(pkgpath, module, path)
         if found is None:

@@ -25,7 +25,7 @@ from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 
 class FakeContext:
-    """A RuntimeContext for calling module functions directly."""
+    """A stand-in BuiltinContext for calling module functions directly."""
 
     def __init__(self, folder: str = "", root: str | None = None) -> None:
         self.current_file = os.path.join(folder, "main.k") if folder else ""

@@ -32,7 +32,7 @@ def run_with_overrides(code: str, specs: list[str]) -> tuple[str, list[Diagnosti
         return "", errors
     codes = {}
     for pkgpath, modules in program.packages.items():
-        compiler = PackageCompiler(pkgpath, modules, program.imports_of)
+        compiler = PackageCompiler(pkgpath, modules, model)
         codes[pkgpath] = compiler.compile()
         errors += [d for d in compiler.diagnostics if d.is_error]
     if errors:

@@ -12,10 +12,12 @@ import gc
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import Program
-from kclpy.sema.builtins import BUILTIN_DOCS, BUILTIN_FUNCTIONS
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS
 from kclpy.sema.declare import DeclareMixin
 from kclpy.sema.model import Model
+from kclpy.sema.resolve import resolve_program
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
+from kclpy.sema.types import FuncType
 
 
 class Checker(DeclareMixin):
@@ -28,7 +30,7 @@ class Checker(DeclareMixin):
         self.checked: set[str] = set()
         for name, signature in BUILTIN_FUNCTIONS.items():
             symbol = Symbol(name, SymbolKind.BUILTIN, signature)
-            symbol.doc = BUILTIN_DOCS.get(name, "")
+            symbol.doc = signature.doc if isinstance(signature, FuncType) else ""
             self.builtin_scope.symbols[name] = symbol
 
     def run(self) -> None:
@@ -39,7 +41,8 @@ class Checker(DeclareMixin):
 
 
 def check_program(program: Program, keep_scopes: bool = False) -> Model:
-    """Resolve and type-check a loaded program; the model holds the diagnostics.
+    """Resolve and type-check a loaded program; the model holds the diagnostics
+    and (``resolution``) the bindings the compiler reads.
 
     ``keep_scopes`` keeps the tree of nested scopes (for editors); package scopes,
     bindings and types are always kept.
@@ -50,6 +53,7 @@ def check_program(program: Program, keep_scopes: bool = False) -> Model:
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did
     try:
         checker.run()
+        resolve_program(program, model)  # the run-time binding of every name use
     except RecursionError as error:  # beyond kclpy.depth's budget: say where
         model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
     except Exception as error:  # a bug in the checker is an internal error, not a traceback

@@ -35,7 +35,7 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
-from kclpy.syntax.universe import SYSTEM_MODULES
+from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
 _RESERVED_LIST = "[" + ", ".join(f'"{name}"' for name in RESERVED_TYPE_NAMES) + "]"
 SchemaNode = ast.SchemaStmt | ast.RuleStmt
@@ -121,7 +121,7 @@ class DeclareMixin(StmtsMixin):
 
     def _module_type(self, stmt: ast.ImportStmt, target: str | None) -> Type:
         path = stmt.path
-        if path.startswith("kcl_plugin."):
+        if is_plugin(path):
             return ModuleType(path, MODULE_PLUGIN)
         if path in SYSTEM_MODULES:
             return ModuleType(path, MODULE_SYSTEM)

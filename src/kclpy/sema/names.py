@@ -14,7 +14,7 @@ from kclpy.diag import Code, Label
 from kclpy.sema.annotations import suggestion_text
 from kclpy.sema.assign import AssignMixin
 from kclpy.sema.base import is_private
-from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, SYSTEM_MODULES
+from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.symbols import Symbol, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -169,7 +169,7 @@ class NamesMixin(AssignMixin):
         if obj.kind == MODULE_PLUGIN:
             return True, ANY, None
         if obj.kind == MODULE_SYSTEM:
-            members = SYSTEM_MODULES.get(obj.pkgpath)
+            members = module_member_types(obj.pkgpath)
             if members is None:
                 return True, ANY, None
             member = members.get(attr)

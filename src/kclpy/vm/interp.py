@@ -31,6 +31,7 @@ from kclpy.compile.code import (
     SchemaProto,
 )
 from kclpy.compile.opcodes import OPERATORS, Op
+from kclpy.syntax.universe import is_plugin
 from kclpy.vm import merge
 from kclpy.vm.access import (
     config_dynamic_entry,
@@ -525,7 +526,7 @@ class Interpreter:
         members = registry.system_module(pkgpath)
         if members is not None:
             module = ModuleValue(pkgpath, None, members)
-        elif pkgpath.startswith("kcl_plugin."):
+        elif is_plugin(pkgpath):
             from kclpy.vm.plugins import plugin_members
 
             module = ModuleValue(pkgpath, None, plugin_members(pkgpath))
@@ -559,9 +560,7 @@ class Interpreter:
 
                 cached = Builtin("option", option, True)
             else:
-                from kclpy.vm.builtins.core import BUILTINS
-
-                function = BUILTINS.get(name)
+                function = registry.builtin_functions().get(name)
                 if function is None:
                     raise KclRuntimeError(f"name '{name}' is not defined")
                 cached = Builtin(name, function, registry.takes_context(function))
@@ -577,9 +576,7 @@ class Interpreter:
         if isinstance(value, ModuleValue):
             return self.module_member(value, name, frame)
         if isinstance(value, str):
-            from kclpy.vm.builtins.strings import STRING_METHODS
-
-            method = STRING_METHODS.get(name)
+            method = registry.string_methods().get(name)
             if method is None:
                 raise KclRuntimeError(f"str object attr '{name}' not found")
             return Builtin(name, functools.partial(method, value), False)

@@ -11,16 +11,18 @@ import pytest
 import kclpy
 from kclpy.compile.stmts import PackageCompiler
 from kclpy.loader import MAIN, Loader
+from kclpy.sema import check_program
 from kclpy.vm.runner import Runner
 from kclpy.vm.values import UNDEFINED, CheckFailure, KclRuntimeError
 
 
 def runner_for(code: str) -> Runner:
-    """A runner over ``code`` compiled as main.k (no type check)."""
+    """A runner over ``code`` compiled as main.k."""
     program = Loader("", {}, {"main.k": code}).load(["main.k"])
     assert not program.has_errors
+    model = check_program(program)
     codes = {
-        pkgpath: PackageCompiler(pkgpath, modules, program.imports_of).compile()
+        pkgpath: PackageCompiler(pkgpath, modules, model).compile()
         for pkgpath, modules in program.packages.items()
     }
     return Runner(codes, MAIN, {}, "", program.root)

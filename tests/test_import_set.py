@@ -26,10 +26,10 @@ RUN_MODULES = frozenset(
     kclpy.compile kclpy.compile.cache kclpy.compile.code kclpy.compile.opcodes kclpy.diag
     kclpy.diag.codes kclpy.diag.diagnostic kclpy.emit kclpy.loader kclpy.settings
     kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.syntax.universe kclpy.vm kclpy.vm.builtins
-    kclpy.vm.builtins.compare kclpy.vm.builtins.convert kclpy.vm.builtins.registry
-    kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects kclpy.vm.operators kclpy.vm.runner
-    kclpy.vm.runtime_base kclpy.vm.schemas kclpy.vm.serialize kclpy.vm.typecheck
-    kclpy.vm.values
+    kclpy.vm.builtins.compare kclpy.vm.builtins.context kclpy.vm.builtins.convert
+    kclpy.vm.builtins.registry kclpy.vm.access kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects
+    kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schemas kclpy.vm.serialize
+    kclpy.vm.typecheck kclpy.vm.values
     """.split()  # noqa: SIM905
 )
 

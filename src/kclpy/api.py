@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from kclpy.compile.cache import ProgramCache
     from kclpy.compile.code import PackageCode
     from kclpy.monorepo.report import BuildReport, StackJob, StackOutput
+    from kclpy.vm.values import KclRuntimeError, Location
 
 MAIN = "__main__"
 
@@ -203,7 +204,7 @@ def run_files(
 
             documents = select_paths(documents, path_selector)
     except KclRuntimeError as error:
-        result.log = "".join(runner._log)
+        result.log = runner.log
         result.diagnostics.append(runtime_diagnostic(error, files_by_path))
         return result
     result.log = output.log
@@ -285,27 +286,24 @@ def _load_check_compile(
     return codes, program.root, files_by_path
 
 
-def runtime_diagnostic(error: Any, files: Mapping[str, SourceFile]) -> Diagnostic:
+def runtime_diagnostic(error: KclRuntimeError, files: Mapping[str, SourceFile]) -> Diagnostic:
     """A located runtime error as a diagnostic (its kind, message, position, KCL stack)."""
     from kclpy.diag.codes import code_for_kind
 
     code = code_for_kind(error.kind)
     if code.id != "E3M38" and error.kind in ("Deprecated", "RecursionError", "InternalError"):
         code = Code.EVALUATION_ERROR
-    location = getattr(error, "location", None)
-    span = _span(location, files)
-    stack = [Label(_span(where, files), "") for where in getattr(error, "stack", [])]
-    diagnostic = make_error(code, error.message, span)
-    primary = getattr(error, "primary_label", None)
-    if primary:
-        diagnostic.labels[0].message = primary
-    for where, message in getattr(error, "related", []):
+    diagnostic = make_error(code, error.message, _span(error.location, files))
+    if error.primary_label:
+        diagnostic.labels[0].message = error.primary_label
+    for where, message in error.related:
         diagnostic.labels.append(Label(_span(where, files), message))
-    diagnostic.stack = [label for label in stack if label.span is not None]
+    stack = [_span(where, files) for where in error.stack]
+    diagnostic.stack = [Label(span, "") for span in stack if span is not None]
     return diagnostic
 
 
-def _span(location: Any, files: Mapping[str, SourceFile]) -> Span | None:
+def _span(location: Location | None, files: Mapping[str, SourceFile]) -> Span | None:
     if location is None:
         return None
     path, start, end = location
@@ -490,9 +488,8 @@ def test(
         failure = next(d for d in result.diagnostics if d.is_error)
         return [TestCaseResult(name, failure, 0.0) for name in names]
     codes, root, files_by_path = loaded
-    from kclpy.vm.objects import DONE
     from kclpy.vm.runner import Runner
-    from kclpy.vm.values import KclRuntimeError
+    from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
     runner = Runner(codes, MAIN, option_values, package_dir, root)
     try:
@@ -500,17 +497,15 @@ def test(
     except KclRuntimeError as error:
         failure = runtime_diagnostic(error, files_by_path)
         return [TestCaseResult(name, failure, 0.0) for name in names]
-    package = runner.main_package
-    assert package is not None
     outcomes: list[TestCaseResult] = []
     for name in names:
-        slot = package.code.slot_of(name)
-        if slot < 0 or package.states[slot] != DONE:
+        function = runner.main_value(name)
+        if function is UNDEFINED:
             continue
         start = time.perf_counter()
         error_diagnostic = None
         try:
-            runner.call(package.values[slot], [], {})
+            runner.call(function, [], {})
         except KclRuntimeError as error:
             error_diagnostic = runtime_diagnostic(error, files_by_path)
         outcomes.append(TestCaseResult(name, error_diagnostic, time.perf_counter() - start))

@@ -33,7 +33,7 @@ class BindingError(AssertionError):
 
 
 def needs_context(function: F) -> F:
-    """Mark a builtin that takes the RuntimeContext as its first argument."""
+    """Mark a builtin that takes the BuiltinContext as its first argument."""
     function.__kcl_context__ = True  # type: ignore[attr-defined]
     return function
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import kclpy
-from kclpy.vm.limits import parse_size
+from kclpy.vm.limits import LimitExceeded, ResourceLimits, guarded, parse_size
+from kclpy.vm.values import KclRuntimeError
 
 ENDLESS = "x = [[i, j] for i in range(100000) for j in range(100000)]\n"
 
@@ -108,3 +110,20 @@ def test_kcl_test_on_a_file_or_with_a_bad_pattern_is_a_usage_error(tmp_path: Pat
         )
         assert result.returncode == 2, result.stderr
         assert result.stderr.startswith("error[E9002]: UsageError\n")
+
+
+def test_a_swallowed_limit_is_raised_again() -> None:
+    # the exception is asynchronous: code that happens to catch it (a library's broad
+    # handler) must not leave the run going forever; the watchdog sends it again
+    give_up = time.monotonic() + 20
+    swallowed = 0
+    limits = ResourceLimits(max_memory=0, timeout=0.1)
+    with pytest.raises(KclRuntimeError, match="time limit"), guarded(limits):
+        try:
+            while time.monotonic() < give_up:
+                pass
+        except LimitExceeded:
+            swallowed += 1
+        while time.monotonic() < give_up:
+            pass
+    assert swallowed == 1 and time.monotonic() < give_up

@@ -11,7 +11,8 @@ E3R01) at the offending expression. Two mechanisms, neither in the dispatch loop
 * **A watchdog thread** (one for the process) looks at every guarded run every
   ``_TICK`` seconds: past its deadline, or with the process's resident memory above
   its limit, the run's thread gets an asynchronous exception (raised at its next
-  Python instruction), which the interpreter turns into the located error.
+  Python instruction), which the interpreter turns into the located error; should
+  something swallow it, it is sent again every ``_RESEND`` seconds until the run ends.
 
 The memory measured is the process's resident set (on Linux, ``/proc/self/statm``):
 exact for ``kcl run``; in a host running several API calls at once, it bounds the
@@ -38,6 +39,7 @@ from kclpy.vm.values import KclRuntimeError
 
 KIND: Final = "ResourceLimitError"
 _TICK: Final = 0.02
+_RESEND: Final = 1.0  # a tripped run still running after this long gets the exception again
 CHECK_ABOVE: Final = 1 << 16
 _PAGE: Final = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -102,6 +104,7 @@ class _Guard:
         self.thread = threading.get_ident()
         self.deadline = time.monotonic() + limits.timeout if limits.timeout > 0 else 0.0
         self.reason = ""
+        self.tripped_at = 0.0
 
     def message(self) -> str:
         return self.reason or "the run exceeded a resource limit"
@@ -122,7 +125,10 @@ def _watch() -> None:
             memory = resident_memory()
             now = time.monotonic()
             for guard in _active.values():
-                if guard.reason:
+                if guard.reason:  # delivered, but the run goes on: something swallowed it
+                    if now - guard.tripped_at >= _RESEND:
+                        guard.tripped_at = now
+                        _interrupt(guard.thread, LimitExceeded)
                     continue
                 limit = guard.max_memory
                 if limit and memory > limit:
@@ -137,6 +143,7 @@ def _watch() -> None:
                     )
                 else:
                     continue
+                guard.tripped_at = now
                 _interrupt(guard.thread, LimitExceeded)
 
 

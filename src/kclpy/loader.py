@@ -138,16 +138,17 @@ def mod_dependencies(
 def package_files(directory: str) -> list[str]:
     """The ``.k`` files of a package folder, sorted, without ``_test.k`` files."""
     try:
-        names = sorted(os.listdir(directory))
+        with os.scandir(directory) as entries:  # file types without a stat per file
+            names = [
+                entry.name
+                for entry in entries
+                if entry.name.endswith(".k")
+                and not entry.name.endswith("_test.k")
+                and entry.is_file()
+            ]
     except OSError:
         return []
-    return [
-        os.path.join(directory, name)
-        for name in names
-        if name.endswith(".k")
-        and not name.endswith("_test.k")
-        and os.path.isfile(os.path.join(directory, name))
-    ]
+    return [os.path.join(directory, name) for name in sorted(names)]
 
 
 class Loader:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,9 @@ import kclpy
 from kclpy.diag import Diagnostic
 from kclpy.emit import EmitOptions
 from kclpy.loader import Program
+from kclpy.pipeline import cache as cache_module
 from kclpy.pipeline import driver
+from kclpy.tools.override import apply_overrides
 
 PROGRAM = """\
 print("hello")
@@ -112,3 +115,16 @@ def test_option_texts_decode_as_the_reference_does() -> None:
     }
     with pytest.raises(ValueError):
         driver.options_dict(["novalue"])
+
+
+def test_an_edited_program_never_shares_trees_or_code(tmp_path: Path) -> None:
+    (tmp_path / "main.k").write_text("a = 1\n")
+    inputs = driver.Inputs([str(tmp_path / "main.k")], str(tmp_path))
+    memory = cache_module.MemoryTier()
+
+    def edit(program: Program) -> list[Diagnostic]:
+        return apply_overrides(program, ["a=2"])
+
+    edited = driver.run(replace(inputs, edit=edit), driver.RunSettings(), EmitOptions(), memory)
+    plain = driver.run(inputs, driver.RunSettings(), EmitOptions(), memory)
+    assert (edited.text, plain.text) == ("a: 2\n", "a: 1\n")

@@ -258,7 +258,9 @@ def front_end(
     from kclpy.pipeline.cache import open_cache
 
     cache = None
-    if not inputs.sources and inputs.edit is None:
+    if inputs.edit is not None:
+        memory = None  # an edit rewrites syntax trees: never shared ones, never under their key
+    elif not inputs.sources:
         cache = open_cache(inputs.files, inputs.work_dir, dict(inputs.externals), inputs.check)
     cached = cache.lookup(memory) if cache is not None else None
     if cache is not None and cached is not None:

@@ -344,11 +344,11 @@ def test_a_package_key_follows_its_imports(tmp_path: Path) -> None:
 
     def key() -> str | None:
         program = driver.load(driver.Inputs([str(tmp_path / "main.k")], str(tmp_path)))
-        return cache_module.package_key(program, "mid")
+        return cache_module.package_keys(program)["mid"]
 
     before = key()
     assert before is not None and key() == before
     (tmp_path / "low" / "a.k").write_text("v = 2\n")
     assert key() != before
     text_program = driver.load(driver.Inputs(["main.k"], str(tmp_path), sources={"main.k": ""}))
-    assert cache_module.package_key(text_program, "__main__") is None
+    assert cache_module.package_keys(text_program) == {"__main__": None}

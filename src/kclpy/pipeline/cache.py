@@ -8,7 +8,7 @@ diagnostic at all. Processes share it (``kcl run``, build workers).
 
 **In process** (:class:`MemoryTier`, handed to the driver by a process that runs
 many programs, such as a ``kcl build`` worker): parsed files by path and content
-digest (``kclpy.loader.ParseMemo``), compiled packages by :func:`package_key`
+digest (``kclpy.loader.ParseMemo``), compiled packages by :func:`package_keys`
 (content and import context, below), and the packages read back from disk entries
 by the digest of their bytes. So a package that many programs import is parsed,
 compiled and unpickled once per process, not once per program. Each table keeps
@@ -154,9 +154,9 @@ class MemoryTier:
         self.unpickled = _Recent(limit)
 
 
-def package_key(program: Program, pkgpath: str) -> str | None:
-    """The content key of a package's compiled code: its path, the digest of each of
-    its files with that file's import table, and the keys of the packages it imports
+def package_keys(program: Program) -> dict[str, str | None]:
+    """The content key of each package's compiled code: its path, the digest of each
+    of its files with that file's import table, and the keys of the packages it imports
     (so a change anywhere below it changes it). None when a file of it was not read
     from disk (given as text) or an import cycle runs through it."""
     digests = dict(program.reads.files)
@@ -187,7 +187,7 @@ def package_key(program: Program, pkgpath: str) -> str | None:
         keys[name] = digest(repr(parts).encode("utf-8", "surrogatepass"))
         return keys[name]
 
-    return key_of(pkgpath, frozenset())
+    return {pkgpath: key_of(pkgpath, frozenset()) for pkgpath in program.packages}
 
 
 class ProgramCache:

@@ -219,11 +219,12 @@ def compile_program(
 ) -> dict[str, PackageCode] | None:
     """Stage 3: every package's code (a package ``memory`` holds is not compiled
     again), or None when compiling reported an error (added to ``diagnostics``)."""
-    from kclpy.pipeline.cache import package_key
+    from kclpy.pipeline.cache import package_keys
 
+    keys = package_keys(program) if memory is not None else {}
     codes: dict[str, PackageCode] = {}
     for pkgpath, modules in program.packages.items():
-        key = package_key(program, pkgpath) if memory is not None else None
+        key = keys.get(pkgpath)
         found = memory.compiled.get(key) if memory is not None and key is not None else None
         if found is None:
             found, problems = _compile_package(program, pkgpath, modules)

@@ -352,3 +352,24 @@ def test_a_package_key_follows_its_imports(tmp_path: Path) -> None:
     assert key() != before
     text_program = driver.load(driver.Inputs(["main.k"], str(tmp_path), sources={"main.k": ""}))
     assert cache_module.package_keys(text_program) == {"__main__": None}
+
+
+def test_the_memory_tables_keep_only_the_most_recently_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = _counting(monkeypatch, loader_module, "parse_bytes")
+    memo = loader_module.ParseMemo(limit=2)
+    paths = []
+    for name in ("a", "b", "c"):
+        path = tmp_path / f"{name}.k"
+        path.write_text(f"{name} = 1\n")
+        paths.append(str(path))
+
+    def parse(path: str) -> None:
+        data = Path(path).read_bytes()
+        memo.parse(path, data, loader_module.digest(data))
+
+    for path in [paths[0], paths[1], paths[0], paths[2], paths[0], paths[1]]:
+        parse(path)
+    # a, b; a again (a hit, now the newest); c pushes out b; a a hit; b parsed again
+    assert parsed == [paths[0], paths[1], paths[2], paths[1]]

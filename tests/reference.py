@@ -109,7 +109,8 @@ class RefResult:
         return [doc for doc in yaml.safe_load_all(self.stdout) if doc is not None]
 
 
-def _python() -> str:
+def reference_python() -> str:
+    """The interpreter that runs the reference: `$KCL_REF_PYTHON` or this one."""
     return os.environ.get("KCL_REF_PYTHON") or sys.executable
 
 
@@ -118,7 +119,9 @@ def reference_available() -> bool:
     """True when the reference interpreter can import ``kcl_lib``."""
     try:
         proc = subprocess.run(
-            [_python(), "-c", "import kcl_lib.api"], capture_output=True, timeout=DEFAULT_TIMEOUT
+            [reference_python(), "-c", "import kcl_lib.api"],
+            capture_output=True,
+            timeout=DEFAULT_TIMEOUT,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -138,7 +141,7 @@ def call_reference(
     ``kcl run`` (parse, format, lint, doc, ... verdicts)."""
     try:
         completed = subprocess.run(
-            [_python(), "-c", script],
+            [reference_python(), "-c", script],
             input=json.dumps(payload),
             capture_output=True,
             text=True,
@@ -154,6 +157,42 @@ def call_reference(
         return json.loads(completed.stdout)
     except ValueError:
         raise ReferenceFailed(f"no JSON from the reference: {completed.stdout[-500:]!r}") from None
+
+
+def call_reference_lines(
+    script: str, requests: Sequence[Any], timeout: float = DEFAULT_TIMEOUT
+) -> list[dict[str, Any]]:
+    """Run many requests through ``script`` in one reference subprocess: each request
+    goes to its stdin as a JSON line and the script answers each with a JSON line, in
+    order. A request that crashes or hangs the reference is answered
+    ``{"crash": <the end of stderr>}`` and the subprocess restarts after it, so one bad
+    program costs one answer, not the batch."""
+    answers: list[dict[str, Any]] = []
+    while len(answers) < len(requests):
+        pending = requests[len(answers) :]
+        lines = "".join(json.dumps(request) + "\n" for request in pending)
+        try:
+            completed = subprocess.run(
+                [reference_python(), "-c", script],
+                input=lines,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+            output, errors = completed.stdout, completed.stderr
+        except subprocess.TimeoutExpired as expired:  # the next request hangs the reference
+            output, errors = _text(expired.stdout), f"timed out after {timeout:g}s"
+        answers.extend(json.loads(line) for line in output.splitlines()[: len(pending)])
+        if len(answers) < len(requests):  # the next request crashed the reference
+            answers.append({"crash": errors[-500:] or "no answer"})
+    return answers
+
+
+def _text(data: str | bytes | None) -> str:
+    if data is None:
+        return ""
+    return data if isinstance(data, str) else data.decode("utf-8", "replace")
 
 
 def _reject_constant(name: str) -> Any:
@@ -251,7 +290,7 @@ def run_reference(
 
 
 def _execute(request: dict[str, Any], cwd: Path, timeout: float) -> RefResult:
-    cmd = [_python(), "-c", _ORACLE, json.dumps(request)]
+    cmd = [reference_python(), "-c", _ORACLE, json.dumps(request)]
     try:
         proc = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired as expired:

@@ -14,13 +14,9 @@ Cases where we deliberately differ from the reference are not here: they are in
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import os
 import random
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +27,7 @@ from kclpy.vm.builtins import compare
 from kclpy.vm.builtins.core import BUILTINS
 from kclpy.vm.builtins.strings import STRING_METHODS
 from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier, SchemaInstance
+from tests.reference import call_reference_lines, reference_available
 
 # ------------------------------------------------------------------ the harness
 
@@ -263,51 +260,11 @@ def same(left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
-def reference_python() -> str | None:
-    python = os.environ.get("KCL_REF_PYTHON")
-    if python:
-        return python
-    return sys.executable if importlib.util.find_spec("kcl_lib") else None
-
-
 def run_reference(cases: list[Case]) -> dict[int, dict[str, Any]]:
     """Results of the reference for every case, in one subprocess (restarted on a crash)."""
-    python = reference_python()
-    assert python is not None
-    results: dict[int, dict[str, Any]] = {}
-    pending = list(range(len(cases)))
-    while pending:
-        lines = "".join(
-            json.dumps({"i": i, "code": PRELUDE + f"a = {cases[i].kcl()}\n"}) + "\n"
-            for i in pending
-        )
-        try:
-            process = subprocess.run(
-                [python, "-c", RUNNER],
-                input=lines,
-                capture_output=True,
-                text=True,
-                timeout=60,
-                check=False,
-            )
-            output, errors = process.stdout, process.stderr
-        except subprocess.TimeoutExpired as timeout:  # the next case hangs the reference
-            output = _text(timeout.stdout)
-            errors = "timeout"
-        for line in output.splitlines():
-            answer = json.loads(line)
-            results[answer["i"]] = answer
-        pending = [i for i in pending if i not in results]
-        if pending:  # the next case crashed the reference
-            results[pending[0]] = {"i": pending[0], "crash": errors[-500:]}
-            pending = pending[1:]
-    return results
-
-
-def _text(data: str | bytes | None) -> str:
-    if data is None:
-        return ""
-    return data if isinstance(data, str) else data.decode()
+    requests = [{"i": i, "code": PRELUDE + f"a = {case.kcl()}\n"} for i, case in enumerate(cases)]
+    answers = call_reference_lines(RUNNER, requests)
+    return {i: {"i": i, **answer} for i, answer in enumerate(answers)}
 
 
 def check(case: Case, answer: dict[str, Any]) -> str | None:
@@ -673,7 +630,7 @@ def random_cases(seed: int = 20240607, count: int = 150) -> list[Case]:
     return cases
 
 
-@pytest.mark.skipif(reference_python() is None, reason="kcl_lib not installed")
+@pytest.mark.skipif(not reference_available(), reason="kcl_lib not installed")
 def test_builtins_agree_with_reference() -> None:
     cases = CORE_CASES + STRING_CASES + OPERATOR_CASES + random_cases()
     answers = run_reference(cases)

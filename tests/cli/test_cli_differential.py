@@ -21,7 +21,7 @@ import pytest
 from cli_helpers import kcl, write
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from reference import _python, reference_available
+from reference import reference_available, reference_python
 
 KCL_REF = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "kcl_ref.py"
 
@@ -71,7 +71,7 @@ def _orders(files: list[str], groups: list[list[str]]) -> list[list[str]]:
 
 def _reference(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [_python(), str(KCL_REF), "run", *args],
+        [reference_python(), str(KCL_REF), "run", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

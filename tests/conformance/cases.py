@@ -2,7 +2,7 @@
 
 An output case passes when kclpy prints exactly ``stdout.golden``. An error case
 has ``# E: <code> <Kind>`` on the line where the error must be reported. The
-goldens come from the reference (``update_goldens.py``); a case whose folder has
+goldens come from the reference (``pytest --update-goldens`` records them); a case whose folder has
 a ``differs.md`` is one where kclpy deliberately differs from the reference
 (listed in docs/differences.md), so its golden is kclpy's own.
 """

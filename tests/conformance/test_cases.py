@@ -7,6 +7,7 @@ import os
 import pytest
 
 from kclpy.api import run_files
+from tests.reference import reference_available, run_reference
 
 from .cases import ROOT, Case, all_cases
 
@@ -24,8 +25,22 @@ def _param(case: Case) -> object:
     return pytest.param(case, id=case.name, marks=marks)
 
 
+def record_golden(case: Case) -> None:
+    """Rewrite the case's ``stdout.golden`` with what the reference prints
+    (``--update-goldens``); a case with a ``differs.md`` keeps kclpy's own golden."""
+    if case.differs:
+        return
+    if not reference_available():
+        pytest.skip("--update-goldens records conformance goldens from kcl_lib: not installed")
+    result = run_reference(files=["main.k"], cwd=str(case.folder))
+    assert result.ok, f"the reference fails on {case.name}: {result.stderr[:300]}"
+    case.golden.write_text(result.stdout, encoding="utf-8")
+
+
 @pytest.mark.parametrize("case", [_param(case) for case in CASES])
-def test_case(case: Case) -> None:
+def test_case(case: Case, update_goldens: bool) -> None:
+    if update_goldens and not case.expected_errors():
+        record_golden(case)
     cwd = os.getcwd()
     os.chdir(case.folder)
     try:

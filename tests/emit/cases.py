@@ -2,7 +2,7 @@
 
 Every case is Python data plus the KCL program that makes the reference produce
 the same data; the expected texts live in ``goldens/*.json`` and come from the
-reference (``update_goldens.py``).
+reference (``pytest --update-goldens`` rewrites them).
 """
 
 from __future__ import annotations

@@ -13,18 +13,15 @@ result and a newline, nothing for an empty result.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kclpy.vm.values import UNIT_FACTORS, NumberMultiplier, SchemaInstance
+from tests.reference import call_reference_lines
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KEYWORDS = frozenset(
@@ -58,13 +55,6 @@ _KEYWORDS = frozenset(
         "type",
     ]
 )
-
-
-def reference_available() -> bool:
-    """Whether the reference KCL (``kcl_lib``) can be imported."""
-    if os.environ.get("KCLPY_NO_REFERENCE"):
-        return False
-    return importlib.util.find_spec("kcl_lib") is not None
 
 
 @dataclass
@@ -280,25 +270,37 @@ def run_programs(
     TOML text (``GenerateToml``) is the result's ``yaml``. A program that crashes the
     reference gets an error result starting with ``crash``.
     """
-    results: list[Result] = []
-    python = os.environ.get("KCL_REF_PYTHON", sys.executable)
-    while len(results) < len(programs):
-        pending = programs[len(results) :]
-        payload = "".join(
-            json.dumps({"code": code, "flags": dict(flags), "toml": toml}) + "\n"
-            for code, flags in pending
-        )
-        process = subprocess.run(
-            [python, "-c", _RUNNER],
-            input=payload,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        for line in process.stdout.splitlines():
-            reply = json.loads(line)
-            results.append(Result(reply["yaml"], reply["json"], reply["error"]))
-        if process.returncode != 0 and len(results) < len(programs):
-            results.append(Result(error=f"crash {process.returncode}: {process.stderr[-300:]}"))
-    return results
+    requests = [{"code": code, "flags": dict(flags), "toml": toml} for code, flags in programs]
+    return [
+        Result(error=f"crash: {reply['crash']}")
+        if "crash" in reply
+        else Result(reply["yaml"], reply["json"], reply["error"])
+        for reply in call_reference_lines(_RUNNER, requests, timeout)
+    ]
+
+
+def reference_goldens() -> dict[str, dict[str, Any]]:
+    """What the reference says for every golden case, by golden file: ``encode.json``
+    (id -> text of ``yaml.encode``/``json.encode``), ``emit.json`` (id -> what
+    ``kcl run`` prints) and ``toml.json`` (id -> TOML text), ``{"error": message}``
+    where the reference fails."""
+    from tests.emit.cases import EMIT_CASES, ENCODE_CASES, TOML_CASES, encode_cases_program
+
+    [encoded] = run_programs([(encode_cases_program(ENCODE_CASES), {})])
+    if encoded.error:
+        raise AssertionError(f"the reference failed on the encode cases: {encoded.error}")
+    texts = json.loads(encoded.json)["out"]
+    emitted = run_programs([(case.program(), case.flags()) for case in EMIT_CASES])
+    toml = run_programs([(case.program(), case.flags()) for case in TOML_CASES], toml=True)
+    return {
+        "encode.json": {case.id: text for case, text in zip(ENCODE_CASES, texts, strict=True)},
+        "emit.json": {
+            case.id: {"error": result.error} if result.error else result.cli_text(format)
+            for case, result in zip(EMIT_CASES, emitted, strict=True)
+            for format in [case.options.format]
+        },
+        "toml.json": {
+            case.id: {"error": result.error} if result.error else result.yaml
+            for case, result in zip(TOML_CASES, toml, strict=True)
+        },
+    }

@@ -1,6 +1,6 @@
 """Golden and unit tests of kclpy.emit: what ``kcl run`` prints.
 
-Expected texts were recorded from kcl_lib 0.13.2 (``update_goldens.py``); these
+Expected texts were recorded from kcl_lib 0.13.2 (``pytest --update-goldens`` rewrites them); these
 tests do not need the reference installed.
 """
 

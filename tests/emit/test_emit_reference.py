@@ -14,10 +14,12 @@ import pytest
 
 from kclpy.emit import EmitError, EmitOptions, render
 from kclpy.vm.serialize import to_json, to_yaml
+from tests.reference import reference_available
 
+from . import goldens_io
 from .cases import EMIT_CASES, ENCODE_CASES, TOML_CASES, EmitCase, encode_cases_program
 from .generate import Generator
-from .oracle import reference_available, run_programs
+from .oracle import reference_goldens, run_programs
 
 pytestmark = pytest.mark.skipif(not reference_available(), reason="kcl_lib is not installed")
 
@@ -56,6 +58,15 @@ def _compare(cases: list[EmitCase], toml: bool = False) -> None:
                 f"  reference: {expected!r}\n  kclpy:     {mine!r}"
             )
     assert not failures, f"{len(failures)} of {len(cases)} differ:\n" + "\n".join(failures[:5])
+
+
+def test_goldens_are_the_references_answers(update_goldens: bool) -> None:
+    """The goldens test_emit.py compares with are what the reference says now
+    (``pytest --update-goldens`` rewrites them from it)."""
+    for name, answers in reference_goldens().items():
+        if update_goldens:
+            goldens_io.write(name, answers)
+        assert goldens_io.load(name) == answers, f"{name} differs from the reference's answers"
 
 
 def test_golden_cases_still_match_the_reference() -> None:

@@ -1,7 +1,7 @@
 """Golden and unit tests of kclpy.vm.serialize (expected texts from the reference).
 
-The golden texts were recorded from kcl_lib 0.13.2 (``update_goldens.py``); these
-tests do not need the reference installed.
+The golden texts were recorded from kcl_lib 0.13.2 (``pytest --update-goldens``
+rewrites them); these tests do not need the reference installed.
 """
 
 from __future__ import annotations

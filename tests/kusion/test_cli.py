@@ -119,6 +119,28 @@ def test_user_errors_exit_1_with_a_message(cli: Cli, tmp_path: Path) -> None:
     assert code == 1 and "no revision 7" in err
 
 
+def test_errors_are_diagnostics_with_a_code_and_a_caret(cli: Cli, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("resources:\n  - id: a\n    type: Local\n   attributes: {}\n")
+    code, _, err = cli("preview", "--spec", str(bad))
+    assert code == 1
+    assert err.splitlines()[:5] == [
+        "error[E9202]: SpecError",
+        f" --> {bad}:4:4",
+        "  |",
+        "4 |    attributes: {}",
+        "  |    ^ invalid YAML: expected <block end>, but found '<block mapping start>'",
+    ]
+    (tmp_path / "main.k").write_text("a = 1 +\n")
+    code, _, err = cli("preview", str(tmp_path / "main.k"))
+    assert code == 1 and err.startswith("error[E1001]: InvalidSyntax\n")  # the program's own
+    code, _, err = cli("preview", str(tmp_path / "main.k"), "--spec", str(bad))
+    assert (code, err) == (
+        1,
+        "error[E9202]: SpecError\ngive either KCL files or --spec FILE, not both\n",
+    )
+
+
 def test_apply_without_yes_and_without_a_terminal_is_refused(cli: Cli, tmp_path: Path) -> None:
     spec = write_spec(tmp_path / "spec.yaml", {"a": "one"})
     code, _, err = cli("apply", "--spec", str(spec))

@@ -185,7 +185,8 @@ def test_second_of_two_simultaneous_applies_is_refused(tmp_path: Path) -> None:
         out, err = first.communicate(timeout=90)
     assert first.returncode == 0, out + err
     assert second.returncode == 1
-    assert "error: another apply is in progress for project" in second.stderr
+    locked = "error[E9203]: StateLocked\nanother apply is in progress for project"
+    assert second.stderr.startswith(locked)
     assert "kcl kusion state unlock" in second.stderr
     print(second.stderr.strip())
 

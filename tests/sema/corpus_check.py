@@ -29,6 +29,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests"))  # run as a script: tests/reference.py
+
+from reference import ReferenceFailed, call_reference  # noqa: E402
+
 CORPUS = os.path.join(ROOT, ".corpus")
 CONFORMANCE = os.path.join(CORPUS, "kcl-conformance")
 PASS_LIST = os.path.join(os.path.dirname(ROOT), "shared", "conformance", "reference_pass.txt")
@@ -143,7 +147,7 @@ _REF_SCRIPT = r"""
 import json, os, re, sys
 import kcl_lib.api as api
 ansi = re.compile(r"\x1b\[[0-9;]*m")
-paths = json.loads(sys.argv[1])
+paths = json.load(sys.stdin)
 os.chdir(os.path.dirname(paths[0]))
 try:
     api.API().exec_program(api.ExecProgramArgs(k_filename_list=paths))
@@ -157,24 +161,14 @@ except Exception as error:
 """
 
 
-def _reference_case(python: str, case: str) -> list[object] | None:
-    import json
-    import subprocess
-
+def _reference_case(case: str) -> list[object] | None:
     case_dir = os.path.join(CONFORMANCE, case)
     paths = [os.path.join(case_dir, f) for f in case_inputs(case_dir)]
     try:
-        done = subprocess.run(
-            [python, "-c", _REF_SCRIPT, json.dumps(paths)],
-            text=True,
-            capture_output=True,
-            timeout=60,
-            check=True,
-        )
-        result: list[object] = json.loads(done.stdout.strip().splitlines()[-1])
-        return result
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        result: list[object] = call_reference(_REF_SCRIPT, paths, timeout=60)
+    except ReferenceFailed:
         return None
+    return result
 
 
 def reference_kinds(cases: list[str]) -> dict[str, list[object]]:
@@ -191,9 +185,8 @@ def reference_kinds(cases: list[str]) -> dict[str, list[object]]:
     todo = [c for c in cases if c not in cache]
     if not todo:
         return cache
-    python = os.environ.get("KCL_REF_PYTHON", sys.executable)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = pool.map(lambda c: _reference_case(python, c), todo)
+        results = pool.map(_reference_case, todo)
         for case, result in zip(todo, results, strict=True):
             if result is not None:
                 cache[case] = result

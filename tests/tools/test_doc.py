@@ -4,11 +4,10 @@ a JSON Schema of the same schemas."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from reference import call_reference
 from tools_helpers import HAVE_REFERENCE
 
 import kclpy
@@ -53,15 +52,12 @@ def test_markdown(package: Path) -> None:
 @pytest.mark.skipif(not HAVE_REFERENCE, reason="kcl_lib not installed")
 def test_markdown_matches_reference(package: Path) -> None:
     script = (
-        "import kcl_lib.api as api\n"
+        "import json, kcl_lib.api as api\n"
         "parse = api.ParseProgramArgs(paths=['main.k'])\n"
         "args = api.GenerateDocArgs(parse_args=parse, format='md')\n"
-        "print(api.API().generate_doc(args).content)\n"
+        "print(json.dumps(api.API().generate_doc(args).content))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=package, capture_output=True, text=True, check=True
-    )
-    assert kclpy.generate_doc(str(package)) + "\n" == done.stdout
+    assert kclpy.generate_doc(str(package)) == call_reference(script, None, cwd=package)
 
 
 def test_json_schema(package: Path) -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
-from reference import ReferenceFailed, call_reference
+from reference import ReferenceFailed, call_reference, reference_available
 
 from kclpy.diag import Diagnostic
 from kclpy.emit import EmitOptions
@@ -13,7 +12,7 @@ from kclpy.loader import Program
 from kclpy.pipeline import driver
 from kclpy.tools.override import apply_overrides
 
-HAVE_REFERENCE = importlib.util.find_spec("kcl_lib") is not None
+HAVE_REFERENCE = reference_available()
 
 
 def run_with_overrides(code: str, specs: list[str]) -> tuple[str, list[Diagnostic]]:

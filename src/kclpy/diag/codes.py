@@ -48,6 +48,14 @@ class Code(Enum):
     CHECKSUM_MISMATCH = ("E9106", "ChecksumMismatch")
     CORRUPT_ARCHIVE = ("E9107", "CorruptArchive")
     GIT_ERROR = ("E9108", "GitError")
+    # Kusion (kclpy.kusion): the spec, preview/apply/destroy, the state backend.
+    KUSION_ERROR = ("E9201", "KusionError")
+    SPEC_ERROR = ("E9202", "SpecError")
+    STATE_LOCKED = ("E9203", "StateLocked")
+    RUNTIME_FAILURE = ("E9204", "RuntimeFailure")
+    STATE_UNAVAILABLE = ("E9205", "StateUnavailable")
+    LOCK_LOST = ("E9206", "LockLost")
+    UNRESOLVED_REFERENCE = ("E9207", "UnresolvedReference")
     # The lint rules of ``kcl lint`` (kclpy.tools.lint): warnings, whatever their letter.
     LINT_IMPORT_POSITION = ("W0413", "ImportPosition")
     LINT_REIMPORT = ("W0404", "Reimport")

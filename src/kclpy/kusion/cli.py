@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from kclpy.kusion.engine import Options, Plan, StepOutcome
-    from kclpy.kusion.model import Resource, Spec
+    from kclpy.kusion.model import KusionError, Resource, Spec
     from kclpy.kusion.operations import Context, Outcome
     from kclpy.kusion.secrets import Masker
 
@@ -147,11 +147,19 @@ def main(args: argparse.Namespace) -> int:
         try:
             return handlers[args.kusion_command](args, masker)
         except KusionError as error:
-            print(f"error: {error}", file=sys.stderr)
+            _print_diagnostics(error)
             return EXIT_ERROR
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             return _interrupted_code()
+
+
+def _print_diagnostics(error: KusionError) -> None:
+    """An error as the diagnostics it carries, with a code and a caret where it has a
+    position, as every kcl command prints them."""
+    from kclpy.diag.render import render_all, use_colour
+
+    sys.stderr.write(render_all(error.diagnostics(), "human", use_colour(sys.stderr)))
 
 
 def _interrupted_code() -> int:

@@ -12,9 +12,12 @@ from __future__ import annotations
 import copy
 import enum
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.source import Span
 
 JsonObject = dict[str, Any]
 
@@ -30,27 +33,56 @@ UNKNOWN = "(known after apply)"
 
 
 class KusionError(Exception):
-    """A user-facing error: bad input, refused operation, failed runtime call."""
+    """A user-facing error: bad input, refused operation, failed runtime call.
+
+    Each class names its diagnostic ``code``; ``span`` points into the file at fault
+    when there is one; ``diagnostics`` are those of a failed ``kcl run`` of the
+    program, printed as they are instead of this error's own diagnostic.
+    """
+
+    code: ClassVar[Code] = Code.KUSION_ERROR
+
+    def __init__(
+        self, message: str, span: Span | None = None, diagnostics: Sequence[Diagnostic] = ()
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.kcl_diagnostics = list(diagnostics)
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """What the command prints: the program's diagnostics, or this error's own."""
+        return self.kcl_diagnostics or [make_error(self.code, self.message, self.span)]
 
 
 class SpecError(KusionError):
     """The spec is invalid (duplicate ids, unknown types, cycles, ...)."""
 
+    code = Code.SPEC_ERROR
+
 
 class StateLockedError(KusionError):
     """Another apply or destroy holds the release lock of this project."""
+
+    code = Code.STATE_LOCKED
 
 
 class RuntimeFailure(KusionError):
     """A runtime could not read, apply or delete a resource."""
 
+    code = Code.RUNTIME_FAILURE
+
 
 class StateUnavailableError(KusionError):
     """The state backend cannot be reached (a database outage); outcomes go to the journal."""
 
+    code = Code.STATE_UNAVAILABLE
+
 
 class LockLostError(KusionError):
     """This operation's release was unlocked by someone else (``state unlock --force``)."""
+
+    code = Code.LOCK_LOST
 
 
 class Action(enum.Enum):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kclpy.diag import Code
 from kclpy.kusion.model import REFERENCE_PREFIX, UNKNOWN, KusionError, SpecError
 
 
@@ -27,6 +28,8 @@ class Reference:
 
 class UnresolvedReference(KusionError):
     """A reference whose value is not available (yet)."""
+
+    code = Code.UNRESOLVED_REFERENCE
 
 
 def is_reference(value: Any) -> bool:

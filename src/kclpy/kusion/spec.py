@@ -27,6 +27,7 @@ from typing import Any
 from kclpy.kusion.graph import find_cycle, spec_graph
 from kclpy.kusion.model import BUILTIN_TYPES, KUBERNETES, Resource, Spec, SpecError
 from kclpy.kusion.references import iter_reference_texts, parse_reference
+from kclpy.source import SourceFile, Span
 
 RESOURCE_KEYS = frozenset({"id", "type", "attributes", "dependsOn", "extensions"})
 
@@ -46,7 +47,8 @@ def compile_documents(files: Sequence[str], run_options: Mapping[str, Any]) -> s
     if getattr(result, "log", ""):
         sys.stderr.write(result.log)
     if not getattr(result, "ok", True):
-        raise SpecError("kcl run failed:\n" + _render_diagnostics(result.diagnostics))
+        errors = list(result.diagnostics)
+        raise SpecError("kcl run failed:\n" + _render_diagnostics(errors), diagnostics=errors)
     text = getattr(result, "text", None)
     if not isinstance(text, str):
         raise SpecError("kcl run did not return YAML text")
@@ -57,6 +59,14 @@ def _render_diagnostics(diagnostics: Sequence[Any]) -> str:
     from kclpy.diag.render import render_all
 
     return str(render_all(list(diagnostics), "human", False))
+
+
+def _yaml_span(error: Exception, path: str | None, text: str) -> Span | None:
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    if path is None or mark is None:
+        return None
+    start = min(mark.index, len(text))
+    return Span(SourceFile(path, text), start, min(start + 1, len(text)))
 
 
 def load_spec(
@@ -80,19 +90,23 @@ def load_spec(
         source = "kcl run output"
     else:
         raise SpecError("nothing to do: give KCL files or --spec FILE")
-    spec = parse_text(text, source)
+    spec = parse_text(text, source, str(path) if spec_file else None)
     validate(spec, known_types)
     return spec
 
 
-def parse_text(text: str, source: str = "<input>") -> Spec:
-    """Parse YAML (one or more documents) into an unvalidated spec."""
+def parse_text(text: str, source: str = "<input>", path: str | None = None) -> Spec:
+    """Parse YAML (one or more documents) into an unvalidated spec; a YAML error in the
+    file at ``path`` points at its line and column."""
     import yaml
 
     try:
         documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
     except yaml.YAMLError as error:
-        raise SpecError(f"{source}: invalid YAML: {error}") from None
+        span = _yaml_span(error, path, text)
+        problem = getattr(error, "problem", None) if span else None
+        message = f"invalid YAML: {problem}" if problem else f"{source}: invalid YAML: {error}"
+        raise SpecError(message, span) from None
     resources: list[Resource] = []
     for index, document in enumerate(documents, start=1):
         where = f"{source}, document {index}" if len(documents) > 1 else source

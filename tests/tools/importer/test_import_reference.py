@@ -6,38 +6,33 @@ subprocess): the same text where the reference is right, and where it is not
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from import_helpers import CASES, needs_reference, run_reference
+from reference import call_reference
 
 import kclpy
 
 GENERATE = r"""
-import sys
+import json, sys
 import kcl_lib.api as api
-args = api.GenerateKclArgs(source=sys.stdin.read(), filename=sys.argv[1], format=sys.argv[2])
+request = json.load(sys.stdin)
+args = api.GenerateKclArgs(
+    source=request["text"], filename="input." + request["mode"], format=request["mode"]
+)
 try:
-    sys.stdout.write(api.API().generate_kcl(args).kcl)
-except Exception as error:
-    sys.stderr.write(str(error))
-    sys.exit(1)
+    print(json.dumps(api.API().generate_kcl(args).kcl))
+except Exception:
+    print("null")
 """
 
 
 def reference_generate(text: str, mode: str) -> str | None:
     """The reference's KCL for ``text``, or None when it refuses the input."""
-    done = subprocess.run(
-        [sys.executable, "-c", GENERATE, f"input.{mode}", mode],
-        input=text,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    return done.stdout if done.returncode == 0 else None
+    answer: str | None = call_reference(GENERATE, {"text": text, "mode": mode}, timeout=60)
+    return answer
 
 
 # inputs on which the reference is right: the same text is expected

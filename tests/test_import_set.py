@@ -38,10 +38,11 @@ RUN_MODULES = frozenset(
 COMPILE_MODULES = frozenset(
     """
     kclpy.compile.emitter kclpy.compile.exprs kclpy.compile.stmts kclpy.compile.types
-    kclpy.sema kclpy.sema.annotations kclpy.sema.assign kclpy.sema.base kclpy.sema.builtins
-    kclpy.sema.calls kclpy.sema.checker kclpy.sema.config kclpy.sema.declare
-    kclpy.sema.docstrings kclpy.sema.exprs kclpy.sema.model kclpy.sema.names
-    kclpy.sema.operators kclpy.sema.relations kclpy.sema.stmts kclpy.sema.symbols
+    kclpy.sema kclpy.sema.annotations kclpy.sema.assign kclpy.sema.base kclpy.sema.bindings
+    kclpy.sema.builtins kclpy.sema.calls kclpy.sema.checker kclpy.sema.config
+    kclpy.sema.declare kclpy.sema.docstrings kclpy.sema.exprs kclpy.sema.model
+    kclpy.sema.names kclpy.sema.operators kclpy.sema.relations kclpy.sema.resolve
+    kclpy.sema.stmts kclpy.sema.symbols
     kclpy.sema.types kclpy.syntax.build kclpy.syntax.driver
     kclpy.syntax.grammar_collections kclpy.syntax.grammar_expr kclpy.syntax.grammar_stmt
     kclpy.syntax.layout kclpy.syntax.lexer kclpy.syntax.literals kclpy.syntax.parser

@@ -8,6 +8,8 @@ import pytest
 
 from kclpy.compile.disasm import disassemble_package
 from kclpy.compile.stmts import PackageCompiler
+from kclpy.loader import Program
+from kclpy.sema import resolve_program
 from kclpy.syntax import parse_source
 
 GOLDENS = Path(__file__).parent / "goldens"
@@ -29,7 +31,9 @@ PROGRAMS = {
 def test_disassembly_matches_golden(name: str, update_goldens: bool) -> None:
     module, diagnostics = parse_source(PROGRAMS[name], "main.k")
     assert not diagnostics
-    compiler = PackageCompiler("__main__", [module], lambda _: {})
+    program = Program("")
+    program.packages["__main__"] = [module]
+    compiler = PackageCompiler("__main__", [module], resolve_program(program))
     package = compiler.compile()
     assert not compiler.diagnostics
     text = disassemble_package(package, {"main.k": module.file})

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from kclpy.compile.stmts import PackageCompiler
 from kclpy.loader import Loader
+from kclpy.sema import resolve_program
 
 PROGRAM = "\n".join(
     [
@@ -40,8 +41,9 @@ def test_compiling_leaves_no_cycles(tmp_path: Path) -> None:
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
+        model = resolve_program(program)
         codes = [
-            PackageCompiler(pkgpath, modules, program.imports_of).compile()
+            PackageCompiler(pkgpath, modules, model).compile()
             for pkgpath, modules in program.packages.items()
         ]
         gc.collect()

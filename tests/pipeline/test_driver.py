@@ -38,7 +38,7 @@ def test_the_stages_chained_by_hand_give_what_run_gives() -> None:
     model = driver.check(program)
     assert model.diagnostics == []
     diagnostics: list[Diagnostic] = []
-    codes = driver.compile_program(program, diagnostics)
+    codes = driver.compile_program(program, model, diagnostics)
     assert codes is not None and set(codes) == {"__main__"} and diagnostics == []
     compiled = driver.Compiled(codes, program.root, {})
     settings = driver.RunSettings({"size": 3})

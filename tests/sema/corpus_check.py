@@ -344,13 +344,15 @@ def compile_program(program: object) -> float:
     """Seconds to compile every package and run the main one (0 if that fails)."""
     try:
         from kclpy.compile.stmts import PackageCompiler
+        from kclpy.sema import resolve_program
         from kclpy.vm.runner import Runner
     except ImportError:
         return 0.0
     start = time.process_time()
     try:
+        model = resolve_program(program)  # type: ignore[arg-type]
         codes = {
-            pkgpath: PackageCompiler(pkgpath, modules, program.imports_of).compile()  # type: ignore[attr-defined]
+            pkgpath: PackageCompiler(pkgpath, modules, model).compile()
             for pkgpath, modules in program.packages.items()  # type: ignore[attr-defined]
         }
         root = program.root  # type: ignore[attr-defined]

@@ -1,15 +1,15 @@
 """Expression code generation, shared by every kind of code unit.
 
-A :class:`Unit` is a runtime scope: the package top level, a schema (its
-parameters and the locals of its setters), or a lambda call. Names resolve, in
-order, to: a local of this unit or an enclosing one (comprehension variables,
-parameters), a key defined earlier in an enclosing config literal, an attribute of
-the schema being built (dynamic), a package variable, an import, a builtin.
+A :class:`Unit` is the frame of a code unit: the package top level, a schema (its
+parameters and the locals of its setters), or a lambda call. What a name means
+was decided by the resolver (``sema.resolve``: one binding per name use, in the
+Model); this module only turns each binding into its load instruction and gives
+each declaration a slot of its unit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kclpy.compile.code import (
@@ -27,81 +27,49 @@ from kclpy.compile.opcodes import OPERATOR_INDEX, Op
 from kclpy.compile.types import build_type
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
+from kclpy.sema.bindings import Binding, BindingKind
+from kclpy.sema.resolve import is_int_literal, key_path
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast
 
-BUILTIN_NAMES = frozenset(
-    [
-        "print",
-        "len",
-        "range",
-        "int",
-        "float",
-        "str",
-        "bool",
-        "list",
-        "dict",
-        "abs",
-        "all_true",
-        "any_true",
-        "min",
-        "max",
-        "sum",
-        "sorted",
-        "round",
-        "pow",
-        "hex",
-        "oct",
-        "bin",
-        "zip",
-        "isunique",
-        "isnullish",
-        "multiplyof",
-        "option",
-        "typeof",
-        "ord",
-        "reduce",
-    ]
-)
+# LOAD_NAME's fallback kind for each kind of binding (its operand's middle field)
+_FALLBACK = {
+    BindingKind.GLOBAL: FALLBACK_GLOBAL,
+    BindingKind.IMPORT: FALLBACK_IMPORT,
+    BindingKind.BUILTIN: FALLBACK_BUILTIN,
+    BindingKind.UNDEFINED: FALLBACK_UNDEFINED,
+}
 
 
 class Unit:
-    """A runtime scope being compiled: its locals, nested block scopes, and kind."""
+    """The frame of locals of a code unit being compiled: the slot of each declaration.
 
-    __slots__ = ("blocks", "kind", "nlocals", "parent")
+    Declarations are keyed by the node id the resolver gave them (a parameter, a
+    loop variable, a lambda local's first target); accumulators get anonymous slots.
+    """
 
-    def __init__(self, kind: str, parent: Unit | None) -> None:
-        self.kind = kind  # "package" | "schema" | "lambda"
+    __slots__ = ("nlocals", "parent", "slots")
+
+    def __init__(self, parent: Unit | None) -> None:
         self.parent = parent
         self.nlocals = 0
-        self.blocks: list[dict[str, int]] = [{}]
+        self.slots: dict[int, int] = {}
 
-    def declare(self, name: str) -> int:
-        index = self.nlocals
-        self.nlocals += 1
-        self.blocks[-1][name] = index
+    def declare(self, node: ast.Node) -> int:
+        index = self.slots[node.id] = self.new_local()
         return index
 
-    def lookup(self, name: str) -> int | None:
-        for block in reversed(self.blocks):
-            index = block.get(name)
-            if index is not None:
-                return index
-        return None
-
-    def in_schema(self) -> bool:
-        unit: Unit | None = self
-        while unit is not None:
-            if unit.kind == "schema":
-                return True
-            unit = unit.parent
-        return False
+    def new_local(self) -> int:
+        index = self.nlocals
+        self.nlocals += 1
+        return index
 
 
 class PackageNames:
-    """What the package level offers to name resolution."""
+    """What the compiler of one file reads: the program's bindings, the package's
+    global slots and type aliases, the file's imports (for type names)."""
 
-    __slots__ = ("aliases", "file", "imports", "slots")
+    __slots__ = ("aliases", "bindings", "file", "imports", "slots")
 
     def __init__(
         self,
@@ -109,11 +77,13 @@ class PackageNames:
         imports: dict[str, str],
         aliases: dict[str, ast.TypeNode],
         file: SourceFile,
+        bindings: Mapping[int, Binding],
     ) -> None:
         self.slots = slots
         self.imports = imports  # local name -> pkgpath, for the file being compiled
         self.aliases = aliases
         self.file = file
+        self.bindings = bindings  # node id -> binding (sema.resolve)
 
 
 class ExprCompiler:
@@ -180,58 +150,58 @@ class ExprCompiler:
 
     def name_expr(self, node: ast.NameExpr) -> None:
         self.at(node)
-        self.load_name(node.name, node.span)
+        self.load_name(node, node.name)
 
-    def load_name(self, name: str, span: Span) -> None:
-        """Push a name's value: a key set earlier in an enclosing config literal (even
-        over a local, as in the reference), else a local, else a global or builtin."""
+    def load_name(self, node: ast.Node, name: str, span: Span | None = None) -> None:
+        """Push the value of the name used at ``node``, as the resolver bound it: a key
+        set earlier in an enclosing config literal (even over a local, as in the
+        reference), else a local, else the schema's attribute, a global or a builtin.
+        ``span`` (default: the node's) is where an undefined name is reported."""
+        where = span or node.span
+        binding = self.names.bindings.get(node.id)
+        index = self.local_slot(binding) if binding is not None else None
+        if binding is None or (binding.kind == BindingKind.LOCAL and index is None):
+            # a bug: the resolver did not walk this use, or saw another declaration
+            self.error(DiagCode.INTERNAL_ERROR, f"internal error: '{name}' unresolved", where)
+            self.out.emit(Op.LOAD_UNDEFINED)
+            return
         out = self.out
-        jump = -1
-        sibling = any(name in keys for keys in self.config_keys)
-        if sibling:
-            jump = out.emit(Op.LOAD_CONFIG_KEY, 0)
-        unit: Unit | None = self.unit
-        depth = 0
-        while unit is not None:
-            index = unit.lookup(name)
-            if index is not None:
-                if depth == 0:
-                    out.emit(Op.LOAD_LOCAL, index)
-                else:
-                    out.emit(Op.LOAD_DEREF, depth << 16 | index)
-                if jump >= 0:
-                    out.code.ops[jump + 1] = out.const((name, out.here()))
-                return
-            unit = unit.parent
-            depth += 1
-        if self.unit.in_schema():
-            kind, index = self.fallback(name, span, report=False)
-            out.emit(Op.LOAD_NAME, out.const((name, kind, index)))
-        else:
-            kind, index = self.fallback(name, span, report=not sibling)
-            if kind == FALLBACK_GLOBAL:
-                out.emit(Op.LOAD_GLOBAL, index)
-            elif kind == FALLBACK_IMPORT:
-                out.emit(Op.LOAD_IMPORT, index)
-            elif kind == FALLBACK_BUILTIN:
-                out.emit(Op.LOAD_BUILTIN, index)
+        jump = out.emit(Op.LOAD_CONFIG_KEY, 0) if binding.config_key else -1
+        kind = binding.kind
+        if index is not None:
+            if binding.depth == 0:
+                out.emit(Op.LOAD_LOCAL, index)
             else:
-                out.emit(Op.LOAD_UNDEFINED)
+                out.emit(Op.LOAD_DEREF, binding.depth << 16 | index)
+        elif binding.dynamic:
+            out.emit(Op.LOAD_NAME, out.const((name, _FALLBACK[kind], self.operand(binding))))
+        elif kind == BindingKind.UNDEFINED:
+            if not binding.config_key:
+                self.error(DiagCode.COMPILE_ERROR, f"name '{name}' is not defined", where)
+            out.name(name)
+            out.emit(Op.LOAD_UNDEFINED)
+        else:
+            out.emit(_LOAD[kind], self.operand(binding))
         if jump >= 0:
             out.code.ops[jump + 1] = out.const((name, out.here()))
 
-    def fallback(self, name: str, span: Span, report: bool) -> tuple[int, int]:
-        slot = self.names.slots.get(name)
-        if slot is not None:
-            return FALLBACK_GLOBAL, slot
-        pkgpath = self.names.imports.get(name)
-        if pkgpath is not None:
-            return FALLBACK_IMPORT, self.out.const(pkgpath)
-        if name in BUILTIN_NAMES:
-            return FALLBACK_BUILTIN, self.out.name(name)
-        if report:
-            self.error(DiagCode.COMPILE_ERROR, f"name '{name}' is not defined", span)
-        return FALLBACK_UNDEFINED, self.out.name(name)
+    def local_slot(self, binding: Binding) -> int | None:
+        """The slot of a local binding's declaration in its unit (None: not a local)."""
+        if binding.kind != BindingKind.LOCAL:
+            return None
+        unit: Unit | None = self.unit
+        for _ in range(binding.depth):
+            unit = unit.parent if unit is not None else None
+        return unit.slots.get(binding.declaration) if unit is not None else None
+
+    def operand(self, binding: Binding) -> int:
+        """The operand that finds a global, an import or a builtin (or names the name)."""
+        kind = binding.kind
+        if kind == BindingKind.GLOBAL:
+            return self.names.slots[binding.name]
+        if kind == BindingKind.IMPORT:
+            return self.out.const(binding.pkgpath)
+        return self.out.name(binding.name)
 
     def const_expr(self, node: ast.ConstExpr) -> None:
         self.at(node)
@@ -510,11 +480,7 @@ class ExprCompiler:
             out.emit(Op.CONFIG_UNPACK)
             return
         path = key_path(key)
-        if (
-            path is not None
-            and not isinstance(key, ast.StringExpr)
-            and self.is_loop_variable(path[0])
-        ):
+        if path is not None and not isinstance(key, ast.StringExpr) and self.is_loop_variable(key):
             self.loop_variable_entry(entry, path)
             return
         if path is not None:
@@ -541,9 +507,12 @@ class ExprCompiler:
         self.at(entry)
         out.emit(Op.CONFIG_ENTRY_DYN, OPERATOR_INDEX[entry.op])
 
-    def is_loop_variable(self, name: str) -> bool:
-        """Whether ``name`` is a variable of an enclosing comprehension or quantifier."""
-        return any(name in block for block in self.unit.blocks[1:])
+    def is_loop_variable(self, key: ast.Expr) -> bool:
+        """Whether the root name of a key is a variable of an enclosing comprehension or
+        quantifier (the resolver binds a key's root only then)."""
+        while isinstance(key, ast.SelectorExpr):
+            key = key.value
+        return key.id in self.names.bindings
 
     def loop_variable_entry(self, entry: ast.ConfigEntry, path: tuple[str, ...]) -> None:
         """``k = v`` / ``k.b = v`` where ``k`` is a comprehension variable: the key is
@@ -583,13 +552,12 @@ class ExprCompiler:
                 f"the number of loop variables is {len(targets)}, which can only be 1 or 2",
                 targets[0].span,
             )
-        return [self.unit.declare(target.name) for target in targets[:2]]
+        return [self.unit.declare(target) for target in targets[:2]]
 
     def begin_loop(self, iterable: ast.Expr, targets: list[ast.NameExpr]) -> tuple[int, int]:
         """Emit GET_ITER/FOR_ITER and stores; returns (loop start, FOR_ITER offset)."""
         out = self.out
         self.expr(iterable)
-        self.unit.blocks.append({})
         slots = self.loop_targets(targets)
         self.at(iterable)
         out.emit(Op.GET_ITER, len(slots))
@@ -611,7 +579,6 @@ class ExprCompiler:
         out = self.out
         out.emit(Op.JUMP, start)
         out.patch(for_iter)
-        self.unit.blocks.pop()
 
     def comprehension(self, generators: list[ast.CompClause], body: Callable[[], None]) -> None:
         if not generators:
@@ -627,7 +594,7 @@ class ExprCompiler:
 
     def list_comp(self, node: ast.ListCompExpr) -> None:
         out = self.out
-        accumulator = self.unit.declare(f"<list@{node.id}>")
+        accumulator = self.unit.new_local()
         self.at(node)
         out.emit(Op.BUILD_LIST, 0)
         out.emit(Op.STORE_LOCAL, accumulator)
@@ -648,7 +615,7 @@ class ExprCompiler:
 
     def dict_comp(self, node: ast.DictCompExpr) -> None:
         out = self.out
-        accumulator = self.unit.declare(f"<dict@{node.id}>")
+        accumulator = self.unit.new_local()
         self.at(node)
         out.emit(Op.BUILD_CONFIG)
         out.emit(Op.CONFIG_END)
@@ -674,8 +641,8 @@ class ExprCompiler:
     def quant_expr(self, node: ast.QuantExpr) -> None:
         out = self.out
         op = node.op
-        result = self.unit.declare(f"<quant@{node.id}>")
-        target = self.unit.declare(f"<target@{node.id}>")
+        result = self.unit.new_local()
+        target = self.unit.new_local()
         self.expr(node.target)
         self.at(node)
         out.emit(Op.STORE_LOCAL, target)
@@ -689,7 +656,6 @@ class ExprCompiler:
             out.emit(Op.LOAD_LOCAL, target)
             out.emit(Op.FILTER_NEW)
         out.emit(Op.STORE_LOCAL, result)
-        self.unit.blocks.append({})
         slots = self.loop_targets(node.variables)
         out.emit(Op.LOAD_LOCAL, target)
         out.emit(Op.GET_ITER, len(slots))
@@ -722,7 +688,6 @@ class ExprCompiler:
         out.patch(for_iter)
         for pc in breaks:
             out.patch(pc)
-        self.unit.blocks.pop()
         out.emit(Op.LOAD_LOCAL, result)
         if op == "filter":
             out.emit(Op.LOAD_LOCAL, target)
@@ -755,12 +720,19 @@ class ExprCompiler:
                     "non-default argument follows default argument",
                     param.span,
                 )
-            unit.declare(param.name)
+            unit.declare(param)
             specs.append(
                 ParamSpec(param.name, self.type_ref(param.type), param.default is not None)
             )
         return specs
 
+
+# the instruction loading each kind of static binding
+_LOAD = {
+    BindingKind.GLOBAL: Op.LOAD_GLOBAL,
+    BindingKind.IMPORT: Op.LOAD_IMPORT,
+    BindingKind.BUILTIN: Op.LOAD_BUILTIN,
+}
 
 # the method compiling each kind of expression, shared by every ExprCompiler
 _DISPATCH: dict[type, Callable[[ExprCompiler, Any], None]] = {
@@ -792,28 +764,3 @@ _DISPATCH: dict[type, Callable[[ExprCompiler, Any], None]] = {
 
 
 _LIST_SPECIAL = (ast.StarredExpr, ast.ListIfItem)
-
-
-def is_int_literal(node: ast.Expr | None) -> bool:
-    """``3`` or ``-3``: the index of a list-index config entry ``l[3] = v``."""
-    if isinstance(node, ast.UnaryExpr) and node.op == "-":
-        node = node.operand
-    return isinstance(node, ast.NumberExpr) and type(node.value) is int
-
-
-def key_path(key: ast.Expr) -> tuple[str, ...] | None:
-    """The literal key path of a config key (``a.b.c`` or ``"a.b"``), or None if computed."""
-    if isinstance(key, ast.NameExpr):
-        return (key.name,)
-    if isinstance(key, ast.StringExpr):
-        return (key.value,)
-    if isinstance(key, ast.SelectorExpr) and not key.optional:
-        parts: list[str] = []
-        node: ast.Expr = key
-        while isinstance(node, ast.SelectorExpr) and not node.optional:
-            parts.append(node.attr)
-            node = node.value
-        if isinstance(node, ast.NameExpr):
-            parts.append(node.name)
-            return tuple(reversed(parts))
-    return None

@@ -28,9 +28,16 @@ from kclpy.compile.opcodes import OPERATOR_INDEX, Op
 from kclpy.compile.types import BASIC_TYPES
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
+from kclpy.sema import Model
+from kclpy.sema.bindings import BindingKind
+from kclpy.sema.resolve import (
+    Guard,
+    assigned_names,
+    target_root,
+    target_root_node,
+    walk_setters,
+)
 from kclpy.syntax import ast
-
-Guard = tuple[ast.Expr, bool]
 
 
 class Setter:
@@ -51,45 +58,6 @@ def emit_guards(compiler: ExprCompiler, guards: list[Guard]) -> list[int]:
         compiler.expr(condition)
         jumps.append(compiler.out.emit(Op.JUMP_IF_FALSE if expected else Op.JUMP_IF_TRUE))
     return jumps
-
-
-def walk_setters(
-    stmts: list[ast.Stmt],
-    guards: list[Guard],
-    on_setter: Callable[[str, ast.Stmt, list[Guard]], None],
-) -> None:
-    """Call ``on_setter(name, stmt, guards)`` for each assignment, through if/elif/else."""
-    for stmt in stmts:
-        if isinstance(stmt, ast.IfStmt):
-            walk_setters(stmt.body, [*guards, (stmt.cond, True)], on_setter)
-            walk_setters(stmt.orelse, [*guards, (stmt.cond, False)], on_setter)
-        else:
-            for name in assigned_names(stmt):
-                on_setter(name, stmt, guards)
-
-
-def assigned_names(stmt: ast.Stmt) -> list[str]:
-    if isinstance(stmt, ast.AssignStmt):
-        return [root for target in stmt.targets if (root := target_root(target)) is not None]
-    if isinstance(stmt, ast.AugAssignStmt):
-        root = target_root(stmt.target)
-        return [root] if root is not None else []
-    if isinstance(stmt, ast.UnificationStmt):
-        return [stmt.target.name]
-    if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
-        return [stmt.name]
-    if isinstance(stmt, ast.TypeAliasStmt):
-        return [stmt.name.name]
-    if isinstance(stmt, ast.SchemaAttr):
-        return [stmt.name]
-    return []
-
-
-def target_root(target: ast.Expr) -> str | None:
-    node = target
-    while isinstance(node, ast.SelectorExpr | ast.SubscriptExpr):
-        node = node.value
-    return node.name if isinstance(node, ast.NameExpr) else None
 
 
 def target_steps(target: ast.Expr) -> list[str | ast.Expr]:
@@ -150,33 +118,24 @@ def emit_assign(
 class PackageCompiler:
     """Compiles the files of one package into a ``PackageCode``."""
 
-    def __init__(
-        self,
-        pkgpath: str,
-        modules: list[ast.Module],
-        imports_of: Callable[[ast.Module], dict[str, str]],
-    ) -> None:
+    def __init__(self, pkgpath: str, modules: list[ast.Module], model: Model) -> None:
         self.pkgpath = pkgpath
         self.modules = modules
-        self.imports_of = imports_of
+        self.model = model  # resolved (sema.resolve_program or check_program)
         self.diagnostics: list[Diagnostic] = []
         self.package = PackageCode(pkgpath)
         self.slots: dict[str, int] = {}
         self.setters: dict[str, list[Setter]] = {}
         self.aliases: dict[str, ast.TypeNode] = {}
-        self.unit = Unit("package", None)
+        self.unit = Unit(None)
         self._names: dict[int, PackageNames] = {}
 
     def names_for(self, module: ast.Module) -> PackageNames:
         names = self._names.get(module.id)
         if names is None:
-            # imports of one file are visible in the other files of its package
-            imports: dict[str, str] = {}
-            for other in self.modules:
-                if other is not module:
-                    imports.update(self.imports_of(other))
-            imports.update(self.imports_of(module))
-            names = PackageNames(self.slots, imports, self.aliases, module.file)
+            model = self.model
+            imports = model.imports.get(module.id, {})
+            names = PackageNames(self.slots, imports, self.aliases, module.file, model.resolution)
             self._names[module.id] = names
         return names
 
@@ -299,7 +258,7 @@ class PackageCompiler:
                 and isinstance(compiler.resolve_type_name(aliased.name), NameRef)
             ):
                 head, *rest = aliased.name.split(".")
-                compiler.load_name(head, aliased.span)
+                compiler.load_name(aliased, head)
                 for part in rest:
                     out.emit(Op.GET_ATTR, out.name(part))
             else:
@@ -453,7 +412,7 @@ class SchemaCompiler:
         self.package = package
         self.stmt = stmt
         self.names = names
-        self.unit = Unit("schema", None)
+        self.unit = Unit(None)
         kind = stmt.kind if isinstance(stmt, ast.SchemaStmt) else "rule"
         self.proto = SchemaProto(stmt.name, kind, package.pkgpath, names.file.path)
         self.proto.position = (stmt.span.start, stmt.span.end)
@@ -578,13 +537,13 @@ class SchemaCompiler:
                 else:
                     compiler.expr(stmt.value)
                 if stmt.op not in ("=", ""):
-                    compiler.load_name(name, stmt.span)
+                    compiler.load_name(stmt, name)
                     out.emit(Op.SWAP)
                     out.emit(Op.BINARY, OPERATOR_INDEX[stmt.op.rstrip("=")])
             elif isinstance(stmt, ast.AugAssignStmt | ast.AssignStmt):
                 self.compile_body_assign(compiler, name, stmt)
             elif isinstance(stmt, ast.UnificationStmt):
-                compiler.load_name(name, stmt.span)
+                compiler.load_name(stmt.target, name, stmt.span)
                 compiler.expr(stmt.value)
                 compiler.at(stmt)
                 out.emit(Op.UNION)
@@ -600,14 +559,20 @@ class SchemaCompiler:
     def compile_body_assign(
         self, compiler: ExprCompiler, name: str, stmt: ast.AssignStmt | ast.AugAssignStmt
     ) -> None:
-        def load_root() -> None:
-            compiler.load_name(name, stmt.span)
-
         value = stmt.value
         if isinstance(stmt, ast.AugAssignStmt):
-            emit_assign(compiler, stmt.target, load_root, lambda: compiler.expr(value), stmt.op)
+            target = stmt.target
+        else:
+            target = next(t for t in stmt.targets if target_root(t) == name)
+        root = target_root_node(target)
+        assert root is not None
+
+        def load_root() -> None:
+            compiler.load_name(root, name, stmt.span)
+
+        if isinstance(stmt, ast.AugAssignStmt):
+            emit_assign(compiler, target, load_root, lambda: compiler.expr(value), stmt.op)
             return
-        target = next(t for t in stmt.targets if target_root(t) == name)
         emit_assign(compiler, target, load_root, lambda: compiler.expr(value), None, stmt.type)
 
     def compile_body(self, body: list[ast.Stmt]) -> Code | None:
@@ -658,7 +623,7 @@ class SchemaCompiler:
         default: Code | None = None
         key_slot = -1
         if signature.key_name:
-            key_slot = self.unit.declare(signature.key_name)
+            key_slot = self.unit.declare(signature)
         if signature.value is not None:
             compiler.expr(signature.value)
             compiler.out.emit(Op.RETURN)
@@ -707,11 +672,11 @@ def dotted_name(node: ast.Expr) -> str:
 
 def compile_lambda(node: ast.LambdaExpr, outer: ExprCompiler) -> FunctionProto:
     """A lambda body: sequential statements; the last statement's value is the result."""
-    unit = Unit("lambda", outer.unit)
+    unit = Unit(outer.unit)
     code = Code("<lambda>", outer.out.code.path)
     compiler = ExprCompiler(code, unit, outer.names, outer.diagnostics)
     params = compiler.params(node.params, unit)
-    result = unit.declare("<result>")
+    result = unit.new_local()
     out = compiler.out
     compiler.at(node)
     out.emit(Op.LOAD_UNDEFINED)
@@ -724,7 +689,6 @@ def compile_lambda(node: ast.LambdaExpr, outer: ExprCompiler) -> FunctionProto:
 
 def lambda_stmts(compiler: ExprCompiler, stmts: list[ast.Stmt], result: int) -> None:
     out = compiler.out
-    unit = compiler.unit
     for stmt in stmts:
         compiler.at(stmt)
         if isinstance(stmt, ast.ExprStmt):
@@ -738,8 +702,7 @@ def lambda_stmts(compiler: ExprCompiler, stmts: list[ast.Stmt], result: int) -> 
         elif isinstance(stmt, ast.AugAssignStmt):
             compiler.expr(stmt.value)
             out.emit(Op.STORE_LOCAL, result)
-            store_local_target(compiler, stmt.target, result, stmt.op, None)
-            index = compiler.unit.lookup(target_root(stmt.target) or "")
+            index = store_local_target(compiler, stmt.target, result, stmt.op, None)
             if index is not None:
                 out.emit(Op.LOAD_LOCAL, index)
                 out.emit(Op.STORE_LOCAL, result)
@@ -753,7 +716,6 @@ def lambda_stmts(compiler: ExprCompiler, stmts: list[ast.Stmt], result: int) -> 
                 f"{type(stmt).__name__} is not allowed in a lambda body",
                 stmt.span,
             )
-    del unit
 
 
 def store_local_target(
@@ -762,32 +724,34 @@ def store_local_target(
     value_local: int,
     aug_op: str | None,
     type_node: ast.TypeNode | None,
-) -> None:
-    """Assign the value in ``value_local`` to a lambda-local target (``a``, ``a.b[0]``)."""
+) -> int | None:
+    """Assign the value in ``value_local`` to a lambda-local target (``a``, ``a.b[0]``);
+    returns the local's slot. The root is the local the resolver bound it to, or (its
+    first assignment) a new one, whose old meaning a path target reads first."""
     out = compiler.out
-    root = target_root(target)
+    root = target_root_node(target)
     if root is None:
         compiler.error(DiagCode.COMPILE_ERROR, "invalid assignment target", target.span)
-        return
+        return None
     unit = compiler.unit
-    index = unit.blocks[0].get(root)
-    declared = index is not None
-    if index is None:
-        index = unit.nlocals
-        unit.nlocals += 1
+    binding = compiler.names.bindings.get(root.id)
+    declared = binding is not None and binding.kind == BindingKind.LOCAL and binding.depth == 0
+    declaration = binding.declaration if binding is not None and declared else root.id
+    index = unit.slots[declaration] if declared else unit.new_local()
 
     def load_root() -> None:
         if declared:
             out.emit(Op.LOAD_LOCAL, index)
         else:
-            compiler.load_name(root, target.span)
+            compiler.load_name(root, root.name, target.span)
 
     def load_value() -> None:
         out.emit(Op.LOAD_LOCAL, value_local)
 
     emit_assign(compiler, target, load_root, load_value, aug_op, type_node)
-    unit.blocks[0][root] = index
+    unit.slots[declaration] = index
     out.emit(Op.STORE_LOCAL, index)
+    return index
 
 
 def _into_value(stmt: ast.Stmt, name: str) -> bool:

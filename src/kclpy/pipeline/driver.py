@@ -214,8 +214,19 @@ def check(program: Program, keep_scopes: bool = False) -> Model:
     return check_program(program, keep_scopes)
 
 
+def resolve(program: Program) -> Model:
+    """Stage 2 without the type checks (``check=False``): names are still bound, the
+    compiler reads the bindings."""
+    from kclpy.sema import resolve_program
+
+    return resolve_program(program)
+
+
 def compile_program(
-    program: Program, diagnostics: list[Diagnostic], memory: MemoryTier | None = None
+    program: Program,
+    model: Model,
+    diagnostics: list[Diagnostic],
+    memory: MemoryTier | None = None,
 ) -> dict[str, PackageCode] | None:
     """Stage 3: every package's code (a package ``memory`` holds is not compiled
     again), or None when compiling reported an error (added to ``diagnostics``)."""
@@ -227,7 +238,7 @@ def compile_program(
         key = keys.get(pkgpath)
         found = memory.compiled.get(key) if memory is not None and key is not None else None
         if found is None:
-            found, problems = _compile_package(program, pkgpath, modules)
+            found, problems = _compile_package(model, pkgpath, modules)
             diagnostics.extend(problems)
             if found is None:
                 return None
@@ -238,12 +249,12 @@ def compile_program(
 
 
 def _compile_package(
-    program: Program, pkgpath: str, modules: list[Any]
+    model: Model, pkgpath: str, modules: list[Any]
 ) -> tuple[PackageCode | None, list[Diagnostic]]:
     """One package through the compiler: its code (None when too deep) and diagnostics."""
     from kclpy.compile.stmts import PackageCompiler
 
-    compiler = PackageCompiler(pkgpath, modules, program.imports_of)
+    compiler = PackageCompiler(pkgpath, modules, model)
     try:
         code = compiler.compile()
     except RecursionError as error:  # beyond kclpy.depth's budget
@@ -272,11 +283,11 @@ def front_end(
         diagnostics.extend(inputs.edit(program))
     if _has_error(diagnostics):
         return None
-    if inputs.check:
-        diagnostics.extend(check(program).diagnostics)
-        if _has_error(diagnostics):
-            return None
-    codes = compile_program(program, diagnostics, memory)
+    model = check(program) if inputs.check else resolve(program)
+    diagnostics.extend(model.diagnostics)
+    if _has_error(diagnostics):
+        return None
+    codes = compile_program(program, model, diagnostics, memory)
     if codes is None:
         return None
     if cache is not None and not diagnostics:

@@ -1,6 +1,7 @@
 """The semantic stage (L3): scopes, name resolution, static types, the Model.
 
-``check_program(program) -> Model`` runs between loading and compiling. The
+``check_program(program) -> Model`` runs between loading and compiling;
+``resolve_program(program) -> Model`` only binds names (``check=False``). The
 model's ``diagnostics`` are the reference's compile-time errors (TypeError,
 CompileError, ImmutableError, UniqueKeyError, ...); any error stops the run.
 Tools query the model: ``type_of``, ``symbol_of``, ``symbol_at``,
@@ -9,7 +10,17 @@ Tools query the model: ``type_of``, ``symbol_of``, ``symbol_at``,
 
 from kclpy.sema.checker import check_program
 from kclpy.sema.model import Model
+from kclpy.sema.resolve import resolve_program
 from kclpy.sema.symbols import SchemaInfo, Scope, Symbol, SymbolKind
 from kclpy.sema.types import Type
 
-__all__ = ["Model", "SchemaInfo", "Scope", "Symbol", "SymbolKind", "Type", "check_program"]
+__all__ = [
+    "Model",
+    "SchemaInfo",
+    "Scope",
+    "Symbol",
+    "SymbolKind",
+    "Type",
+    "check_program",
+    "resolve_program",
+]

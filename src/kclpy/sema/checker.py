@@ -15,6 +15,7 @@ from kclpy.loader import Program
 from kclpy.sema.builtins import BUILTIN_DOCS, BUILTIN_FUNCTIONS
 from kclpy.sema.declare import DeclareMixin
 from kclpy.sema.model import Model
+from kclpy.sema.resolve import resolve_program
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 
 
@@ -39,7 +40,8 @@ class Checker(DeclareMixin):
 
 
 def check_program(program: Program, keep_scopes: bool = False) -> Model:
-    """Resolve and type-check a loaded program; the model holds the diagnostics.
+    """Resolve and type-check a loaded program; the model holds the diagnostics
+    and (``resolution``) the bindings the compiler reads.
 
     ``keep_scopes`` keeps the tree of nested scopes (for editors); package scopes,
     bindings and types are always kept.
@@ -50,6 +52,7 @@ def check_program(program: Program, keep_scopes: bool = False) -> Model:
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did
     try:
         checker.run()
+        resolve_program(program, model)  # the run-time binding of every name use
     except RecursionError as error:  # beyond kclpy.depth's budget: say where
         model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
     except Exception as error:  # a bug in the checker is an internal error, not a traceback

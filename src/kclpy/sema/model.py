@@ -1,7 +1,8 @@
 """The semantic model of a checked program: what tools query.
 
 ``check_program`` returns a :class:`Model`. It keeps, keyed by AST node id, the
-type of every expression and the symbol every name refers to; per file, the
+type of every expression, the symbol every name refers to and (``resolution``)
+the run-time binding of every name use; per file, the
 positions of every definition and use of a symbol (for ``symbol_at`` and
 ``references``); the package scopes; the schemas by full name; and the
 diagnostics. The language server, lint and ``kcl doc`` are built on it.
@@ -13,6 +14,7 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING
 
 from kclpy.diag import Diagnostic
+from kclpy.sema.bindings import Binding
 from kclpy.sema.docstrings import attribute_docs, summary
 from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, Symbol, SymbolKind
 from kclpy.sema.types import SchemaType, Type
@@ -29,6 +31,10 @@ class Model:
         self.diagnostics: list[Diagnostic] = []
         self.types: dict[int, Type] = {}
         self.bindings: dict[int, Symbol] = {}
+        # per name use, where its value lives at run time (filled by sema.resolve)
+        self.resolution: dict[int, Binding] = {}
+        # per module id, the imports its names may refer to (its own over its package's)
+        self.imports: dict[int, dict[str, str]] = {}
         self.package_scopes: dict[str, Scope] = {}
         self.schemas: dict[str, SchemaInfo] = {}
         self.keep_scopes = keep_scopes

@@ -1,0 +1,521 @@
+"""Name resolution: the run-time binding of every name use (``Model.resolution``).
+
+``resolve_program(program)`` walks every package once and gives each name use a
+:class:`~kclpy.sema.bindings.Binding`, keyed by node id; ``check_program`` runs
+it too, so ``check=False`` skips the type checks and nothing else. The compiler
+turns bindings into loads and stores and never looks a name up itself.
+
+The walk follows the run-time scopes, which are not the checker's: a *code
+unit* is what the VM runs with one frame of locals (the package top level, a
+schema, a lambda), and a name resolves, in order, to
+
+1. a local of this unit or, ``depth`` units out, of an enclosing one (lambdas
+   nest in the unit that creates them): a parameter, a comprehension or
+   quantifier variable (visible in the loop's block only), a lambda local (from
+   its first assignment on), the index signature's key (in the default value and
+   the checks);
+2. inside a schema, the instance's attribute of that name, looked up at run time
+   (``dynamic``), falling back to
+3. a package variable (any file of the package), an import (this file's first,
+   then the other files'), a builtin, or nothing.
+
+On top, a name equal to a key set earlier in an enclosing config literal reads
+that key first (``config_key``): ``{a = 1, b = a}``. Example::
+
+    n = 1                       # n: GLOBAL
+    schema S[k]:                # k: LOCAL in S
+        v = [x + k + n for x in range(3)]   # x: LOCAL (depth 0), k: LOCAL, n: dynamic GLOBAL
+        f = lambda y { y + k }  # y: LOCAL in the lambda, k: LOCAL depth 1
+
+The resolver reports nothing: an undefined name gets an ``UNDEFINED`` binding and
+the stage that meets it says so (the checker before running, else the compiler).
+It owns the syntactic facts both sides need: which names a statement sets
+(:func:`walk_setters`) and the literal path of a config key (:func:`key_path`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from kclpy.depth import TOO_DEEP, innermost_span
+from kclpy.diag import Code, make_error
+from kclpy.loader import Program
+from kclpy.sema.bindings import Binding, BindingKind
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS
+from kclpy.sema.model import Model
+from kclpy.syntax import ast
+
+Guard = tuple[ast.Expr, bool]
+
+
+class CodeUnit:
+    """A run-time scope being resolved: its blocks of declared names and its parent."""
+
+    __slots__ = ("blocks", "in_schema", "parent")
+
+    def __init__(self, in_schema: bool, parent: CodeUnit | None) -> None:
+        self.parent = parent
+        self.in_schema: bool = in_schema or (parent is not None and parent.in_schema)
+        # name -> node id of its declaration; blocks[1:] are the loops being walked
+        self.blocks: list[dict[str, int]] = [{}]
+
+
+class Resolver:
+    """Walks the packages of a program in the compiler's order, recording bindings."""
+
+    def __init__(self, model: Model) -> None:
+        self.resolution = model.resolution
+        self.visible_imports = model.imports  # per module id: the names it may import
+        self.unit = CodeUnit(False, None)
+        self.config_keys: list[set[str]] = []
+        self.globals: set[str] = set()
+        self.imports: dict[str, str] = {}
+        self._shared: dict[tuple[int, str, int, int, str, bool, bool], Binding] = {}
+        # this module's bindings of names no unit declares, by (name, in_schema, config_key)
+        self._outer: dict[tuple[str, bool, bool], Binding] = {}
+
+    # ------------------------------------------------------------------ packages
+
+    def package(self, modules: list[ast.Module], imports_of: Callable[[ast.Module], Any]) -> None:
+        self.globals = set()
+        for module in modules:
+            walk_setters(module.body, [], lambda name, _stmt, _guards: self.globals.add(name))
+        self.unit = CodeUnit(False, None)
+        for module in modules:
+            # the imports of one file are visible in the other files of its package
+            imports: dict[str, str] = {}
+            for other in modules:
+                if other is not module:
+                    imports.update(imports_of(other))
+            imports.update(imports_of(module))
+            self.visible_imports[module.id] = self.imports = imports
+            self._outer = {}
+            for stmt in module.body:
+                self.top_stmt(stmt)
+
+    def top_stmt(self, stmt: ast.Stmt) -> None:
+        if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+            self.schema(stmt)
+        elif isinstance(stmt, ast.TypeAliasStmt):
+            aliased = stmt.type
+            if isinstance(aliased, ast.NamedType):  # the alias of a schema loads it
+                self.bind(aliased, aliased.name.split(".")[0])
+        elif isinstance(stmt, ast.IfStmt):
+            self.expr(stmt.cond)
+            for inner in (*stmt.body, *stmt.orelse):
+                self.top_stmt(inner)
+        else:
+            self.plain_stmt(stmt)
+
+    def plain_stmt(self, stmt: ast.Stmt) -> None:
+        """An expression, assert or assignment of a package or schema body."""
+        if isinstance(stmt, ast.ExprStmt):
+            self.expr(stmt.expr)
+        elif isinstance(stmt, ast.AssertStmt):
+            self.optional(stmt.cond, stmt.test, stmt.msg)
+        elif isinstance(stmt, ast.AssignStmt):
+            self.optional(*stmt.targets, stmt.value)
+        elif isinstance(stmt, ast.AugAssignStmt | ast.UnificationStmt):
+            self.optional(stmt.target, stmt.value)
+        elif isinstance(stmt, ast.SchemaAttr):
+            self.optional(stmt.value)
+            if stmt.op not in ("=", ""):  # `a |= v` reads the attribute
+                self.bind(stmt, stmt.name)
+
+    # ------------------------------------------------------------------ schemas
+
+    def schema(self, stmt: ast.SchemaStmt | ast.RuleStmt) -> None:
+        saved = self.unit
+        self.unit = CodeUnit(True, None)
+        try:
+            for param in stmt.params:
+                self.declare(param.name, param)
+            self.optional(*(param.default for param in stmt.params))
+            if isinstance(stmt, ast.SchemaStmt):
+                self.schema_body(stmt.body)
+                signature = stmt.index_signature
+                if signature is not None:  # after the body: the key is for the default
+                    if signature.key_name:  # and the checks only
+                        self.declare(signature.key_name, signature)
+                    self.optional(signature.value)
+            for check in stmt.checks:
+                self.optional(check.cond, check.test, check.msg)
+        finally:
+            self.unit = saved
+
+    def schema_body(self, stmts: list[ast.Stmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ast.IfStmt):
+                self.expr(stmt.cond)
+                self.schema_body(stmt.body)
+                self.schema_body(stmt.orelse)
+            else:
+                self.plain_stmt(stmt)
+
+    # ------------------------------------------------------------------ names
+
+    def declare(self, name: str, node: ast.Node) -> None:
+        self.unit.blocks[-1][name] = node.id
+
+    def bind(self, node: ast.Node, name: str) -> None:
+        """Record the binding of a use of ``name`` at ``node``."""
+        self.resolution[node.id] = self.lookup(name)
+
+    def lookup(self, name: str) -> Binding:
+        keys = self.config_keys
+        config_key = bool(keys) and any(name in block for block in keys)
+        unit: CodeUnit | None = self.unit
+        depth = 0
+        while unit is not None:
+            for block in reversed(unit.blocks):
+                declaration = block.get(name)
+                if declaration is not None:
+                    return self.shared(BindingKind.LOCAL, name, declaration, depth, "", config_key)
+            unit = unit.parent
+            depth += 1
+        key = (name, self.unit.in_schema, config_key)
+        binding = self._outer.get(key)
+        if binding is None:
+            binding = self._outer[key] = self.shared(*self.outer(name), config_key)
+        return binding
+
+    def outer(self, name: str) -> tuple[int, str, int, int, str]:
+        """Kind, name, declaration, depth and pkgpath of a name no unit declares."""
+        if name in self.globals:
+            return BindingKind.GLOBAL, name, -1, 0, ""
+        pkgpath = self.imports.get(name)
+        if pkgpath is not None:
+            return BindingKind.IMPORT, name, -1, 0, pkgpath
+        if name in BUILTIN_FUNCTIONS:
+            return BindingKind.BUILTIN, name, -1, 0, ""
+        return BindingKind.UNDEFINED, name, -1, 0, ""
+
+    def shared(
+        self, kind: int, name: str, declaration: int, depth: int, pkgpath: str, config_key: bool
+    ) -> Binding:
+        """The one binding object with these fields (most uses resolve alike)."""
+        dynamic = kind != BindingKind.LOCAL and self.unit.in_schema
+        key = (kind, name, declaration, depth, pkgpath, dynamic, config_key)
+        binding = self._shared.get(key)
+        if binding is None:
+            binding = Binding(kind, name, declaration, depth, pkgpath, dynamic, config_key)
+            self._shared[key] = binding
+        return binding
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, node: ast.Expr) -> None:
+        _DISPATCH[type(node)](self, node)
+
+    def optional(self, *nodes: ast.Expr | None) -> None:
+        for node in nodes:
+            if node is not None:
+                _DISPATCH[type(node)](self, node)
+
+    def name_expr(self, node: ast.NameExpr) -> None:
+        self.resolution[node.id] = self.lookup(node.name)
+
+    def leaf(self, node: ast.Expr) -> None:
+        """Literals, and the forms the compiler rejects without compiling their parts."""
+
+    def children(self, node: ast.Expr) -> None:
+        """Expressions whose parts are independent: resolve each part."""
+        for part in _parts(node):
+            if part is not None:
+                _DISPATCH[type(part)](self, part)
+
+    def joined_string(self, node: ast.JoinedStringExpr) -> None:
+        for part in node.parts:
+            if not isinstance(part, str):
+                self.expr(part.value)
+
+    def call(self, node: ast.CallExpr) -> None:
+        self.expr(node.func)
+        for arg in node.args:
+            self.expr(
+                arg.value if isinstance(arg, ast.StarredExpr | ast.DoubleStarredExpr) else arg
+            )
+        for keyword in node.keywords:
+            self.expr(keyword.value)
+
+    def list_expr(self, node: ast.ListExpr) -> None:
+        self.list_items(node.items)
+
+    def list_items(self, items: Iterable[ast.Expr]) -> None:
+        for item in items:
+            if isinstance(item, ast.ListIfItem):
+                self.expr(item.cond)
+                self.list_items(item.items)
+                if isinstance(item.orelse, ast.ListIfItem):
+                    self.list_items([item.orelse])
+                elif item.orelse is not None:
+                    self.list_items(item.orelse)
+            else:
+                self.expr(item.value if isinstance(item, ast.StarredExpr) else item)
+
+    # ------------------------------------------------------------------ configs
+
+    def config_expr(self, node: ast.ConfigExpr) -> None:
+        self.config_keys.append(set())
+        try:
+            self.config_entries(node.entries)
+        finally:
+            self.config_keys.pop()
+
+    def config_entries(self, entries: Iterable[ast.ConfigEntry | ast.ConfigIfEntry]) -> None:
+        for entry in entries:
+            if isinstance(entry, ast.ConfigIfEntry):
+                self.expr(entry.cond)
+                self.config_entries(entry.entries)
+                if isinstance(entry.orelse, ast.ConfigIfEntry):
+                    self.config_entries([entry.orelse])
+                elif entry.orelse is not None:
+                    self.config_entries(entry.orelse)
+            else:
+                self.config_entry(entry)
+
+    def config_entry(self, entry: ast.ConfigEntry) -> None:
+        """Resolve an entry; a key's root name gets a binding only when it is a loop
+        variable of this unit (the key is then the variable's value: ``{k = v}``)."""
+        key = entry.key
+        path = key_path(key) if key is not None else None
+        if key is None or path is None:
+            if isinstance(key, ast.SubscriptExpr) and is_int_literal(key.index):
+                self.optional(key.index if key_path(key.value) is not None else key)
+            elif key is not None:
+                self.expr(key.value if isinstance(key, ast.ParenExpr) else key)
+            self.expr(entry.value)
+            return
+        if not isinstance(key, ast.StringExpr) and self.is_loop_variable(path[0]):
+            root = key
+            while isinstance(root, ast.SelectorExpr):
+                root = root.value
+            self.expr(root)
+            self.expr(entry.value)
+            return
+        self.expr(entry.value)
+        self.config_keys[-1].add(path[0])
+
+    def is_loop_variable(self, name: str) -> bool:
+        return any(name in block for block in self.unit.blocks[1:])
+
+    def schema_expr(self, node: ast.SchemaExpr) -> None:
+        self.expr(node.name)
+        self.optional(*node.args, *(keyword.value for keyword in node.keywords))
+        self.config_expr(node.config)
+
+    # ------------------------------------------------------------------ loops
+
+    def comprehension(self, generators: list[ast.CompClause], body: Callable[[], None]) -> None:
+        if not generators:
+            body()
+            return
+        first = generators[0]
+        self.expr(first.iter)
+        self.unit.blocks.append({})
+        try:
+            for target in first.targets[:2]:
+                self.declare(target.name, target)
+            self.optional(*first.ifs)
+            self.comprehension(generators[1:], body)
+        finally:
+            self.unit.blocks.pop()
+
+    def list_comp(self, node: ast.ListCompExpr) -> None:
+        item = node.elt
+        value = item.value if isinstance(item, ast.StarredExpr) else item
+        self.comprehension(node.generators, lambda: self.expr(value))
+
+    def dict_comp(self, node: ast.DictCompExpr) -> None:
+        entry = node.entry
+        key = entry.key.value if isinstance(entry.key, ast.ParenExpr) else entry.key
+        self.comprehension(node.generators, lambda: self.optional(key, entry.value))
+
+    def quant_expr(self, node: ast.QuantExpr) -> None:
+        self.expr(node.target)
+        self.unit.blocks.append({})
+        try:
+            for variable in node.variables[:2]:
+                self.declare(variable.name, variable)
+            self.optional(node.cond, node.test)
+        finally:
+            self.unit.blocks.pop()
+
+    # ------------------------------------------------------------------ lambdas
+
+    def lambda_expr(self, node: ast.LambdaExpr) -> None:
+        self.optional(*(param.default for param in node.params))
+        saved_unit, saved_keys = self.unit, self.config_keys
+        self.unit, self.config_keys = CodeUnit(False, saved_unit), []
+        try:
+            for param in node.params:
+                self.declare(param.name, param)
+            self.lambda_stmts(node.body)
+        finally:
+            self.unit, self.config_keys = saved_unit, saved_keys
+
+    def lambda_stmts(self, stmts: list[ast.Stmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ast.ExprStmt):
+                self.expr(stmt.expr)
+            elif isinstance(stmt, ast.AssignStmt):
+                self.expr(stmt.value)
+                for target in stmt.targets:
+                    self.lambda_target(target)
+            elif isinstance(stmt, ast.AugAssignStmt):
+                self.expr(stmt.value)
+                self.lambda_target(stmt.target)
+            elif isinstance(stmt, ast.IfStmt):
+                self.expr(stmt.cond)
+                self.lambda_stmts(stmt.body)
+                self.lambda_stmts(stmt.orelse)
+            elif isinstance(stmt, ast.AssertStmt):
+                self.optional(stmt.cond, stmt.test, stmt.msg)
+
+    def lambda_target(self, target: ast.Expr) -> None:
+        """A lambda-local assignment: the root reads what it meant before (when the
+        target has a path), and from here on is the local first assigned here."""
+        root = target_root_node(target)
+        if root is None:
+            return
+        self.expr(target)
+        block = self.unit.blocks[0]
+        if root.name not in block:
+            block[root.name] = root.id
+
+
+# ---------------------------------------------------------------------- entry point
+
+
+def resolve_program(program: Program, model: Model | None = None) -> Model:
+    """Fill ``model.resolution`` (a new model when none is given) for every package."""
+    if model is None:
+        model = Model()
+    resolver = Resolver(model)
+    try:
+        for modules in program.packages.values():
+            resolver.package(modules, program.imports_of)
+    except RecursionError as error:  # beyond kclpy.depth's budget: say where
+        model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
+    return model
+
+
+# ---------------------------------------------------------------------- syntactic facts
+
+
+def walk_setters(
+    stmts: list[ast.Stmt],
+    guards: list[Guard],
+    on_setter: Callable[[str, ast.Stmt, list[Guard]], None],
+) -> None:
+    """Call ``on_setter(name, stmt, guards)`` for each assignment, through if/elif/else."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.IfStmt):
+            walk_setters(stmt.body, [*guards, (stmt.cond, True)], on_setter)
+            walk_setters(stmt.orelse, [*guards, (stmt.cond, False)], on_setter)
+        else:
+            for name in assigned_names(stmt):
+                on_setter(name, stmt, guards)
+
+
+def assigned_names(stmt: ast.Stmt) -> list[str]:
+    """The names a statement sets (a package variable, a schema attribute)."""
+    if isinstance(stmt, ast.AssignStmt):
+        return [root for target in stmt.targets if (root := target_root(target)) is not None]
+    if isinstance(stmt, ast.AugAssignStmt):
+        root = target_root(stmt.target)
+        return [root] if root is not None else []
+    if isinstance(stmt, ast.UnificationStmt):
+        return [stmt.target.name]
+    if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+        return [stmt.name]
+    if isinstance(stmt, ast.TypeAliasStmt):
+        return [stmt.name.name]
+    if isinstance(stmt, ast.SchemaAttr):
+        return [stmt.name]
+    return []
+
+
+def target_root_node(target: ast.Expr) -> ast.NameExpr | None:
+    """The name at the root of an assignment target (``a`` of ``a.b[0]``), if any."""
+    node = target
+    while isinstance(node, ast.SelectorExpr | ast.SubscriptExpr):
+        node = node.value
+    return node if isinstance(node, ast.NameExpr) else None
+
+
+def target_root(target: ast.Expr) -> str | None:
+    root = target_root_node(target)
+    return root.name if root is not None else None
+
+
+def is_int_literal(node: ast.Expr | None) -> bool:
+    """``3`` or ``-3``: the index of a list-index config entry ``l[3] = v``."""
+    if isinstance(node, ast.UnaryExpr) and node.op == "-":
+        node = node.operand
+    return isinstance(node, ast.NumberExpr) and type(node.value) is int
+
+
+def key_path(key: ast.Expr) -> tuple[str, ...] | None:
+    """The literal key path of a config key (``a.b.c`` or ``"a.b"``), or None if computed."""
+    if isinstance(key, ast.NameExpr):
+        return (key.name,)
+    if isinstance(key, ast.StringExpr):
+        return (key.value,)
+    if isinstance(key, ast.SelectorExpr) and not key.optional:
+        parts: list[str] = []
+        node: ast.Expr = key
+        while isinstance(node, ast.SelectorExpr) and not node.optional:
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.NameExpr):
+            parts.append(node.name)
+            return tuple(reversed(parts))
+    return None
+
+
+def _parts(node: ast.Expr) -> tuple[ast.Expr | None, ...]:
+    """The sub-expressions of the expressions resolved by ``Resolver.children``."""
+    if isinstance(node, ast.BinaryExpr):
+        return (node.left, node.right)
+    if isinstance(node, ast.SelectorExpr | ast.ParenExpr | ast.AsExpr):
+        return (node.value,)
+    if isinstance(node, ast.SubscriptExpr):
+        return (node.value, node.index, node.lower, node.upper, node.step)
+    if isinstance(node, ast.UnaryExpr):
+        return (node.operand,)
+    if isinstance(node, ast.CompareExpr):
+        return (node.left, *node.comparators)
+    if isinstance(node, ast.IfExpr):
+        return (node.cond, node.body, node.orelse)
+    return ()
+
+
+# the method resolving each kind of expression
+_DISPATCH: dict[type, Callable[[Resolver, Any], None]] = {
+    ast.NameExpr: Resolver.name_expr,
+    ast.ConstExpr: Resolver.leaf,
+    ast.NumberExpr: Resolver.leaf,
+    ast.StringExpr: Resolver.leaf,
+    ast.JoinedStringExpr: Resolver.joined_string,
+    ast.ParenExpr: Resolver.children,
+    ast.SelectorExpr: Resolver.children,
+    ast.SubscriptExpr: Resolver.children,
+    ast.CallExpr: Resolver.call,
+    ast.UnaryExpr: Resolver.children,
+    ast.BinaryExpr: Resolver.children,
+    ast.CompareExpr: Resolver.children,
+    ast.IfExpr: Resolver.children,
+    ast.AsExpr: Resolver.children,
+    ast.ListExpr: Resolver.list_expr,
+    ast.ConfigExpr: Resolver.config_expr,
+    ast.SchemaExpr: Resolver.schema_expr,
+    ast.ListCompExpr: Resolver.list_comp,
+    ast.DictCompExpr: Resolver.dict_comp,
+    ast.QuantExpr: Resolver.quant_expr,
+    ast.LambdaExpr: Resolver.lambda_expr,
+    ast.StarredExpr: Resolver.leaf,
+    ast.DoubleStarredExpr: Resolver.leaf,
+    ast.ListIfItem: Resolver.leaf,
+}

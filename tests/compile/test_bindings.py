@@ -1,0 +1,33 @@
+"""The compiler reads the resolver's bindings: a use it was not given is an internal
+error with a position, never a traceback or a silent guess."""
+
+from __future__ import annotations
+
+from kclpy.compile.stmts import PackageCompiler
+from kclpy.diag import Code
+from kclpy.loader import Program
+from kclpy.sema import Model, resolve_program
+from kclpy.syntax import parse_source
+
+TEXT = "a = 1\nb = [a + x for x in [1]]\nf = lambda y { y + a }\n"
+
+
+def compile_with(model: Model | None) -> PackageCompiler:
+    module, diagnostics = parse_source(TEXT, "main.k")
+    assert not diagnostics
+    program = Program("")
+    program.packages["__main__"] = [module]
+    compiler = PackageCompiler("__main__", [module], model or resolve_program(program))
+    compiler.compile()
+    return compiler
+
+
+def test_a_resolved_program_compiles_cleanly() -> None:
+    assert compile_with(None).diagnostics == []
+
+
+def test_unresolved_uses_are_internal_errors_at_the_use() -> None:
+    diagnostics = compile_with(Model()).diagnostics
+    assert {d.code for d in diagnostics} == {Code.INTERNAL_ERROR}
+    lines = sorted({d.span.file.pos(d.span.start).line for d in diagnostics if d.span})
+    assert lines == [2, 3]

@@ -28,11 +28,8 @@ from kclpy.vm.serialize import format_float, to_json, to_yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.emit.oracle import (
-    document_program,
-    reference_available,
-    run_programs,
-)
+from tests.emit.oracle import document_program, run_programs
+from tests.reference import reference_available
 
 PIECES = [
     "y", "n", "yes", "No", "ON", "off", "true", "False", "null", "Nil", "NaN", "~", "inf",

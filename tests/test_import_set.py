@@ -27,10 +27,10 @@ RUN_MODULES = frozenset(
     kclpy.diag.codes kclpy.diag.diagnostic kclpy.emit kclpy.loader kclpy.settings
     kclpy.pipeline kclpy.pipeline.cache kclpy.pipeline.driver
     kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.syntax.universe kclpy.vm kclpy.vm.builtins
-    kclpy.vm.builtins.compare kclpy.vm.builtins.convert kclpy.vm.builtins.registry
-    kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects kclpy.vm.operators kclpy.vm.runner
-    kclpy.vm.runtime_base kclpy.vm.schemas kclpy.vm.serialize kclpy.vm.typecheck
-    kclpy.vm.values
+    kclpy.vm.builtins.compare kclpy.vm.builtins.context kclpy.vm.builtins.convert
+    kclpy.vm.builtins.registry kclpy.vm.access kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects
+    kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schemas kclpy.vm.serialize
+    kclpy.vm.typecheck kclpy.vm.values
     """.split()  # noqa: SIM905
 )
 
@@ -42,7 +42,7 @@ COMPILE_MODULES = frozenset(
     kclpy.sema.builtins kclpy.sema.calls kclpy.sema.checker kclpy.sema.config
     kclpy.sema.declare kclpy.sema.docstrings kclpy.sema.exprs kclpy.sema.model
     kclpy.sema.names kclpy.sema.operators kclpy.sema.relations kclpy.sema.resolve
-    kclpy.sema.stmts kclpy.sema.symbols
+    kclpy.sema.schemas kclpy.sema.stmts kclpy.sema.symbols
     kclpy.sema.types kclpy.syntax.build kclpy.syntax.driver
     kclpy.syntax.grammar_collections kclpy.syntax.grammar_expr kclpy.syntax.grammar_stmt
     kclpy.syntax.layout kclpy.syntax.lexer kclpy.syntax.literals kclpy.syntax.parser

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from typing import Any
 
 from lsprotocol import types
@@ -23,7 +24,9 @@ from pygls.protocol.language_server import lsp_method
 
 from kclpy import __version__
 from kclpy.diag import Diagnostic
+from kclpy.sema.types import FuncType
 from kclpy.source import Span
+from kclpy.syntax import ast
 from kclpy_lsp.documents import Document, Documents, path_of, uri_of
 from kclpy_lsp.workspace import Analysis, Workspace
 
@@ -193,6 +196,24 @@ async def analysed(uri: str, exact: bool = False) -> tuple[Document, Analysis] |
     if analysis is None or (exact and analysis.texts.get(document.path) != document.text):
         return None
     return document, analysis
+
+
+def module_of(analysis: Analysis, path: str) -> ast.Module | None:
+    """The syntax tree an analysis holds for a file."""
+    for modules in analysis.program.packages.values():
+        for module in modules:
+            if os.path.abspath(module.file.path) == path:
+                return module
+    return None
+
+
+def parameter_labels(function: FuncType) -> list[str]:
+    """``name: type`` per parameter (``name?`` when it has a default, ``...`` last for
+    a variadic function), as signature help and hover show them."""
+    labels = [f"{p.name}{'?' if p.has_default else ''}: {p.type.ty_str()}" for p in function.params]
+    if function.variadic:
+        labels.append("...")
+    return labels
 
 
 def model_position(document: Document, position: types.Position) -> tuple[int, int]:

@@ -1,11 +1,16 @@
 """Completion and signature help, answered from the latest completed analysis.
 
 Neither waits for the analysis of the newest keystroke: the text before the
-cursor says what is asked (``import `` line, ``a.b[0].`` chain, an open
-``Schema {``, a call's open parenthesis), and the semantic model of the latest
-analysis says what it means: the scope at the cursor, the types of names, the
-attributes of schemas, the members of modules, the keys of dict literals, the
-methods of strings. Elsewhere: the names in scope, builtins and keywords.
+cursor says what is asked (``import `` line, ``a.b[0].`` chain, the config
+blocks open around it as ``blocks`` reads them, a call's open parenthesis), and
+the semantic model of the latest analysis says what it means: the scope at the
+cursor, the types of names, the attributes of schemas, the members of modules,
+the keys of dict literals, the methods of strings. At the start of an entry of a
+schema's config block: the attributes not yet set, as snippets (``snippets``);
+after ``key = ``: the values the attribute accepts; on a schema body's first line
+or in its empty docstring: a docstring skeleton. Elsewhere: the names in scope,
+builtins, keywords and the schemas of packages not imported yet, with the import
+(``importable``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from kclpy.sema.builtins import BUILTIN_FUNCTIONS, STRING_METHODS, SYSTEM_MODULES
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.model import Model
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import (
@@ -32,8 +37,11 @@ from kclpy.sema.types import (
 )
 from kclpy.syntax.tokens import KEYWORDS
 from kclpy.syntax.universe import SYSTEM_MODULES as SYSTEM_MODULE_NAMES
-from kclpy_lsp.app import document_of, server, workspace
+from kclpy_lsp.app import document_of, parameter_labels, server, workspace
+from kclpy_lsp.blocks import Bracket, keys_set, open_brackets
 from kclpy_lsp.documents import Document
+from kclpy_lsp.importable import importable_items
+from kclpy_lsp.snippets import attribute_items, docstring_items
 from kclpy_lsp.workspace import Analysis
 
 _IMPORT = re.compile(r"^\s*import\s+([\w.]*)$")
@@ -41,7 +49,9 @@ _CHAIN = re.compile(
     r"((?:[A-Za-z_$][\w$]*|\"[^\"]*\"|'[^']*')(?:\.[A-Za-z_$][\w$]*|\[[^\[\]]*\])*)\.([\w$]*)$"
 )
 _STEP = re.compile(r"\.([A-Za-z_$][\w$]*)|\[([^\[\]]*)\]")
-_SCHEMA_OPEN = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:\([^()]*\))?\s*$")
+_SCHEMA_HEAD = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*(?:\(.*\))?\s*$")
+_KEY_HEAD = re.compile(r"^\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*(?::[^=]*)?(?:\+?=|:)\s*$")
+_KEY_START = re.compile(r"(?:^|[{,])\s*[A-Za-z_$]?[\w$]*$")
 _VALUE = re.compile(r"([A-Za-z_$][\w$]*)\s*[:=]\s*$")
 _CALLEE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*$")
 
@@ -73,12 +83,15 @@ def _symbol_item(symbol: Symbol, field: bool = False) -> types.CompletionItem:
     kind = types.CompletionItemKind.Field if field else _ITEM_KINDS.get(symbol.kind)
     if isinstance(symbol.type, FuncType) and not field:
         kind = types.CompletionItemKind.Function
-    return _item(symbol.name, kind or types.CompletionItemKind.Variable, symbol.type.ty_str())
+    item = _item(symbol.name, kind or types.CompletionItemKind.Variable, symbol.type.ty_str())
+    if symbol.kind == SymbolKind.BUILTIN and symbol.doc:
+        item.documentation = symbol.doc
+    return item
 
 
 @server.feature(
     types.TEXT_DOCUMENT_COMPLETION,
-    types.CompletionOptions(trigger_characters=[".", "=", ":"]),
+    types.CompletionOptions(trigger_characters=[".", "=", ":", "\n"]),
 )
 def completion(params: types.CompletionParams) -> types.CompletionList:
     document = document_of(params.text_document.uri)
@@ -86,7 +99,12 @@ def completion(params: types.CompletionParams) -> types.CompletionList:
         return types.CompletionList(is_incomplete=False, items=[])
     context = Context(document, params.position)
     analysis = workspace.latest(document.path)
-    return types.CompletionList(is_incomplete=False, items=items_for(context, analysis))
+    trigger = params.context.trigger_character if params.context is not None else None
+    if trigger == "\n":  # Enter: only what a new line asks for, never the names in scope
+        items = newline_items(context, analysis) if analysis is not None else []
+    else:
+        items = items_for(context, analysis)
+    return types.CompletionList(is_incomplete=False, items=items)
 
 
 def items_for(context: Context, analysis: Analysis | None) -> list[types.CompletionItem]:
@@ -100,16 +118,97 @@ def items_for(context: Context, analysis: Analysis | None) -> list[types.Complet
     if chain is not None:
         owner = resolve(model, context, chain.group(1))
         return member_items(model, owner) if owner is not None else []
-    schema = _enclosing_schema(context.document.text, context.offset)
-    if schema is not None:
-        found = resolve(model, context, schema)
+    value = _VALUE.search(context.prefix)
+    if value is not None:  # ``key = `` or ``key: `` in a schema's block: what it accepts
+        block = block_type(model, context)
+        if block is not None and isinstance(block[0], SchemaType):
+            member = model.members(block[0]).get(value.group(1))
+            return _value_items(member.type) if member is not None else []
+    found = newline_items(context, analysis)
+    if found:
+        return found
+    return (
+        _scope_items(model, context)
+        + _builtin_items()
+        + _keyword_items()
+        + importable_items(context.document, analysis, workspace)
+    )
+
+
+def newline_items(context: Context, analysis: Analysis) -> list[types.CompletionItem]:
+    """A docstring skeleton in a schema body, or the attributes not yet set at the
+    start of an entry of a schema's config block (empty otherwise)."""
+    model = analysis.model
+    text, offset = context.document.text, context.offset
+    docstring = docstring_items(model, text, offset, _pkgpath(model, context))
+    if docstring or not _KEY_START.search(context.prefix):
+        return docstring
+    block = block_type(model, context)
+    if block is None or not isinstance(block[0], SchemaType):
+        return []
+    return attribute_items(model, model.members(block[0]), keys_set(text, block[1]))
+
+
+def block_type(model: Model, context: Context) -> tuple[Type, Bracket] | None:
+    """The type of the config block (``{``) the cursor is in, and its bracket: each
+    bracket around the cursor, outermost first, opens a value of a type known from
+    its head (``Person {``, ``key = {`` inside a typed block, ``[{`` in a list)."""
+    brackets = open_brackets(context.document.text, context.offset)
+    if not brackets or brackets[-1].char != "{":
+        return None
+    current: Type | None = None
+    for bracket in brackets:
+        current = _opened_type(model, context, bracket, current)
+    return (current, brackets[-1]) if current is not None else None
+
+
+def _opened_type(
+    model: Model, context: Context, bracket: Bracket, outer: Type | None
+) -> Type | None:
+    if bracket.char == "(":
+        return None
+    if bracket.char == "{":
+        named = _SCHEMA_HEAD.search(bracket.head)
+        found = resolve(model, context, named.group(1)) if named is not None else None
         if isinstance(found, SchemaType):
-            value = _VALUE.search(context.prefix)
-            if value is not None:  # ``key = `` or ``key: ``: what the attribute accepts
-                member = model.members(found).get(value.group(1))
-                return _value_items(member.type) if member is not None else []
-            return [_symbol_item(member, field=True) for member in model.members(found).values()]
-    return _scope_items(model, context) + _builtin_items() + _keyword_items()
+            return found
+    key = _KEY_HEAD.match(bracket.head)
+    if key is not None:
+        return _config_like(_key_type(model, context, key.group(1), outer))
+    if not bracket.head.strip() and isinstance(outer, ListType):  # ``[{`` or ``, {``
+        return _config_like(outer.elem)
+    return None
+
+
+def _key_type(model: Model, context: Context, path: str, outer: Type | None) -> Type | None:
+    """The type of a (dotted) key in a block of type ``outer`` (a name in scope when
+    the block is a statement's value)."""
+    names = path.split(".")
+    current: Type | None
+    if outer is None:
+        symbol = _lookup(model, context, names.pop(0))
+        current = symbol.type if symbol is not None else None
+    else:
+        current = outer
+    for name in names:
+        if current is None:
+            return None
+        if isinstance(current, DictType) and not current.attrs:
+            current = current.val
+            continue
+        member = _members(model, current).get(name)
+        current = member.type if member is not None else None
+    return current
+
+
+def _config_like(kind: Type | None) -> Type | None:
+    """A union's schema, dict or list member (``Name | None`` opens a ``Name``)."""
+    if isinstance(kind, UnionType):
+        for option in kind.types:
+            if isinstance(option, SchemaType | DictType | ListType):
+                return option
+        return None
+    return kind
 
 
 def resolve(model: Model, context: Context, expression: str) -> Type | None:
@@ -157,11 +256,9 @@ def _pkgpath(model: Model, context: Context) -> str:
 
 
 def _members(model: Model, kind: Type) -> dict[str, Symbol]:
-    if isinstance(kind, ModuleType) and kind.pkgpath in SYSTEM_MODULES:
-        return {
-            name: Symbol(name, SymbolKind.BUILTIN, member)
-            for name, member in SYSTEM_MODULES[kind.pkgpath].items()
-        }
+    system = module_member_types(kind.pkgpath) if isinstance(kind, ModuleType) else None
+    if system is not None:
+        return {name: _builtin_symbol(name, member) for name, member in system.items()}
     if isinstance(kind, ModuleType):
         return {
             name: member
@@ -174,11 +271,15 @@ def _members(model: Model, kind: Type) -> dict[str, Symbol]:
             for name, attr in kind.attrs.items()
         }
     if kind.ty_str() == "str" or kind.ty_str().startswith('"'):
-        return {
-            name: Symbol(name, SymbolKind.BUILTIN, method)
-            for name, method in STRING_METHODS.items()
-        }
+        return {name: _builtin_symbol(name, method) for name, method in STRING_METHODS.items()}
     return model.members(kind)
+
+
+def _builtin_symbol(name: str, kind: Type) -> Symbol:
+    """A symbol for a builtin member (of a system module, of strings), with its doc."""
+    symbol = Symbol(name, SymbolKind.BUILTIN, kind)
+    symbol.doc = kind.doc if isinstance(kind, FuncType) else ""
+    return symbol
 
 
 def member_items(model: Model, owner: Type) -> list[types.CompletionItem]:
@@ -216,10 +317,8 @@ def _scope_items(model: Model, context: Context) -> list[types.CompletionItem]:
 
 
 def _builtin_items() -> list[types.CompletionItem]:
-    return [
-        _item(name, types.CompletionItemKind.Function, kind.ty_str())
-        for name, kind in sorted(BUILTIN_FUNCTIONS.items())
-    ]
+    builtins = sorted(BUILTIN_FUNCTIONS.items())
+    return [_symbol_item(_builtin_symbol(name, kind)) for name, kind in builtins]
 
 
 def _keyword_items() -> list[types.CompletionItem]:
@@ -258,23 +357,6 @@ def _import_items(path: str, typed: str) -> list[types.CompletionItem]:
     return items
 
 
-def _enclosing_schema(text: str, offset: int) -> str | None:
-    """The schema name before the innermost ``{`` still open at ``offset``."""
-    depth = 0
-    index = offset - 1
-    while index >= 0:
-        char = text[index]
-        if char == "}":
-            depth += 1
-        elif char == "{":
-            if depth == 0:
-                head = _SCHEMA_OPEN.search(text[max(0, index - 200) : index])
-                return head.group(1) if head is not None else None
-            depth -= 1
-        index -= 1
-    return None
-
-
 # --------------------------------------------------------------------------- signature help
 
 
@@ -295,9 +377,7 @@ def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | N
     kind = _callee_type(analysis.model, context, callee)
     if not isinstance(kind, FuncType):
         return None
-    labels = [f"{p.name}{'?' if p.has_default else ''}: {p.type.ty_str()}" for p in kind.params]
-    if kind.variadic:
-        labels.append("...")
+    labels = parameter_labels(kind)
     label = f"{callee}({', '.join(labels)}) -> {kind.ret.ty_str()}"
     signature = types.SignatureInformation(
         label=label,

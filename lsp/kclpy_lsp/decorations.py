@@ -4,13 +4,13 @@
   typed by what the symbol is (schema, attribute, module, function, parameter,
   variable, type), with ``declaration`` and ``defaultLibrary`` modifiers.
 * Inlay hints: the inferred type after the target of an untyped top-level or
-  schema-body assignment (``a: int``), and argument names before the positional
-  arguments of calls to functions and schemas with named parameters.
+  schema-body assignment (``a: int``); the declared type after a config key that
+  sets a schema attribute (the last such key of each line, as kcl-language-server
+  shows them); argument names before the positional arguments of calls to
+  functions and schemas with named parameters.
 """
 
 from __future__ import annotations
-
-import os
 
 from lsprotocol import types
 
@@ -19,8 +19,9 @@ from kclpy.sema.symbols import Symbol, SymbolKind
 from kclpy.sema.types import FuncType, SchemaType, Type
 from kclpy.syntax import ast
 from kclpy.syntax.walk import walk
-from kclpy_lsp.app import analysed, server
+from kclpy_lsp.app import analysed, module_of, server
 from kclpy_lsp.documents import Document
+from kclpy_lsp.snippets import annotation_text
 
 TOKEN_TYPES = ["namespace", "struct", "property", "function", "parameter", "variable", "type"]
 TOKEN_MODIFIERS = ["declaration", "defaultLibrary"]
@@ -99,15 +100,7 @@ async def inlay_hints(params: types.InlayHintParams) -> list[types.InlayHint]:
     if found is None:
         return []
     document, analysis = found
-    module = next(
-        (
-            module
-            for modules in analysis.program.packages.values()
-            for module in modules
-            if os.path.abspath(module.file.path) == document.path
-        ),
-        None,
-    )
+    module = module_of(analysis, document.path)
     if module is None:
         return []
     first, last = params.range.start.line, params.range.end.line
@@ -121,12 +114,32 @@ async def inlay_hints(params: types.InlayHintParams) -> list[types.InlayHint]:
 
 def hints_of(document: Document, model: Model, module: ast.Module) -> list[types.InlayHint]:
     hints: list[types.InlayHint] = []
+    keys: dict[int, types.InlayHint] = {}  # line -> the hint of its last schema key
     for node in walk(module):
         if isinstance(node, ast.AssignStmt) and node.type is None:
             hints.extend(_type_hints(document, model, node))
         elif isinstance(node, ast.CallExpr | ast.SchemaExpr):
             hints.extend(_argument_hints(document, model, node))
-    return hints
+        elif isinstance(node, ast.ConfigEntry) and node.key is not None:
+            hint = _key_hint(document, model, node.key)
+            before = keys.get(hint.position.line) if hint is not None else None
+            if hint is not None and (
+                before is None or before.position.character < hint.position.character
+            ):
+                keys[hint.position.line] = hint
+    return hints + list(keys.values())
+
+
+def _key_hint(document: Document, model: Model, key: ast.Expr) -> types.InlayHint | None:
+    """``: type`` after a config key that sets a schema attribute (its declared type)."""
+    symbol = model.symbol_of(key)
+    if symbol is None or symbol.kind != SymbolKind.ATTRIBUTE or key.span is None:
+        return None
+    return types.InlayHint(
+        position=document.lines.position(key.span.end),
+        label=f": {annotation_text(symbol)}",
+        kind=types.InlayHintKind.Type,
+    )
 
 
 def _type_hints(document: Document, model: Model, node: ast.AssignStmt) -> list[types.InlayHint]:

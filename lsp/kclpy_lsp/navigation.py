@@ -1,6 +1,9 @@
 """Navigation features over the semantic model: hover, definition, references,
 rename (with prepareRename), document and workspace symbols.
 
+Hover on a decorator (``@deprecated``, ``@info``) shows its declared signature and
+doc; on a system-module function or a string method, its signature.
+
 Every request waits for the analysis that saw the document's current text, asks
 its ``Model`` for the symbol at the position, and answers in LSP terms. A
 symbol's uses are gathered over every analysed program that loads its defining
@@ -15,18 +18,22 @@ import re
 
 from lsprotocol import types
 
-from kclpy.sema.builtins import BUILTIN_DOCS, STRING_METHODS, SYSTEM_MODULES
+from kclpy.sema.builtins import DECORATORS, STRING_METHODS, module_member_types
 from kclpy.sema.model import Model
 from kclpy.sema.symbols import Symbol, SymbolKind
-from kclpy.sema.types import Type
+from kclpy.sema.types import FuncType, Type
 from kclpy.source import Span
+from kclpy.syntax import ast
 from kclpy.syntax.tokens import KEYWORDS
+from kclpy.syntax.walk import walk
 from kclpy_lsp.app import (
     analysed,
     document_of,
     fresh_analysis,
     location,
     model_position,
+    module_of,
+    parameter_labels,
     server,
     workspace,
 )
@@ -91,6 +98,9 @@ async def hover(params: types.HoverParams) -> types.Hover | None:
     document = document_of(params.text_document.uri)
     if document is None:
         return None
+    decorator = await _decorator_hover(document, params.position)
+    if decorator is not None:
+        return decorator
     found = await symbol_at(document, params.position)
     if found is None:
         return _member_hover(document, params.position)
@@ -98,7 +108,7 @@ async def hover(params: types.HoverParams) -> types.Hover | None:
     text = f"```kcl\n({symbol.kind}) {symbol.name}: {symbol.type.ty_str()}\n```"
     if symbol.kind == SymbolKind.SCHEMA:
         text = f"```kcl\n{_schema_outline(analysis.model, symbol)}\n```"
-    doc = analysis.model.doc(symbol) or BUILTIN_DOCS.get(symbol.name, "")
+    doc = analysis.model.doc(symbol)
     if doc:
         text += f"\n\n{doc}"
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
@@ -117,6 +127,32 @@ def _schema_outline(model: Model, symbol: Symbol) -> str:
     return "\n".join(lines)
 
 
+async def _decorator_hover(document: Document, position: types.Position) -> types.Hover | None:
+    """Hover on ``@deprecated`` or ``@info``: the decorator's signature and doc."""
+    analysis = await fresh_analysis(document)
+    if analysis is None or analysis.texts.get(document.path) != document.text:
+        return None
+    module = module_of(analysis, document.path)
+    offset = document.lines.offset(position)
+    for node in walk(module) if module is not None else ():
+        if not isinstance(node, ast.Decorator) or node.span is None:
+            continue
+        start = node.span.start
+        if not start <= offset <= start + 1 + len(node.name):
+            continue
+        signature = DECORATORS.get(node.name)
+        if not isinstance(signature, FuncType):
+            return None
+        labels = ", ".join(parameter_labels(signature))
+        text = f"```kcl\n(decorator) {node.name}({labels}) -> {signature.ret.ty_str()}\n```"
+        doc = signature.doc
+        if doc:
+            text += f"\n\n{doc}"
+        where = document.lines.range(start, start + 1 + len(node.name))
+        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text), where)
+    return None
+
+
 def _member_hover(document: Document, position: types.Position) -> types.Hover | None:
     """Hover on ``math.log`` (a system module function) or ``s.upper`` (a string method)."""
     line = document.lines.line_text(position.line)
@@ -132,14 +168,16 @@ def _member_hover(document: Document, position: types.Position) -> types.Hover |
         return None
     owner = re.search(r"([A-Za-z_][\w]*)\.$", before)
     signature: Type | None = None
-    if owner is not None and owner.group(1) in SYSTEM_MODULES:
-        signature = SYSTEM_MODULES[owner.group(1)].get(name)
-        where = owner.group(1)
+    members = module_member_types(owner.group(1)) if owner is not None else None
+    if owner is not None and members is not None:
+        signature, where = members.get(name), owner.group(1)
     if signature is None and name in STRING_METHODS:
         signature, where = STRING_METHODS[name], "str"
     if signature is None:
         return None
     text = f"```kcl\n(function) {where}.{name}: {signature.ty_str()}\n```"
+    if isinstance(signature, FuncType) and signature.doc:
+        text += f"\n\n{signature.doc}"
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
 
 

@@ -6,9 +6,12 @@ Module map of ``kclpy_lsp``:
 * ``workspace``: the analysis model (parse cache, programs, debounce, diagnostics).
 * ``app``: the server object, protocol rules, shared conversions.
 * ``server`` (this module): initialize/exit, didOpen/didChange/didClose/didSave,
-  watched files, formatting (document and range) and quick fixes.
-* ``navigation``: hover, definition, references, rename, symbols.
-* ``completion``: completion and signature help.
+  watched files, formatting (document and range).
+* ``navigation``: hover (decorators included), definition, references, rename, symbols.
+* ``completion``: completion and signature help; ``blocks`` reads the config
+  blocks around the cursor, ``snippets`` makes attribute-line and docstring
+  snippets, ``importable`` lists the schemas of packages not imported yet.
+* ``fixes``: quick fixes (lint repairs, close names for misspellings).
 * ``decorations``: semantic tokens and inlay hints.
 
 Diagnostics are pushed by the workspace after each (debounced) analysis, for every
@@ -22,22 +25,11 @@ import os
 
 from lsprotocol import types
 
-from kclpy.source import Span
 from kclpy.tools.format import FormatError, format_code
-from kclpy_lsp import completion, decorations, navigation
-from kclpy_lsp.app import (
-    analysed,
-    bind_loop,
-    document_of,
-    documents,
-    path_of,
-    server,
-    to_lsp_diagnostic,
-    to_range,
-    workspace,
-)
+from kclpy_lsp import completion, decorations, fixes, navigation
+from kclpy_lsp.app import bind_loop, document_of, documents, path_of, server, workspace
 
-FEATURES = (completion, decorations, navigation)  # registered on import
+FEATURES = (completion, decorations, fixes, navigation)  # registered on import
 
 
 @server.feature(types.INITIALIZE)
@@ -168,44 +160,6 @@ def line_edits(before: str, after: str) -> list[types.TextEdit]:
         end = types.Position(i2, 0)
         edits.append(types.TextEdit(types.Range(start, end), "".join(new[j1:j2])))
     return edits
-
-
-# --------------------------------------------------------------------------- quick fixes
-
-
-@server.feature(
-    types.TEXT_DOCUMENT_CODE_ACTION,
-    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
-)
-async def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
-    """Quick fixes for the lint findings in the range that ``kcl lint --fix`` can
-    repair (unused and repeated imports), with the same edits."""
-    found = await analysed(params.text_document.uri)
-    if found is None:
-        return []
-    document, analysis = found
-    wanted = params.range
-    actions = []
-    for finding in analysis.findings:
-        diagnostic, edit = finding.diagnostic, finding.edit
-        span = diagnostic.span
-        if span is None or edit is None or os.path.abspath(edit.path) != document.path:
-            continue
-        where = to_range(document, span)
-        if where.end.line < wanted.start.line or where.start.line > wanted.end.line:
-            continue
-        change = types.TextEdit(
-            to_range(document, Span(span.file, edit.start, edit.end)), edit.text
-        )
-        actions.append(
-            types.CodeAction(
-                title=f"Remove: {diagnostic.message}",
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[to_lsp_diagnostic(document, diagnostic)],
-                edit=types.WorkspaceEdit(changes={document.uri: [change]}),
-            )
-        )
-    return actions
 
 
 def main() -> int:

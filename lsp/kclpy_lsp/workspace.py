@@ -65,6 +65,7 @@ class Analysis:
     texts: dict[str, str]  # every file it loaded: path -> the text it saw
     config_error: str | None = None
     diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    externals: dict[str, str] = field(default_factory=dict)  # kcl.mod dependency -> folder
 
 
 def _trace(message: str) -> None:
@@ -106,6 +107,7 @@ class Workspace:
         self.documents = documents
         self.publish = publish
         self.roots: list[str] = []
+        self.disk_changes = 0  # changes to files that are not open (saves, watched files)
         self._parses: dict[str, tuple[str, Parsed]] = {}
         self._chunks = ChunkParser()
         self._analyses: dict[str, Analysis] = {}
@@ -137,6 +139,8 @@ class Workspace:
         """A file's text changed (an edit, a save, a change on disk): re-analyse the
         program of its folder when it is open, and every program that loaded it."""
         path = os.path.abspath(path)
+        if self.documents.open_by_path(path) is None:
+            self.disk_changes += 1
         if os.path.basename(path) == "kcl.mod":
             self._configs.clear()
             folders = set(self._analyses)
@@ -293,6 +297,7 @@ class Workspace:
             findings, model = lint_program(program, loader, config, keep_scopes=True)
         check()
         analysis = Analysis(folder, model, program, findings, dict(loader.seen))
+        analysis.externals = dict(loader.externals)
         if isinstance(config, str):
             analysis.config_error = config
         for path in analysis.texts:

@@ -23,7 +23,7 @@ from typing import Any
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.syntax import ast, parse_bytes, parse_file, parse_source
-from kclpy.syntax.universe import SYSTEM_MODULES
+from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
 MAIN = "__main__"
 _KCL_MOD = re.compile(r"^\$\{(\w+):KCL_MOD\}")
@@ -283,7 +283,7 @@ class Loader:
 
     def resolve(self, pkgpath: str, module: ast.Module, stmt: ast.ImportStmt) -> str | None:
         path = stmt.path
-        if path in SYSTEM_MODULES or path.startswith("kcl_plugin."):
+        if path in SYSTEM_MODULES or is_plugin(path):
             return path
         found = self.locate(pkgpath, module, path)
         if found is None:

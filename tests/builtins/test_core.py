@@ -46,7 +46,7 @@ class Lambda:
 
 
 class FakeContext:
-    """A RuntimeContext that records output and calls :class:`Lambda` values."""
+    """A stand-in BuiltinContext that records output and calls :class:`Lambda` values."""
 
     current_file = ""
     root = ""

@@ -206,7 +206,7 @@ OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 
 
 class FakeContext:
-    """The RuntimeContext part that print and reduce use."""
+    """The BuiltinContext part that print and reduce use."""
 
     def __init__(self) -> None:
         self.output: list[str] = []

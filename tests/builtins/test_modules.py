@@ -20,11 +20,12 @@ import pytest
 from kclpy.vm.builtins import modules as modules_package
 from kclpy.vm.builtins.registry import SYSTEM_MODULES, system_module, takes_context
 from kclpy.vm.fs_policy import DEFAULT_POLICY
+from kclpy.vm.merge import bit_or
 from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 
 class FakeContext:
-    """A RuntimeContext for calling module functions directly."""
+    """A stand-in BuiltinContext for calling module functions directly."""
 
     def __init__(self, folder: str = "", root: str | None = None) -> None:
         self.current_file = os.path.join(folder, "main.k") if folder else ""
@@ -46,6 +47,9 @@ class FakeContext:
 
     def warn(self, message: str) -> None:
         self.output.append(message)
+
+    def union(self, left: Any, right: Any) -> Any:
+        return bit_or(left, right)
 
 
 def member(module: str, name: str) -> Any:

@@ -50,7 +50,7 @@ MODULES = [
 
 
 class FakeContext:
-    """A RuntimeContext for calling module functions directly."""
+    """A stand-in BuiltinContext for calling module functions directly."""
 
     def __init__(self, folder: str) -> None:
         self.current_file = os.path.join(folder, "main.k")

@@ -8,12 +8,26 @@ import threading
 from pathlib import Path
 
 import pytest
+from kclpy_lsp.blocks import keys_set, mask, open_brackets, string_at
 from kclpy_lsp.documents import Documents, Lines, path_of, read_text, uri_of
 from kclpy_lsp.incremental import ChunkParser, split
+from kclpy_lsp.snippets import placeholder
 from kclpy_lsp.workspace import Workspace
 from lsprotocol import types
 
 from kclpy.diag import Diagnostic
+from kclpy.sema.base import suggested_names, suggestion_text
+from kclpy.sema.types import (
+    BOOL_T,
+    INT_T,
+    NONE,
+    STR_T,
+    DictType,
+    ListType,
+    Type,
+    UnionType,
+    str_lit,
+)
 from kclpy.syntax import parse_source
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,3 +143,83 @@ def test_a_burst_of_changes_is_analysed_once(tmp_path: Path) -> None:
     assert versions == [10]
     [(_, found, _)] = [item for item in published if item[2] == 10]
     assert [d.code.id for d in found] == ["E2L23"]
+
+
+BLOCKS = "\n".join(
+    [
+        "p = Person(b) {",
+        "    name: Name {",
+        '        "}": 1  # {',
+        "        ",
+        "    }",
+        "    config = {",
+        '        labels.app = "x"',
+        "        ports = [{a = 1}, {",
+        "            ",
+        "        }]",
+        "    }",
+        "}",
+        "q = P {a = 1, b = 2}",
+        "",
+    ]
+)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    return sum(len(part) + 1 for part in text.split("\n")[:line]) + column
+
+
+def test_open_brackets_skip_strings_comments_and_closed_groups() -> None:
+    found = open_brackets(BLOCKS, _offset(BLOCKS, 3, 8))
+    assert [(b.char, b.head) for b in found] == [("{", "p = Person(b) "), ("{", "    name: Name ")]
+    nested = open_brackets(BLOCKS, _offset(BLOCKS, 8, 12))
+    assert [(b.char, b.head.strip()) for b in nested] == [
+        ("{", "p = Person(b)"),
+        ("{", "config ="),
+        ("[", "ports ="),
+        ("{", ""),
+    ]
+    assert open_brackets(BLOCKS, _offset(BLOCKS, 12, 0)) == []
+
+
+def test_keys_set_in_a_block_before_and_after_the_cursor() -> None:
+    outer, inner = open_brackets(BLOCKS, _offset(BLOCKS, 3, 8))
+    assert keys_set(BLOCKS, outer) == {"name", "config"}
+    assert keys_set(BLOCKS, inner) == set()  # a quoted key, a comment
+    config = open_brackets(BLOCKS, _offset(BLOCKS, 8, 12))[1]
+    assert keys_set(BLOCKS, config) == {"labels", "ports"}
+    [one_line] = open_brackets(BLOCKS, _offset(BLOCKS, 12, 7))
+    assert keys_set(BLOCKS, one_line) == {"a", "b"}
+
+
+def test_string_at_finds_the_literal_around_an_offset() -> None:
+    text = 'schema S:\n    """\n    \n    """\n    a: str = "x"\n'
+    begin, close, quote = string_at(text, _offset(text, 2, 4)) or (0, 0, "")
+    assert (text[begin:close], quote) == ("\n    \n    ", '"""')
+    assert string_at(text, _offset(text, 4, 4)) is None
+    assert mask('a = "{" # }\n', 0, 12) == 'a = " "    \n'
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        (STR_T, '"$1"'),
+        (ListType(STR_T), "[$1]"),
+        (DictType(STR_T, STR_T), "{$1}"),
+        (BOOL_T, "${1|True,False|}"),
+        (UnionType((str_lit("a"), str_lit("b,c"))), '${1|"a","b\\,c"|}'),
+        (UnionType((STR_T, NONE)), '"$1"'),
+        (INT_T, "$1"),
+    ],
+)
+def test_placeholders_follow_the_type(kind: Type, expected: str) -> None:
+    assert placeholder(kind) == expected
+
+
+def test_suggested_names_read_back_what_suggestion_text_wrote() -> None:
+    hint = suggestion_text("replica", ["replicas", "replicate", "other"])
+    assert suggested_names(f"name 'replica' is not defined{hint}") == ["replicas", "replicate"]
+    assert suggested_names("got an unexpected keyword argument 'nam', did you mean 'name'?") == [
+        "name"
+    ]
+    assert suggested_names("name 'x' is not defined") == []

@@ -147,8 +147,10 @@ def test_loading_writes_nothing_and_prints_nothing(tmp_path: pathlib.Path) -> No
     assert (package / "parsetab.py").stat().st_mtime_ns == stamp
 
 
-def test_punctuation_table_tokens_equal_the_master_regex() -> None:
+def test_punctuation_and_simple_token_tables_equal_the_master_regex() -> None:
     texts = [path.read_text(encoding="utf-8") for path in sorted((ROOT / "tests").rglob("*.k"))]
+    texts.append("r'x' R\"y\" rx Rb _a a_1 0x1F 0b2 1.5e3 1Ki 1..2 1.a 0_1 '''a\nb''' 'q\\'' \n")
+    texts.append('s = "unterminated\nt = \'also\n"""open to the end\n')
     texts.append("a<<=b<=c<<d<e>>=f>=g>>h>i**=j**k*=l*m//=n//o/=p/q...r.s->t-=u-v\n")
     texts.append("x = $a + $ ! != == = \\\n y; @ ? ~ ^= ^ |= | &= & %= % += +\n")
     for text in texts:

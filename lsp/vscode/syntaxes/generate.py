@@ -16,8 +16,8 @@ import pathlib
 import sys
 from typing import Any
 
-from kclpy.sema.builtins import BUILTIN_FUNCTIONS
 from kclpy.syntax.literals import UNIT_SUFFIXES
+from kclpy.syntax.universe import builtin_functions
 
 Rule = dict[str, Any]
 
@@ -26,7 +26,7 @@ OUTPUT = pathlib.Path(__file__).with_name("kcl.tmLanguage.json")
 IDENTIFIER = r"\$?[^\W\d]\w*"  # as the lexer: a leading $ escapes a keyword
 DOTTED = rf"{IDENTIFIER}(?:\s*\.\s*{IDENTIFIER})*"
 AUGMENTED = r"(?:\*\*|//|<<|>>|[-+*/%&|^])="
-BUILTINS = "|".join(sorted(BUILTIN_FUNCTIONS))
+BUILTINS = "|".join(sorted(builtin_functions()))
 UNITS = "|".join(sorted(UNIT_SUFFIXES, key=lambda suffix: (-len(suffix), suffix)))
 KEYWORD = r"(?<![.$])\b"  # any keyword may follow a dot, and $if is a name
 TYPE_NAME = r"(?<!\$)(?<![^.]\.)\b"  # but a type may follow "..." ([...str]: int)

@@ -37,7 +37,7 @@ from kclpy.sema.resolve import (
     target_root_node,
     walk_setters,
 )
-from kclpy.syntax import ast
+from kclpy.syntax import ast, universe
 
 
 class Setter:
@@ -331,7 +331,7 @@ class PackageCompiler:
                 out.emit(Op.POP if isinstance(stmt.expr, ast.CallExpr) else Op.EXPR_OUTPUT)
             elif isinstance(stmt, ast.AssertStmt):
                 compile_assert(compiler, stmt)
-            elif isinstance(stmt, ast.ImportStmt) and stmt.path.startswith("kcl_plugin."):
+            elif isinstance(stmt, ast.ImportStmt) and universe.is_plugin(stmt.path):
                 out.emit(Op.LOAD_IMPORT, out.const(stmt.path))  # as the reference's loader:
                 out.emit(Op.POP)  # an unknown plugin fails at its import
             else:
@@ -388,7 +388,7 @@ def decorator_specs(
         for index, arg in enumerate(decorator.args):
             arguments[str(index)] = literal_value(arg)
         specs.append((decorator.name, arguments))
-        if decorator.name not in ("deprecated", "info"):
+        if decorator.name not in universe.decorators():
             compiler.error(
                 DiagCode.COMPILE_ERROR, f"UnKnown decorator {decorator.name}", decorator.span
             )

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from kclpy.pipeline.cache import MemoryTier
     from kclpy.sema import Model
     from kclpy.vm.runner import Runner, RunOutput
+    from kclpy.vm.values import KclRuntimeError, Location
 
 Edit = Callable[[Program], list[Diagnostic]]
 
@@ -364,27 +365,24 @@ def run(
 # --------------------------------------------------------------------------- errors
 
 
-def runtime_diagnostic(error: Any, files: Mapping[str, SourceFile]) -> Diagnostic:
+def runtime_diagnostic(error: KclRuntimeError, files: Mapping[str, SourceFile]) -> Diagnostic:
     """A located runtime error as a diagnostic (its kind, message, position, KCL stack)."""
     from kclpy.diag.codes import code_for_kind
 
     code = code_for_kind(error.kind)
     if code.id != "E3M38" and error.kind in ("Deprecated", "RecursionError", "InternalError"):
         code = Code.EVALUATION_ERROR
-    location = getattr(error, "location", None)
-    span = _span(location, files)
-    stack = [Label(_span(where, files), "") for where in getattr(error, "stack", [])]
-    diagnostic = make_error(code, error.message, span)
-    primary = getattr(error, "primary_label", None)
-    if primary:
-        diagnostic.labels[0].message = primary
-    for where, message in getattr(error, "related", []):
+    diagnostic = make_error(code, error.message, _span(error.location, files))
+    if error.primary_label:
+        diagnostic.labels[0].message = error.primary_label
+    for where, message in error.related:
         diagnostic.labels.append(Label(_span(where, files), message))
-    diagnostic.stack = [label for label in stack if label.span is not None]
+    stack = [_span(where, files) for where in error.stack]
+    diagnostic.stack = [Label(span, "") for span in stack if span is not None]
     return diagnostic
 
 
-def _span(location: Any, files: Mapping[str, SourceFile]) -> Span | None:
+def _span(location: Location | None, files: Mapping[str, SourceFile]) -> Span | None:
     if location is None:
         return None
     path, start, end = location
@@ -400,19 +398,14 @@ def _span(location: Any, files: Mapping[str, SourceFile]) -> Span | None:
 
 
 def output_log(runner: Runner) -> str:
-    """What the program printed before it stopped (the VM keeps it in ``_log``)."""
-    return "".join(runner._log)
+    """What the program printed before it stopped."""
+    return runner.log
 
 
 def finished_value(runner: Runner, name: str) -> tuple[bool, Any]:
     """(True, value) when the main package's top-level ``name`` was evaluated, else
-    (False, None) (read from the VM's package states)."""
-    from kclpy.vm.objects import DONE
+    (False, None)."""
+    from kclpy.vm.values import UNDEFINED
 
-    package = runner.main_package
-    if package is None:
-        return False, None
-    slot = package.code.slot_of(name)
-    if slot < 0 or package.states[slot] != DONE:
-        return False, None
-    return True, package.values[slot]
+    value = runner.main_value(name)
+    return (False, None) if value is UNDEFINED else (True, value)

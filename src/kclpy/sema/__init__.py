@@ -5,7 +5,9 @@
 model's ``diagnostics`` are the reference's compile-time errors (TypeError,
 CompileError, ImmutableError, UniqueKeyError, ...); any error stops the run.
 Tools query the model: ``type_of``, ``symbol_of``, ``symbol_at``,
-``references``, ``members``, ``doc``.
+``references``, ``members``, ``doc``. The checker is a shared checking context
+and cooperating parts (declarations, schemas, statements, expressions, configs,
+calls, names, annotations, assignability, operators); ``checker`` builds them.
 """
 
 from kclpy.sema.checker import check_program

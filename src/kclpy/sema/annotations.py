@@ -1,14 +1,16 @@
-"""Type annotations to types, and name lookups that report undefined names.
+"""Type annotations to types: the annotation resolver, a part of the checker.
 
-A named type (``Person``, ``pkg.Person``, an alias) is looked up like a name: an
-unknown one is the reference's CompileError ``name 'X' is not defined``, with
-suggestions of close names.
+:class:`AnnotationResolver` turns an annotation node into a :class:`Type` and
+records it in the model. A named type (``Person``, ``pkg.Person``, an alias) is
+looked up like a name: an unknown one is the reference's CompileError ``name 'X'
+is not defined``, with suggestions of close names.
 """
 
 from __future__ import annotations
 
-from kclpy.sema.base import CheckerBase
-from kclpy.sema.symbols import Symbol
+from typing import TYPE_CHECKING
+
+from kclpy.sema.base import CheckContext
 from kclpy.sema.types import (
     ANY,
     BOOL_T,
@@ -28,8 +30,11 @@ from kclpy.sema.types import (
     int_lit,
     str_lit,
 )
-from kclpy.source import Span
 from kclpy.syntax import ast
+
+if TYPE_CHECKING:
+    from kclpy.sema.checker import Checker
+    from kclpy.sema.names import NameResolver
 
 BASIC_TYPES: dict[str, Type] = {
     "int": INT_T,
@@ -39,36 +44,26 @@ BASIC_TYPES: dict[str, Type] = {
     "any": ANY,
 }
 RESERVED_TYPE_NAMES = ("any", "int", "float", "str", "bool")
+RESERVED_TYPE_LIST = "[" + ", ".join(f'"{name}"' for name in RESERVED_TYPE_NAMES) + "]"
 
 
-def suggestion_text(name: str, candidates: list[str]) -> str:
-    """``, did you mean '["a", "b"]'?`` for close candidates, else ``""``."""
-    from difflib import get_close_matches
+class AnnotationResolver:
+    """Resolution of type annotations (it holds the context and the name resolver)."""
 
-    close = get_close_matches(name, [c for c in candidates if c != name], n=3, cutoff=0.75)
-    if not close:
-        return ""
-    quoted = ", ".join(f'"{item}"' for item in close)
-    return f", did you mean '[{quoted}]'?"
+    names: NameResolver
 
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
 
-class AnnotationMixin(CheckerBase):
-    """Resolution of type annotations and of plain names."""
-
-    def lookup_or_report(self, name: str, span: Span | None) -> Symbol | None:
-        """The symbol of ``name`` in scope, or report the name as undefined."""
-        symbol = self.scope.lookup(name)
-        if symbol is None:
-            hint = suggestion_text(name, self.visible_names())
-            self.compile_error(f"name '{name}' is not defined{hint}", span)
-        return symbol
+    def connect(self, checker: Checker) -> None:
+        self.names = checker.names
 
     def resolve_type(self, node: ast.TypeNode | None) -> Type:
         """The type an annotation denotes (``any`` when there is none)."""
         if node is None:
             return ANY
         result = self.convert_type(node)
-        self.types[node.id] = result
+        self.ctx.types[node.id] = result
         return result
 
     def convert_type(self, node: ast.TypeNode) -> Type:
@@ -99,19 +94,16 @@ class AnnotationMixin(CheckerBase):
         if basic is not None:
             return basic
         names = node.name.split(".")
-        symbol = self.lookup_or_report(names[0], node.span)
+        symbol = self.ctx.lookup_or_report(names[0], node.span)
         if symbol is None:
             return ANY
         result = symbol.type
         last = len(names) - 1
         for index, attr in enumerate(names[1:], 1):
-            result = self.load_attr(result, attr, node.span, node if index == last else None)
+            result = self.names.load_attr(result, attr, node.span, node if index == last else None)
         if not last:
-            self.bind(node, symbol)
+            self.ctx.bind(node, symbol)
         return result
-
-    def load_attr(self, obj: Type, attr: str, span: Span | None, node: ast.Node | None) -> Type:
-        raise NotImplementedError
 
 
 def literal_type(node: ast.LiteralType) -> Type:

@@ -3,15 +3,16 @@
 ``check_type`` is the reference's recursive check: lists and dicts element-wise,
 a dict against a schema by its literal keys (a dict literal is converted to the
 schema at runtime), unions member-wise, everything else by ``assignable_to``.
-``upgrade_type_for_expr`` walks a value under the type it is expected to have,
-so nested config values are checked against schema attribute types.
+:class:`AssignabilityChecker` is the part of the checker that makes these
+checks and reports them; ``expect_for_value`` says what a value expected to
+have a type is walked under (the expression checker's ``upgrade_type_for_expr``
+walks it so, and nested config values are checked against attribute types).
 """
 
 from __future__ import annotations
 
 from kclpy.diag import Label
-from kclpy.sema.annotations import AnnotationMixin
-from kclpy.sema.base import Expect
+from kclpy.sema.base import CheckContext, Expect
 from kclpy.sema.relations import assignable_to, sup
 from kclpy.sema.symbols import SchemaInfo
 from kclpy.sema.types import (
@@ -26,13 +27,15 @@ from kclpy.sema.types import (
     UnionType,
 )
 from kclpy.source import Span
-from kclpy.syntax import ast
 
 _CONTEXT_KINDS = LIST | (1 << 8) | (1 << 10)  # list, dict, union
 
 
-class AssignMixin(AnnotationMixin):
-    """``must_assignable_to`` and the checks it is made of."""
+class AssignabilityChecker:
+    """``must_assignable_to`` and the checks it is made of (it holds the context)."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
 
     def must_assignable_to(
         self,
@@ -55,7 +58,7 @@ class AssignMixin(AnnotationMixin):
             )
         if attr_span is not None:
             extra.append(Label(attr_span, "config attribute is defined here"))
-        self.type_error(f"expected {want}, got {got}", span, *extra)
+        self.ctx.type_error(f"expected {want}, got {got}", span, *extra)
 
     def check_type(self, value: Type, expected: Type, span: Span | None) -> bool:
         if isinstance(value, ListType) and isinstance(expected, ListType):
@@ -83,7 +86,7 @@ class AssignMixin(AnnotationMixin):
             val = _index_signature_values(value, info)
             if not attrs:
                 if not self.check_type(val, signature.val_type, span):
-                    self.type_error(
+                    self.ctx.type_error(
                         "expected schema index signature value type "
                         f"{signature.val_type.ty_str()}, got {val.ty_str()}",
                         span,
@@ -104,30 +107,12 @@ class AssignMixin(AnnotationMixin):
                 self.must_assignable_to(given.type, declared.type, span, declared.span)
         return True
 
-    def upgrade_type_for_expr(
-        self,
-        expected: Type,
-        node: ast.Expr,
-        target_span: Span | None,
-        def_span: Span | None = None,
-    ) -> Type:
-        """Walk ``node`` expecting ``expected`` and check the value fits it."""
-        if isinstance(expected, SchemaType) or expected.flags & _CONTEXT_KINDS:
-            depth = self.push_expect(Expect(expected, node.span))
-        else:
-            depth = self.push_expect(None)
-        try:
-            value = self.expr(node)
-        finally:
-            self.pop_expect(depth)
-        self.must_assignable_to(value, expected, target_span, def_span)
-        return value
 
-    def expect_for_value(self, expected: Type, span: Span | None) -> Expect | None:
-        """The stack entry a value expected to have ``expected`` is walked under."""
-        if isinstance(expected, SchemaType) or expected.flags & _CONTEXT_KINDS:
-            return Expect(expected, span)
-        return None
+def expect_for_value(expected: Type, span: Span | None) -> Expect | None:
+    """The stack entry a value expected to have ``expected`` is walked under."""
+    if isinstance(expected, SchemaType) or expected.flags & _CONTEXT_KINDS:
+        return Expect(expected, span)
+    return None
 
 
 def _index_signature_values(value: DictType, info: SchemaInfo) -> Type:

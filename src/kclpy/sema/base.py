@@ -1,20 +1,21 @@
-"""The checker's shared state and plumbing: diagnostics, scopes, bindings, contexts.
+"""The checking context: the state every part of the checker shares, and its services.
 
-:class:`CheckerBase` holds what every part of the checker needs (the current
-package, file, scope, schema and expected-type stack) and declares the methods
-the parts call on each other; the concrete checker (``checker.Checker``)
-combines the parts. Nothing here walks the tree.
+:class:`CheckContext` holds the program, the :class:`Model` (types, bindings,
+scopes, diagnostics), the current package, scope and schema, the expected-type
+stack and the facts the declaration passes leave for the walk (merged
+unifications, top-level lambda signatures). It reports diagnostics, opens and
+closes scopes, defines and binds names. Nothing here walks the tree: the parts
+(``exprs``, ``config``, ``calls``, ``names``, ``stmts``, ``declare``...) do,
+each holding this context; ``checker.Checker`` builds and connects them.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable
 
 from kclpy.diag import Code, Diagnostic, Label
 from kclpy.loader import Program
 from kclpy.sema.model import Model
 from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, ScopeKind, Symbol
-from kclpy.sema.types import ANY, FuncType, Type
+from kclpy.sema.types import FuncType, Type
 from kclpy.source import Span
 from kclpy.syntax import ast
 
@@ -53,8 +54,8 @@ def is_private(name: str) -> bool:
     return name.startswith("_")
 
 
-class CheckerBase:
-    """State and helpers shared by every part of the checker."""
+class CheckContext:
+    """State and services shared by every part of the checker."""
 
     def __init__(self, program: Program, model: Model) -> None:
         self.program = program
@@ -65,7 +66,6 @@ class CheckerBase:
         self.scope = self.builtin_scope
         self.scope_level = 0
         self.pkgpath = MAIN
-        self.module: ast.Module | None = None
         self.schema: SchemaContext | None = None
         self.local_vars: list[str] = []
         self.l_value = False
@@ -144,18 +144,13 @@ class CheckerBase:
             symbol.references.append(where)
         self.model.add_occurrence(where, symbol)
 
-    def contains(self, name: str) -> bool:
-        return name in self.scope.symbols
-
-    def find(self, name: str) -> Symbol | None:
-        return self.scope.lookup(name)
-
-    def record(self, node: ast.Node, type: Type) -> Type:
-        self.types[node.id] = type
-        return type
-
-    def visible_names(self) -> list[str]:
-        return self.scope.visible_names()
+    def lookup_or_report(self, name: str, span: Span | None) -> Symbol | None:
+        """The symbol of ``name`` in scope, or report the name as undefined."""
+        symbol = self.scope.lookup(name)
+        if symbol is None:
+            hint = suggestion_text(name, self.scope.visible_names())
+            self.compile_error(f"name '{name}' is not defined{hint}", span)
+        return symbol
 
     # ------------------------------------------------------------------ global names
 
@@ -179,29 +174,33 @@ class CheckerBase:
     def top_expect(self) -> Expect | None:
         return self.expect_stack[-1] if self.expect_stack else None
 
-    # ------------------------------------------------------------------ parts implemented elsewhere
 
-    def expr(self, node: ast.Expr) -> Type:
-        raise NotImplementedError
+def close_names(name: str, candidates: list[str]) -> list[str]:
+    """The candidates close enough to ``name`` to suggest (at most three, closest first)."""
+    from difflib import get_close_matches
 
-    def expr_or_any(self, node: ast.Expr | None) -> Type:
-        raise NotImplementedError
+    return get_close_matches(name, [c for c in candidates if c != name], n=3, cutoff=0.75)
 
-    def stmt(self, node: ast.Stmt) -> Type:
-        raise NotImplementedError
 
-    def stmts(self, nodes: Iterable[ast.Stmt]) -> Type:
-        raise NotImplementedError
+def suggestion_text(name: str, candidates: list[str]) -> str:
+    """``, did you mean '["a", "b"]'?`` for close candidates, else ``""``."""
+    close = close_names(name, candidates)
+    if not close:
+        return ""
+    quoted = ", ".join(f'"{item}"' for item in close)
+    return f", did you mean '[{quoted}]'?"
 
-    def silent_expr(self, node: ast.Expr | None) -> Type:
-        """Walk an expression the reference does not check: bind names, report nothing."""
-        if node is None:
-            return ANY
-        self.suppress += 1
-        try:
-            return self.expr(node)
-        finally:
-            self.suppress -= 1
+
+def suggested_names(message: str) -> list[str]:
+    """The names a message's ``did you mean`` hint proposes (``suggestion_text``'s
+    inverse; also the bracket-less ``did you mean 'a, b'?`` form), for quick fixes."""
+    import re
+
+    found = re.search(r"did you mean '(.*)'\?$", message)
+    if found is None:
+        return []
+    names = found.group(1).removeprefix("[").removesuffix("]").split(",")
+    return [name.strip().strip('"') for name in names if name.strip().strip('"')]
 
 
 def name_span(node: ast.Node, name: str) -> Span:

@@ -1,4 +1,12 @@
-"""The checker: the parts combined, and ``check_program``, the stage's entry point.
+"""The checker: its parts built and connected, and ``check_program``, the entry point.
+
+The checker is a shared :class:`~kclpy.sema.base.CheckContext` (program, model,
+scopes, current schema, expected types, reporting) and cooperating parts, each
+holding the context and the parts it calls (mypy's checker / expression-checker
+split is the model): package declarations (``declare``), schemas and rules
+(``schemas``), statements (``stmts``), expressions (``exprs``), configs and schema
+expressions (``config``), calls and lambdas (``calls``), names and members
+(``names``), annotations, assignability and operators.
 
 ``check_program(program)`` declares and checks every package (imported ones
 first, as the reference does), then returns the :class:`Model` with the
@@ -12,31 +20,61 @@ import gc
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import Program
-from kclpy.sema.builtins import BUILTIN_DOCS, BUILTIN_FUNCTIONS
-from kclpy.sema.declare import DeclareMixin
+from kclpy.sema.annotations import AnnotationResolver
+from kclpy.sema.assign import AssignabilityChecker
+from kclpy.sema.base import CheckContext
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS
+from kclpy.sema.calls import CallChecker
+from kclpy.sema.config import ConfigChecker
+from kclpy.sema.declare import DeclarationChecker
+from kclpy.sema.exprs import ExpressionChecker
 from kclpy.sema.model import Model
+from kclpy.sema.names import NameResolver
+from kclpy.sema.operators import OperatorChecker
 from kclpy.sema.resolve import resolve_program
+from kclpy.sema.schemas import SchemaBuilder
+from kclpy.sema.stmts import StatementChecker
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
+from kclpy.sema.types import FuncType
 
 
-class Checker(DeclareMixin):
-    """Resolution and type checking of a whole program."""
+class Checker:
+    """Resolution and type checking of a whole program: the context and its parts."""
 
     def __init__(self, program: Program, model: Model) -> None:
-        super().__init__(program, model)
-        self.expr_handlers = self.init_expr_handlers()
-        self.stmt_handlers = self.init_stmt_handlers()
-        self.checked: set[str] = set()
+        self.ctx = ctx = CheckContext(program, model)
+        self.operators = OperatorChecker(ctx)
+        self.assign = AssignabilityChecker(ctx)
+        self.annotations = AnnotationResolver(ctx)
+        self.names = NameResolver(ctx)
+        self.exprs = ExpressionChecker(ctx)
+        self.config = ConfigChecker(ctx)
+        self.calls = CallChecker(ctx)
+        self.statements = StatementChecker(ctx)
+        self.schemas = SchemaBuilder(ctx)
+        self.declarations = DeclarationChecker(ctx)
+        for part in (
+            self.annotations,
+            self.names,
+            self.exprs,
+            self.config,
+            self.calls,
+            self.statements,
+            self.schemas,
+            self.declarations,
+        ):
+            part.connect(self)
         for name, signature in BUILTIN_FUNCTIONS.items():
             symbol = Symbol(name, SymbolKind.BUILTIN, signature)
-            symbol.doc = BUILTIN_DOCS.get(name, "")
-            self.builtin_scope.symbols[name] = symbol
+            symbol.doc = signature.doc if isinstance(signature, FuncType) else ""
+            ctx.builtin_scope.symbols[name] = symbol
 
     def run(self) -> None:
-        if MAIN in self.program.packages:
-            self.check_package(MAIN)
-        for pkgpath in list(self.program.packages):
-            self.check_package(pkgpath)
+        packages = self.ctx.program.packages
+        if MAIN in packages:
+            self.declarations.check_package(MAIN)
+        for pkgpath in list(packages):
+            self.declarations.check_package(pkgpath)
 
 
 def check_program(program: Program, keep_scopes: bool = False) -> Model:

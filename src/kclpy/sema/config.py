@@ -7,17 +7,18 @@ CompileError ``Cannot add member 'k' to schema 'P'``), and the value is walked
 with the attribute's type pushed, then must be assignable to it (TypeError,
 with a secondary label at the attribute's declaration). Dotted keys ``a.b = v``
 mean ``a: {b = v}``. Keys defined earlier in a literal are visible by name in
-later values, as the reference's config scope makes them.
+later values, as the reference's config scope makes them. :class:`ConfigChecker`
+is the part of the checker that does this; it holds the context and the
+expression, assignability, operator and call checkers it calls.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from kclpy.diag import Code, Label
-from kclpy.sema.annotations import suggestion_text
-from kclpy.sema.base import Expect
-from kclpy.sema.operators import OperatorsMixin
+from kclpy.sema.base import CheckContext, Expect, suggestion_text
 from kclpy.sema.relations import sup, widen
 from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
 from kclpy.sema.types import (
@@ -42,6 +43,13 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
+
+if TYPE_CHECKING:
+    from kclpy.sema.assign import AssignabilityChecker
+    from kclpy.sema.calls import CallChecker
+    from kclpy.sema.checker import Checker
+    from kclpy.sema.exprs import ExpressionChecker
+    from kclpy.sema.operators import OperatorChecker
 
 ValueWalker = Callable[[], Type]
 
@@ -164,14 +172,28 @@ def sibling_keys(
     return result
 
 
-class ConfigMixin(OperatorsMixin):
+class ConfigChecker:
     """Config entries, ``**`` unpacking, ``if`` entries and schema expressions."""
+
+    exprs: ExpressionChecker
+    assign: AssignabilityChecker
+    operators: OperatorChecker
+    calls: CallChecker
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+
+    def connect(self, checker: Checker) -> None:
+        self.exprs = checker.exprs
+        self.assign = checker.assign
+        self.operators = checker.operators
+        self.calls = checker.calls
 
     # ------------------------------------------------------------------ expected types
 
     def attr_expect(self, name: str) -> Expect | None:
         """What the value under key ``name`` of the current config is expected to be."""
-        top = self.top_expect()
+        top = self.ctx.top_expect()
         if not name or top is None:
             return None
         owner = top.type
@@ -206,7 +228,7 @@ class ConfigMixin(OperatorsMixin):
     def push_names(self, names: list[str]) -> int:
         depth = 0
         for name in names:
-            depth += self.push_expect(self.attr_expect(name))
+            depth += self.ctx.push_expect(self.attr_expect(name))
         return depth
 
     def push_key(self, key: ast.Expr | None) -> int:
@@ -222,7 +244,7 @@ class ConfigMixin(OperatorsMixin):
         if isinstance(key, ast.StringExpr):
             return self.push_names([key.value])
         if isinstance(key, ast.JoinedStringExpr):
-            return self.push_expect(None)
+            return self.ctx.push_expect(None)
         return 0
 
     # ------------------------------------------------------------------ attribute checks
@@ -287,11 +309,11 @@ class ConfigMixin(OperatorsMixin):
 
     def _config_attr_error(self, message: str, span: Span | None, attr_span: Span | None) -> None:
         extra = [Label(attr_span, "config attribute is defined here")] if attr_span else []
-        self.compile_error(message, span, *extra)
+        self.ctx.compile_error(message, span, *extra)
 
     def check_attr_key_type(self, key: Type, span: Span | None) -> None:
         if not key.flags & ANY_F and not is_key(key):
-            self.report(
+            self.ctx.report(
                 Code.ILLEGAL_ATTRIBUTE_ERROR,
                 f"A attribute must be string type, got '{key.ty_str()}'",
                 span,
@@ -303,22 +325,24 @@ class ConfigMixin(OperatorsMixin):
         self, entries: list[ast.ConfigEntry | ast.ConfigIfEntry], node: ast.Node | None = None
     ) -> DictType:
         """The walk of a config literal's entries; the dict type of the literal."""
-        self.enter_scope(ScopeKind.CONFIG, node)
+        ctx = self.ctx
+        ctx.enter_scope(ScopeKind.CONFIG, node)
         collected = _Collect()
-        self._note_siblings(self.group_entries.get(node.id, entries) if node else entries, entries)
+        self._note_siblings(ctx.group_entries.get(node.id, entries) if node else entries, entries)
+        silent_entries = ctx.silent_entries
         try:
             for entry in entries:
-                silent = entry.id in self.silent_entries
-                self.suppress += silent
+                silent = entry.id in silent_entries
+                ctx.suppress += silent
                 try:
                     if isinstance(entry, ast.ConfigIfEntry):
                         self._unpack_entry(entry, self.config_if_entry(entry), collected)
                     else:
                         self.config_entry(entry, collected)
                 finally:
-                    self.suppress -= silent
+                    ctx.suppress -= silent
         finally:
-            self.leave_scope()
+            ctx.leave_scope()
         return collected.result()
 
     def _note_siblings(
@@ -343,12 +367,12 @@ class ConfigMixin(OperatorsMixin):
             assert entry.key is not None
             parts = key_names(entry.key)
             if parts is not None and len(parts) == 1:
-                self.required_siblings[entry.value.id] = siblings.get(part_name(parts[0]))
+                self.ctx.required_siblings[entry.value.id] = siblings.get(part_name(parts[0]))
 
     def config_entry(self, entry: ast.ConfigEntry, collected: _Collect) -> None:
         key, value = entry.key, entry.value
         if key is None:
-            self._unpack_entry(entry, self.expr(value), collected)
+            self._unpack_entry(entry, self.exprs.expr(value), collected)
             return
         parts = key_names(key)
         if parts is not None:
@@ -363,7 +387,7 @@ class ConfigMixin(OperatorsMixin):
         first = parts[0]
         name = part_name(first)
         if len(parts) == 1:
-            walk: ValueWalker = lambda: self.expr(value)  # noqa: E731
+            walk: ValueWalker = lambda: self.exprs.expr(value)  # noqa: E731
             entry_op = op
         else:
             rest = parts[1:]
@@ -371,17 +395,18 @@ class ConfigMixin(OperatorsMixin):
             entry_op = ":"
         key_span = first.span
         checked = self._checked_value(name, first, walk)
-        if checked is not None and name not in self.local_vars:
+        local_vars = self.ctx.local_vars
+        if checked is not None and name not in local_vars:
             val_type = checked  # walked under the attribute's type already
             key_type: Type = str_lit(name)
         else:
             depth = self.push_names([name])
             try:
                 val_type = checked if checked is not None else walk()
-                key_type = self._key_expr(first) if name in self.local_vars else str_lit(name)
+                key_type = self._key_expr(first) if name in local_vars else str_lit(name)
                 self.check_attr_key_type(key_type, key_span)
             finally:
-                self.pop_expect(depth)
+                self.ctx.pop_expect(depth)
         self._add_literal_key(name, val_type, key_span, first, collected)
         collected.keys.append(key_type)
         collected.vals.append(val_type)
@@ -389,17 +414,18 @@ class ConfigMixin(OperatorsMixin):
 
     def _nested_config(self, parts: list[ast.Expr], op: str, value: ast.Expr) -> Type:
         """The single-entry config ``{parts[0]: ...}`` a dotted key stands for."""
-        self.enter_scope(ScopeKind.CONFIG)
+        self.ctx.enter_scope(ScopeKind.CONFIG)
         collected = _Collect()
         try:
             self._name_entry(parts, op, value, collected)
         finally:
-            self.leave_scope()
+            self.ctx.leave_scope()
         return collected.result()
 
     def _checked_value(self, name: str, key: ast.Expr, walk: ValueWalker) -> Type | None:
         """Walk the value of key ``name`` under its attribute's type and check it fits."""
-        top = self.top_expect()
+        ctx = self.ctx
+        top = ctx.top_expect()
         if top is None:
             return None
         key_span = key.span
@@ -410,29 +436,29 @@ class ConfigMixin(OperatorsMixin):
             attr = owner.info.get_attr(name)
             plain = owner.info.index_signature is None
             if attr is not None:
-                self.bind(key, attr)
+                ctx.bind(key, attr)
         if attr is not None and plain:
             # a declared attribute of a schema without index signature: the key is
             # fine and the value is expected to have the attribute's type
-            depth = self.push_expect(Expect(attr.type, attr.span))
+            depth = ctx.push_expect(Expect(attr.type, attr.span))
         else:
             self.must_check_config_attr(name, owner, key_span)
             depth = self.push_names([name])
         try:
             value_type = walk()
-            last = self.top_expect()
+            last = ctx.top_expect()
             if last is not None:
-                self.must_assignable_to(value_type, last.type, key_span, last.span)
+                self.assign.must_assignable_to(value_type, last.type, key_span, last.span)
         finally:
-            self.pop_expect(depth)
+            ctx.pop_expect(depth)
         return value_type
 
     def _key_expr(self, key: ast.Expr) -> Type:
-        depth = self.push_expect(None)
+        depth = self.ctx.push_expect(None)
         try:
-            return self.expr(key)
+            return self.exprs.expr(key)
         finally:
-            self.pop_expect(depth)
+            self.ctx.pop_expect(depth)
 
     def _add_literal_key(
         self, name: str, val_type: Type, span: Span, node: ast.Node, collected: _Collect
@@ -440,10 +466,11 @@ class ConfigMixin(OperatorsMixin):
         previous = collected.attrs.get(name)
         merged = sup([previous.type, val_type]) if previous is not None else val_type
         collected.attrs[name] = DictAttr(widen(merged), span)
-        bound = node.id in self.bindings
-        symbol = self.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)
+        bindings = self.ctx.bindings
+        bound = node.id in bindings
+        symbol = self.ctx.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)
         if not bound:
-            self.bindings[node.id] = symbol
+            bindings[node.id] = symbol
 
     def _other_entry(self, entry: ast.ConfigEntry, key: ast.Expr, collected: _Collect) -> None:
         """Quoted, interpolated, computed ``(k)`` and index ``l[0]`` keys."""
@@ -452,19 +479,19 @@ class ConfigMixin(OperatorsMixin):
         subscript_name = _constant_index_subscript(key)
         literal = key.value if isinstance(key, ast.StringExpr) else None
         if literal is not None:
-            checked = self._checked_value(literal, key, lambda: self.expr(value))
+            checked = self._checked_value(literal, key, lambda: self.exprs.expr(value))
         elif subscript_name is not None:
-            checked = self._checked_value(subscript_name, key, lambda: self.expr(value))
-            self.silent_expr(key)
+            checked = self._checked_value(subscript_name, key, lambda: self.exprs.expr(value))
+            self.exprs.silent_expr(key)
         depth = self.push_key(key)
         try:
             if subscript_name is not None:
-                val_type = checked if checked is not None else self.expr(value)
+                val_type = checked if checked is not None else self.exprs.expr(value)
                 collected.keys.append(STR_T)
                 collected.vals.append(val_type if entry.op == "+=" else ListType(val_type))
             else:
                 key_type = self._key_expr(key)
-                val_type = checked if checked is not None else self.expr(value)
+                val_type = checked if checked is not None else self.exprs.expr(value)
                 self.check_attr_key_type(key_type, key.span)
                 if literal is not None:
                     self._add_literal_key(literal, val_type, key.span, key, collected)
@@ -472,7 +499,7 @@ class ConfigMixin(OperatorsMixin):
                 collected.vals.append(val_type)
             self._check_insert(entry.op, val_type, value.span)
         finally:
-            self.pop_expect(depth)
+            self.ctx.pop_expect(depth)
 
     def _unpack_entry(
         self, entry: ast.ConfigEntry | ast.ConfigIfEntry, value_type: Type, collected: _Collect
@@ -495,7 +522,7 @@ class ConfigMixin(OperatorsMixin):
             collected.keys.append(sup([config_key_type(m) for m in value_type.types]))
             collected.vals.append(sup([config_val_type(m) for m in value_type.types]))
         else:
-            self.compile_error(
+            self.ctx.compile_error(
                 f"only dict and schema can be used ** unpack, got '{value_type.ty_str()}'", span
             )
         if isinstance(entry, ast.ConfigEntry):
@@ -503,14 +530,14 @@ class ConfigMixin(OperatorsMixin):
 
     def _check_insert(self, op: str, val_type: Type, span: Span) -> None:
         if op == "+=" and not val_type.flags & (ANY_F | LIST):
-            self.report(
+            self.ctx.report(
                 Code.ILLEGAL_ATTRIBUTE_ERROR,
                 f"only list type can in inserted, got '{val_type.ty_str()}'",
                 span,
             )
 
     def config_if_entry(self, entry: ast.ConfigIfEntry) -> Type:
-        self.expr(entry.cond)
+        self.exprs.expr(entry.cond)
         body = self.config_entries(entry.entries, entry)
         orelse = entry.orelse
         if orelse is None:
@@ -537,60 +564,60 @@ class ConfigMixin(OperatorsMixin):
     ) -> None:
         if not key:
             return
-        top = self.top_expect()
+        top = self.ctx.top_expect()
         if top is not None:
             self.must_check_config_attr(key, top.type, span, attr_span)
         depth = self.push_names([key])
         try:
-            last = self.top_expect()
+            last = self.ctx.top_expect()
             if last is not None:
-                self.must_assignable_to(attr_type, last.type, span, last.span, attr_span)
+                self.assign.must_assignable_to(attr_type, last.type, span, last.span, attr_span)
             self.check_config_value(attr_type, span)
         finally:
-            self.pop_expect(depth)
+            self.ctx.pop_expect(depth)
 
     # ------------------------------------------------------------------ schema expressions
 
     def schema_expr(self, node: ast.SchemaExpr) -> Type:
-        def_type = self.expr(node.name)
+        def_type = self.exprs.expr(node.name)
         span = node.name.span
         if isinstance(def_type, DictType):
-            depth = self.push_expect(Expect(def_type))
+            depth = self.ctx.push_expect(Expect(def_type))
             try:
-                config_type = self.expr(node.config)
+                config_type = self.exprs.expr(node.config)
             finally:
-                self.pop_expect(depth)
-            self._silent_arguments(node)
-            return self.binary(def_type, config_type, "|", span)
+                self.ctx.pop_expect(depth)
+            self.calls.silent_arguments(node)
+            return self.operators.binary(def_type, config_type, "|", span)
         if isinstance(def_type, SchemaType):
             return self._schema_instance(node, def_type)
-        self.silent_expr(node.config)
-        self._silent_arguments(node)
+        self.exprs.silent_expr(node.config)
+        self.calls.silent_arguments(node)
         if not def_type.flags & ANY_F:
-            self.compile_error(f"Invalid schema type '{def_type.ty_str()}'", span)
+            self.ctx.compile_error(f"Invalid schema type '{def_type.ty_str()}'", span)
         return ANY
 
     def _schema_instance(self, node: ast.SchemaExpr, def_type: SchemaType) -> Type:
-        outer = self.top_expect()
+        outer = self.ctx.top_expect()
         in_signature = outer is not None and outer.from_signature
-        depth = self.push_expect(Expect(def_type))
+        depth = self.ctx.push_expect(Expect(def_type))
         try:
-            self.expr(node.config)
+            self.exprs.expr(node.config)
         finally:
-            self.pop_expect(depth)
-        self.types[node.config.id] = def_type
+            self.ctx.pop_expect(depth)
+        self.ctx.types[node.config.id] = def_type
         if def_type.instance:
             if node.args or node.keywords:
-                self.compile_error(
+                self.ctx.compile_error(
                     "Arguments cannot be used in the schema modification expression",
                     node.name.span,
                 )
-            self._silent_arguments(node)
+            self.calls.silent_arguments(node)
         else:
-            self.check_arguments(
+            self.calls.check_arguments(
                 node.name, node.args, node.keywords, def_type.info.func, node.name.span
             )
-            if self.schema is None and not in_signature:
+            if self.ctx.schema is None and not in_signature:
                 self._check_required(def_type.info, node)
         return SchemaType(def_type.info, True)
 
@@ -614,8 +641,8 @@ class ConfigMixin(OperatorsMixin):
         given = literal_keys(config.entries)
         if given is None:
             return
-        if node.id in self.required_siblings:
-            extra = self.required_siblings[node.id]
+        if node.id in self.ctx.required_siblings:
+            extra = self.ctx.required_siblings[node.id]
             if extra is None:
                 return
             given |= extra
@@ -625,25 +652,8 @@ class ConfigMixin(OperatorsMixin):
                 continue
             if isinstance(stmt.type, ast.LiteralType):
                 continue
-            self.compile_error(
+            self.ctx.compile_error(
                 f"attribute '{stmt.name}' of {info.name} is required and can't be None or "
                 "Undefined",
                 config.span,
             )
-
-    def _silent_arguments(self, node: ast.SchemaExpr | ast.CallExpr) -> None:
-        """Visit call arguments for their bindings only (no argument checks)."""
-        for arg in node.args:
-            self.silent_expr(arg)
-        for keyword in node.keywords:
-            self.silent_expr(keyword.value)
-
-    def check_arguments(
-        self,
-        func: ast.Expr,
-        args: list[ast.Expr],
-        keywords: list[ast.Keyword],
-        func_type: object,
-        span: Span,
-    ) -> None:
-        raise NotImplementedError

@@ -5,14 +5,19 @@ walked where a schema is expected is recorded as that schema) and returns the
 type. Comprehensions and quantifiers open a loop scope whose variables get the
 element types of the iterated value; iterating something that is not a list,
 dict, schema or string is a CompileError.
+
+:class:`ExpressionChecker` is the part of the checker that owns this walk: it
+holds the context and dispatches each node to its rule, here or in the part that
+owns it (names, operators, configs and schema expressions, calls and lambdas).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from kclpy.sema.assign import upgrade_dict_to_schema
-from kclpy.sema.calls import CallsMixin
+from kclpy.sema.assign import expect_for_value, upgrade_dict_to_schema
+from kclpy.sema.base import CheckContext
 from kclpy.sema.relations import sup, widen
 from kclpy.sema.symbols import ScopeKind, SymbolKind
 from kclpy.sema.types import (
@@ -39,16 +44,50 @@ from kclpy.sema.types import (
     schema_val_type,
     str_lit,
 )
+from kclpy.source import Span
 from kclpy.syntax import ast
+
+if TYPE_CHECKING:
+    from kclpy.sema.annotations import AnnotationResolver
+    from kclpy.sema.assign import AssignabilityChecker
+    from kclpy.sema.calls import CallChecker
+    from kclpy.sema.checker import Checker
+    from kclpy.sema.config import ConfigChecker
+    from kclpy.sema.names import NameResolver
+    from kclpy.sema.operators import OperatorChecker
 
 VALID_FORMAT_SPECS = ("#json", "#yaml")
 Handler = Callable[[ast.Expr], Type]
 
 
-class ExprsMixin(CallsMixin):
+class ExpressionChecker:
     """Expression walking."""
 
-    def init_expr_handlers(self) -> dict[type, Handler]:
+    names: NameResolver
+    operators: OperatorChecker
+    annotations: AnnotationResolver
+    assign: AssignabilityChecker
+    config: ConfigChecker
+    calls: CallChecker
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        # the two containers every node touches, held directly (never rebound)
+        self.types = ctx.types
+        self.expect_stack = ctx.expect_stack
+        self.handlers: dict[type, Handler] = {}
+
+    def connect(self, checker: Checker) -> None:
+        self.names = checker.names
+        self.operators = checker.operators
+        self.annotations = checker.annotations
+        self.assign = checker.assign
+        self.config = checker.config
+        self.calls = checker.calls
+        self.handlers = self.handler_table()
+
+    def handler_table(self) -> dict[type, Handler]:
+        """The rule of each expression node type (some owned by other parts)."""
         table: dict[type, Callable[..., Type]] = {
             ast.NameExpr: self.name_expr,
             ast.ConstExpr: self.const_expr,
@@ -59,7 +98,7 @@ class ExprsMixin(CallsMixin):
             ast.ParenExpr: self.paren_expr,
             ast.SelectorExpr: self.selector_expr,
             ast.SubscriptExpr: self.subscript_expr,
-            ast.CallExpr: self.call_expr,
+            ast.CallExpr: self.calls.call_expr,
             ast.UnaryExpr: self.unary_expr,
             ast.BinaryExpr: self.binary_expr,
             ast.CompareExpr: self.compare_expr,
@@ -70,19 +109,17 @@ class ExprsMixin(CallsMixin):
             ast.ListIfItem: self.list_if_item,
             ast.ListExpr: self.list_expr,
             ast.ConfigExpr: self.config_expr,
-            ast.SchemaExpr: self.schema_expr,
+            ast.SchemaExpr: self.config.schema_expr,
             ast.ListCompExpr: self.list_comp,
             ast.DictCompExpr: self.dict_comp,
             ast.QuantExpr: self.quant_expr,
-            ast.LambdaExpr: self.lambda_expr,
+            ast.LambdaExpr: self.calls.lambda_expr,
         }
         return table
 
-    expr_handlers: dict[type, Handler]
-
     def expr(self, node: ast.Expr) -> Type:
         top = self.expect_stack[-1] if self.expect_stack else None
-        result = self.expr_handlers[type(node)](node)
+        result = self.handlers[type(node)](node)
         if top is not None and isinstance(result, DictType | ListType):
             self.types[node.id] = upgrade_dict_to_schema(result, top.type)
         else:
@@ -92,14 +129,41 @@ class ExprsMixin(CallsMixin):
     def expr_or_any(self, node: ast.Expr | None) -> Type:
         if node is None:
             return ANY
-        result = self.expr_handlers[type(node)](node)
+        result = self.handlers[type(node)](node)
         self.types[node.id] = result
         return result
+
+    def silent_expr(self, node: ast.Expr | None) -> Type:
+        """Walk an expression the reference does not check: bind names, report nothing."""
+        if node is None:
+            return ANY
+        self.ctx.suppress += 1
+        try:
+            return self.expr(node)
+        finally:
+            self.ctx.suppress -= 1
+
+    def upgrade_type_for_expr(
+        self,
+        expected: Type,
+        node: ast.Expr,
+        target_span: Span | None,
+        def_span: Span | None = None,
+    ) -> Type:
+        """Walk ``node`` expecting ``expected`` and check the value fits it."""
+        ctx = self.ctx
+        depth = ctx.push_expect(expect_for_value(expected, node.span))
+        try:
+            value = self.expr(node)
+        finally:
+            ctx.pop_expect(depth)
+        self.assign.must_assignable_to(value, expected, target_span, def_span)
+        return value
 
     # ------------------------------------------------------------------ leaves
 
     def name_expr(self, node: ast.NameExpr) -> Type:
-        return self.resolve_name(node.name, node)
+        return self.names.resolve_name(node.name, node)
 
     def const_expr(self, node: ast.ConstExpr) -> Type:
         value = node.value
@@ -121,7 +185,7 @@ class ExprsMixin(CallsMixin):
         return str_lit(node.value)
 
     def joined_string(self, node: ast.JoinedStringExpr) -> Type:
-        self.l_value = False
+        self.ctx.l_value = False
         for part in node.parts:
             if isinstance(part, ast.FormattedValue):
                 self.expr(part)
@@ -132,7 +196,7 @@ class ExprsMixin(CallsMixin):
         if spec is not None:
             spec = spec.split("}", 1)[0].strip()
             if spec.lower() not in VALID_FORMAT_SPECS:
-                self.compile_error(f"{spec} is a invalid format spec", node.value.span)
+                self.ctx.compile_error(f"{spec} is a invalid format spec", node.value.span)
         return self.expr(node.value)
 
     def paren_expr(self, node: ast.ParenExpr) -> Type:
@@ -143,35 +207,35 @@ class ExprsMixin(CallsMixin):
     def selector_expr(self, node: ast.SelectorExpr) -> Type:
         value = self.expr(node.value)
         if isinstance(value, ModuleType) and node.optional:
-            self.compile_error(
+            self.ctx.compile_error(
                 f"For the module type, the use of '?.{node.attr}' is unnecessary and it can be "
                 f"modified as '.{node.attr}'",
                 node.span,
             )
-        return self.load_attr(value, node.attr, node.span, node)
+        return self.names.load_attr(value, node.attr, node.span, node)
 
     def subscript_expr(self, node: ast.SubscriptExpr) -> Type:
-        return self.subscript(node, self.expr(node.value))
+        return self.names.subscript(node, self.expr(node.value))
 
     # ------------------------------------------------------------------ operators
 
     def unary_expr(self, node: ast.UnaryExpr) -> Type:
-        return self.unary(self.expr(node.operand), node.op, node.operand.span)
+        return self.operators.unary(self.expr(node.operand), node.op, node.operand.span)
 
     def binary_expr(self, node: ast.BinaryExpr) -> Type:
         left = self.expr(node.left)
         right = self.expr(node.right)
-        return self.binary(left, right, node.op, node.span)
+        return self.operators.binary(left, right, node.op, node.span)
 
     def compare_expr(self, node: ast.CompareExpr) -> Type:
         left = self.expr(node.left)
         comparators = node.comparators
         first = self.expr(comparators[0])
-        self.compare(left, first, node.ops[0], node.left.span.to(comparators[0].span))
+        self.operators.compare(left, first, node.ops[0], node.left.span.to(comparators[0].span))
         count = len(comparators)
         for index in range(1, count - 1):
             right = self.expr(comparators[index])
-            self.compare(left, right, node.ops[index + 1], comparators[index].span)
+            self.operators.compare(left, right, node.ops[index + 1], comparators[index].span)
         if count > 1:
             self.silent_expr(comparators[-1])
         return BOOL_T
@@ -182,8 +246,8 @@ class ExprsMixin(CallsMixin):
 
     def as_expr(self, node: ast.AsExpr) -> Type:
         value = self.expr(node.value)
-        target = self.resolve_type(node.type)
-        return self.cast(value, target, node.span)
+        target = self.annotations.resolve_type(node.type)
+        return self.operators.cast(value, target, node.span)
 
     # ------------------------------------------------------------------ collections
 
@@ -191,7 +255,7 @@ class ExprsMixin(CallsMixin):
         value = self.expr(node.value)
         result, ok = _unpacked(value)
         if not ok:
-            self.compile_error(
+            self.ctx.compile_error(
                 f"only list, dict, schema object can be used * unpacked, got {result.ty_str()}",
                 node.value.span,
             )
@@ -215,54 +279,54 @@ class ExprsMixin(CallsMixin):
         return sup([other, items])
 
     def list_expr(self, node: ast.ListExpr) -> Type:
-        depth = self.push_names(["[]"])
+        depth = self.config.push_names(["[]"])
         try:
             items = [self.expr(item) for item in node.items]
         finally:
-            self.pop_expect(depth)
+            self.ctx.pop_expect(depth)
         return ListType(sup(items))
 
     def config_expr(self, node: ast.ConfigExpr) -> Type:
-        return self.config_entries(node.entries, node)
+        return self.config.config_entries(node.entries, node)
 
     # ------------------------------------------------------------------ comprehensions
 
     def list_comp(self, node: ast.ListCompExpr) -> Type:
-        depth = self.push_names(["[]"])
-        self.enter_scope(ScopeKind.LOOP, node)
+        depth = self.config.push_names(["[]"])
+        self.ctx.enter_scope(ScopeKind.LOOP, node)
         try:
             for clause in node.generators:
                 self.comp_clause(clause)
             if isinstance(node.elt, ast.StarredExpr):
-                self.compile_error(
+                self.ctx.compile_error(
                     "list unpacking cannot be used in list comprehension", node.elt.span
                 )
             item = self.expr(node.elt)
         finally:
-            self.leave_scope()
-            self.pop_expect(depth)
+            self.ctx.leave_scope()
+            self.ctx.pop_expect(depth)
         return ListType(item)
 
     def dict_comp(self, node: ast.DictCompExpr) -> Type:
         entry = node.entry
-        self.enter_scope(ScopeKind.LOOP, node)
+        self.ctx.enter_scope(ScopeKind.LOOP, node)
         try:
             for clause in node.generators:
                 self.comp_clause(clause)
             if entry.key is None:
-                self.compile_error(
+                self.ctx.compile_error(
                     "dict unpacking cannot be used in dict comprehension", entry.value.span
                 )
                 return DictType(ANY, self.expr(entry.value))
             key = self.expr(entry.key)
-            self.check_attr_key_type(key, entry.key.span)
-            depth = self.push_key(entry.key)
+            self.config.check_attr_key_type(key, entry.key.span)
+            depth = self.config.push_key(entry.key)
             try:
                 value = self.expr(entry.value)
             finally:
-                self.pop_expect(depth)
+                self.ctx.pop_expect(depth)
         finally:
-            self.leave_scope()
+            self.ctx.leave_scope()
         return DictType(key, value)
 
     def comp_clause(self, clause: ast.CompClause) -> None:
@@ -275,14 +339,14 @@ class ExprsMixin(CallsMixin):
 
     def quant_expr(self, node: ast.QuantExpr) -> Type:
         iterated = self.expr(node.target)
-        self.enter_scope(ScopeKind.LOOP, node)
+        self.ctx.enter_scope(ScopeKind.LOOP, node)
         try:
             names = self.loop_variables(node.variables)
             self.loop_types(names, iterated, node.target)
             self.expr_or_any(node.cond)
             item = self.expr(node.test)
         finally:
-            self.leave_scope()
+            self.ctx.leave_scope()
         if node.op in ("all", "any"):
             return BOOL_T
         if node.op == "filter":
@@ -293,16 +357,18 @@ class ExprsMixin(CallsMixin):
         names: list[ast.NameExpr] = []
         for index, target in enumerate(targets):
             if "." in target.name:
-                self.compile_error("loop variables can only be ordinary identifiers", target.span)
+                self.ctx.compile_error(
+                    "loop variables can only be ordinary identifiers", target.span
+                )
             if index >= 2:
-                self.compile_error(
+                self.ctx.compile_error(
                     f"the number of loop variables is {len(targets)}, which can only be 1 or 2",
                     target.span,
                 )
                 break
             name = target.name.split(".")[0]
-            self.local_vars.append(name)
-            self.define(name, SymbolKind.LOOP_VARIABLE, ANY, target.span, target)
+            self.ctx.local_vars.append(name)
+            self.ctx.define(name, SymbolKind.LOOP_VARIABLE, ANY, target.span, target)
             names.append(target)
         return names
 
@@ -315,7 +381,7 @@ class ExprsMixin(CallsMixin):
         second: Type = VOID_T
         for member in members:
             if not member.flags & (ITERABLE | ANY_F):
-                self.compile_error(f"'{member.ty_str()}' object is not iterable", node.span)
+                self.ctx.compile_error(f"'{member.ty_str()}' object is not iterable", node.span)
             pair = _element_types(member, len(names) > 1)
             if pair is None:
                 continue
@@ -326,10 +392,10 @@ class ExprsMixin(CallsMixin):
                 self._set_loop_type(names[1], second)
 
     def _set_loop_type(self, target: ast.NameExpr, element: Type) -> None:
-        symbol = self.scope.symbols.get(target.name)
+        symbol = self.ctx.scope.symbols.get(target.name)
         if symbol is not None:
             symbol.type = widen(element)
-            self.types[target.id] = symbol.type
+            self.ctx.types[target.id] = symbol.type
 
 
 def _element_types(member: Type, two: bool) -> tuple[Type, Type] | None:

@@ -5,16 +5,18 @@ base, or in a mixin); elsewhere it is looked up through the scopes. Attribute
 access is checked by the type of the value: a schema instance must declare the
 attribute (TypeError ``attribute 'x' not found in 'P'``), a module must define it
 (and not as a private ``_name``), a string must have the method; dicts, unions
-and ``any`` accept every name.
+and ``any`` accept every name. :class:`NameResolver` is the part of the checker
+that does this; it holds the context and the expression, assignability and
+config checkers it calls.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kclpy.diag import Code, Label
-from kclpy.sema.annotations import suggestion_text
-from kclpy.sema.assign import AssignMixin
-from kclpy.sema.base import is_private
-from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, SYSTEM_MODULES
+from kclpy.sema.base import CheckContext, is_private, suggestion_text
+from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.symbols import Symbol, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -37,6 +39,12 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
+
+if TYPE_CHECKING:
+    from kclpy.sema.assign import AssignabilityChecker
+    from kclpy.sema.checker import Checker
+    from kclpy.sema.config import ConfigChecker
+    from kclpy.sema.exprs import ExpressionChecker
 
 
 def target_parts(target: ast.Expr) -> tuple[ast.NameExpr | None, list[ast.Expr]]:
@@ -70,58 +78,72 @@ def dotted_name(node: ast.Expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-class NamesMixin(AssignMixin):
+class NameResolver:
     """Identifier resolution, attribute loads, subscripts and assignment targets."""
+
+    exprs: ExpressionChecker
+    assign: AssignabilityChecker
+    config: ConfigChecker
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+
+    def connect(self, checker: Checker) -> None:
+        self.exprs = checker.exprs
+        self.assign = checker.assign
+        self.config = checker.config
 
     # ------------------------------------------------------------------ identifiers
 
     def resolve_name(self, name: str, node: ast.Node) -> Type:
         """The type of a name use (or store target when ``l_value`` is set)."""
-        if self.schema is not None:
+        ctx = self.ctx
+        if ctx.schema is not None:
             return self._resolve_in_schema(name, node)
-        if not self.l_value:
-            symbol = self.lookup_or_report(name, node.span)
-            self.bind(node, symbol)
+        if not ctx.l_value:
+            symbol = ctx.lookup_or_report(name, node.span)
+            ctx.bind(node, symbol)
             return symbol.type if symbol is not None else ANY
-        if name not in self.scope.symbols:
-            self.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+        if name not in ctx.scope.symbols:
+            ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
             return ANY
-        symbol = self.scope.symbols[name]
-        self.bind(node, symbol)
+        symbol = ctx.scope.symbols[name]
+        ctx.bind(node, symbol)
         return symbol.type
 
     def _resolve_in_schema(self, name: str, node: ast.Node) -> Type:
-        schema = self.schema
+        ctx = self.ctx
+        schema = ctx.schema
         assert schema is not None
         attr_type = schema.attr_type(name)
-        if self.l_value:
-            if name not in self.scope.symbols or attr_type is None:
-                self.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+        if ctx.l_value:
+            if name not in ctx.scope.symbols or attr_type is None:
+                ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
                 if attr_type is None:
                     schema.local_types[name] = ANY
                 return ANY
-            self.bind(node, self.scope.symbols[name])
+            ctx.bind(node, ctx.scope.symbols[name])
             return attr_type
-        symbol = self.scope.lookup(name)
-        if name in self.local_vars:
-            self.bind(node, symbol)
+        symbol = ctx.scope.lookup(name)
+        if name in ctx.local_vars:
+            ctx.bind(node, symbol)
             return symbol.type if symbol is not None else ANY
         if attr_type is not None and not attr_type.flags & ANY_F:
-            self.bind(node, symbol or schema.info.get_attr(name))
+            ctx.bind(node, symbol or schema.info.get_attr(name))
             return attr_type
         info = schema.info
         if attr_type is None and not info.is_mixin:
             for mixin in info.mixins:
                 found = mixin.get_attr(name)
                 if found is not None:
-                    self.bind(node, found)
+                    ctx.bind(node, found)
                     return found.type
         is_type_ref = name[:1].isupper()
         if attr_type is None and symbol is None and (not info.is_mixin or is_type_ref):
             if not info.is_rule:
-                self.lookup_or_report(name, node.span)
+                ctx.lookup_or_report(name, node.span)
             return ANY
-        self.bind(node, symbol)
+        ctx.bind(node, symbol)
         return symbol.type if symbol is not None else ANY
 
     # ------------------------------------------------------------------ attributes
@@ -129,9 +151,9 @@ class NamesMixin(AssignMixin):
     def load_attr(self, obj: Type, attr: str, span: Span | None, node: ast.Node | None) -> Type:
         found, result, symbol = self._attr_of(obj, attr, span)
         if node is not None and symbol is not None:
-            self.bind(node, symbol, _attr_span(node, attr))
+            self.ctx.bind(node, symbol, _attr_span(node, attr))
         if not found:
-            self.type_error(
+            self.ctx.type_error(
                 f"attribute '{attr}' not found in '{obj.ty_str()}'{self._attr_hint(obj, attr)}",
                 span,
             )
@@ -169,23 +191,23 @@ class NamesMixin(AssignMixin):
         if obj.kind == MODULE_PLUGIN:
             return True, ANY, None
         if obj.kind == MODULE_SYSTEM:
-            members = SYSTEM_MODULES.get(obj.pkgpath)
+            members = module_member_types(obj.pkgpath)
             if members is None:
                 return True, ANY, None
             member = members.get(attr)
             return member is not None, (member or ANY), None
-        scope = self.package_scopes.get(obj.pkgpath)
+        scope = self.ctx.package_scopes.get(obj.pkgpath)
         if scope is None:
             return True, ANY, None
         symbol = scope.symbols.get(attr)
         if symbol is None:
             return False, ANY, None
         if is_private(attr):
-            self.compile_error(
+            self.ctx.compile_error(
                 f"cannot reference private member '{attr}' from module '{obj.pkgpath}'", span
             )
         elif isinstance(symbol.type, ModuleType):
-            self.compile_error(
+            self.ctx.compile_error(
                 f"can not import the attribute '{attr}' from the module '{obj.pkgpath}'", span
             )
         return True, symbol.type, symbol
@@ -209,43 +231,43 @@ class NamesMixin(AssignMixin):
                 return self.subscript_index(value, node.index, span)
             for part in (node.lower, node.upper, node.step):
                 if part is not None:
-                    self.must_assignable_to(self.expr(part), INT_T, part.span)
+                    self.assign.must_assignable_to(self.exprs.expr(part), INT_T, part.span)
             return value if isinstance(value, ListType) else STR_T
         if isinstance(value, DictType | SchemaType):
             if node.index is not None and not node.is_slice:
                 return self.subscript_index(value, node.index, span)
             self.walk_subscript_parts(node)
-            self.compile_error("unhashable type: 'slice'", span)
+            self.ctx.compile_error("unhashable type: 'slice'", span)
             return ANY
         self.walk_subscript_parts(node)
-        self.compile_error(f"'{value.ty_str()}' object is not subscriptable", span)
+        self.ctx.compile_error(f"'{value.ty_str()}' object is not subscriptable", span)
         return ANY
 
     def walk_subscript_parts(self, node: ast.SubscriptExpr) -> None:
         for part in (node.index, node.lower, node.upper, node.step):
             if part is not None:
-                self.silent_expr(part)
+                self.exprs.silent_expr(part)
 
     def subscript_index(self, value: Type, index: ast.Expr, span: Span | None) -> Type:
         if value.flags & ANY_F:
-            self.expr(index)
+            self.exprs.expr(index)
             return value
         if isinstance(value, ListType) or value.flags & STR:
-            self.must_assignable_to(self.expr(index), INT_T, index.span)
+            self.assign.must_assignable_to(self.exprs.expr(index), INT_T, index.span)
             return value.elem if isinstance(value, ListType) else STR_T
         if isinstance(value, DictType | SchemaType):
-            key = self.expr(index)
+            key = self.exprs.expr(index)
             fallback = value.val if isinstance(value, DictType) else schema_val_type(value.info)
             if key.flags & (ANY_F | NONE_F):
                 return fallback
             if not is_key(key):
-                self.compile_error(f"invalid dict/schema key type: '{key.ty_str()}'", span)
+                self.ctx.compile_error(f"invalid dict/schema key type: '{key.ty_str()}'", span)
                 return ANY
             if isinstance(key, LitType):
                 return self.load_attr(value, str(key.value), span, None)
             return fallback
-        self.expr(index)
-        self.compile_error(f"'{value.ty_str()}' object is not subscriptable", span)
+        self.exprs.expr(index)
+        self.ctx.compile_error(f"'{value.ty_str()}' object is not subscriptable", span)
         return ANY
 
     # ------------------------------------------------------------------ targets
@@ -254,44 +276,39 @@ class NamesMixin(AssignMixin):
         """The type expected of an assignment target (``a``, ``a.b``, ``a[0]``)."""
         root, path = target_parts(target)
         if root is None:
-            self.silent_expr(target)
+            self.exprs.silent_expr(target)
             return ANY
         result = self.resolve_name(root.name, root)
-        saved = self.l_value
-        self.l_value = False
+        saved = self.ctx.l_value
+        self.ctx.l_value = False
         try:
             for step in path:
                 result = self._target_step(step, result, target.span)
         finally:
-            self.l_value = saved
-        self.types[target.id] = result
+            self.ctx.l_value = saved
+        self.ctx.types[target.id] = result
         return result
 
     def _target_step(self, step: ast.Expr, current: Type, span: Span) -> Type:
         if isinstance(step, ast.SelectorExpr):
-            self.must_check_config_attr(step.attr, current, span)
+            self.config.must_check_config_attr(step.attr, current, span)
             return self.load_attr(current, step.attr, span, step)
         assert isinstance(step, ast.SubscriptExpr)
         if step.index is None:
             return ANY
         if isinstance(step.index, ast.StringExpr):
-            self.must_check_config_attr(step.index.value, current, span)
+            self.config.must_check_config_attr(step.index.value, current, span)
         return self.subscript_index(current, step.index, span)
 
     # ------------------------------------------------------------------ unique names
 
     def resolve_unique_key(self, name: str, span: Span) -> None:
-        names = self.globals_of_package()
-        if name not in names and self.scope_level == 0:
+        names = self.ctx.globals_of_package()
+        if name not in names and self.ctx.scope_level == 0:
             names[name] = span
             return
         extra: list[Label] = []
         first = names.get(name)
         if first is not None:
             extra.append(Label(first, f"The variable '{name}' is declared here"))
-        self.report(Code.UNIQUE_KEY_ERROR, f"Unique key error name '{name}'", span, *extra)
-
-    def must_check_config_attr(
-        self, attr: str, owner: Type, span: Span | None, attr_span: Span | None = None
-    ) -> None:
-        raise NotImplementedError
+        self.ctx.report(Code.UNIQUE_KEY_ERROR, f"Unique key error name '{name}'", span, *extra)

@@ -5,12 +5,13 @@ The rules are the reference's (its ``calculation`` table). An operand typed
 ``int``). Rejected operands are a TypeError ``unsupported operand type(s) for
 +: 'int' and 'str'``; a literal zero divisor is ``integer division or modulo by
 zero``; an ``as`` between unrelated types is ``Conversion of type ... may be a
-mistake``.
+mistake``. :class:`OperatorChecker` is the part of the checker that applies
+them (it holds the context, to report).
 """
 
 from __future__ import annotations
 
-from kclpy.sema.names import NamesMixin
+from kclpy.sema.base import CheckContext
 from kclpy.sema.relations import is_upper_bound, sup, widen, widen_union
 from kclpy.sema.types import (
     ANY,
@@ -52,8 +53,11 @@ def _number_result(left: Type, right: Type) -> Type:
     return FLOAT_T if (left.flags | right.flags) & FLOAT else INT_T
 
 
-class OperatorsMixin(NamesMixin):
-    """``binary``, ``unary`` and ``compare``."""
+class OperatorChecker:
+    """``binary``, ``unary``, ``compare`` and ``cast``."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
 
     def binary(self, left: Type, right: Type, op: str, span: Span | None) -> Type:
         t1 = widen_union(left)
@@ -62,7 +66,7 @@ class OperatorsMixin(NamesMixin):
             return ANY
         ok, result = self._binary_result(t1, t2, op, span)
         if not ok:
-            self.type_error(
+            self.ctx.type_error(
                 f"unsupported operand type(s) for {op}: '{left.ty_str()}' and '{right.ty_str()}'",
                 span,
             )
@@ -93,7 +97,7 @@ class OperatorsMixin(NamesMixin):
             if not numbers:
                 return False, ANY
             if _is_zero(t2):
-                self.type_error(DIV_ZERO, span)
+                self.ctx.type_error(DIV_ZERO, span)
             return True, (INT_T if op == "%" else _number_result(t1, t2))
         if op in ("<<", ">>", "^", "&"):
             ok = bool(f1 & INT and f2 & INT)
@@ -131,7 +135,7 @@ class OperatorsMixin(NamesMixin):
         if isinstance(right, SchemaType) and not right.instance:
             right = SchemaType(right.info, True)
         if not is_upper_bound(widen(left), right):
-            self.type_error(
+            self.ctx.type_error(
                 f"Conversion of type '{_full_str(left)}' to type '{_full_str(right)}' may be a "
                 "mistake because neither type sufficiently overlaps with the other",
                 span,
@@ -151,7 +155,7 @@ class OperatorsMixin(NamesMixin):
             ok = True
         if ok:
             return value
-        self.type_error(f"bad operand type for unary {op}: '{operand.ty_str()}'", span)
+        self.ctx.type_error(f"bad operand type for unary {op}: '{operand.ty_str()}'", span)
         return ANY
 
     def compare(self, left: Type, right: Type, op: str, span: Span | None) -> Type:
@@ -173,7 +177,7 @@ class OperatorsMixin(NamesMixin):
             return BOOL_T
         if (t1.flags | t2.flags) & NONE_F and op in ("==", "!=", "is", "is not", "not"):
             return BOOL_T
-        self.type_error(
+        self.ctx.type_error(
             f"unsupported operand type(s) for {op}: '{t1.ty_str()}' and '{t2.ty_str()}'", span
         )
         return ANY

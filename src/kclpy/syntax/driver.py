@@ -2,11 +2,24 @@
 
 A tuned copy of ply's ``LRParser.parseopt_notrack`` (same shift/reduce and
 error-recovery behaviour, including the ``error`` token and the three-token
-silence after an error), with two savings on the hot path: nonterminal
-symbols are slotted objects, and *unit* rules whose action only passes the
-child's value up (marked with :func:`unit`) are reduced without calling
-Python code. It takes a ply ``LRParser`` (for its tables) and never imports
-ply itself.
+silence after an error). :class:`Machine` holds ply's tables in the shape the
+loop reads fastest (lists indexed by state, one goto map per rule) and sorts
+the rules into kinds whose reductions run no Python code:
+
+* *unit* rules (marked with :func:`unit`) whose one symbol's value passes up:
+  the top symbol is renamed, and a run of them (``NUMBER -> postfix -> simple
+  -> test``) is taken in one step, memoised by (state below, state, lookahead);
+* *empty* rules (of a :func:`valueless` function, whose action does nothing):
+  the new symbol's value is None;
+* *keep-first* rules (marked with :func:`keep_first`): the value is the first
+  symbol's (``items : items NEWLINE``), so that symbol is renamed in place;
+* *list* rules (marked with :func:`collects`): ``items : item`` starts a list,
+  ``items : items sep item`` appends to the first symbol's list in place.
+
+Nonterminal symbols are slotted objects; a unit rule renames a token in place
+(tokens are read once, so a shifted token is never looked at as a token
+again). It takes a ply ``LRParser`` or the parser's ``Tables`` (for their
+tables) and never imports ply itself.
 """
 
 from __future__ import annotations
@@ -18,10 +31,38 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _ERROR_COUNT = 3
 
+CALL, UNIT, EMPTY, KEEP_FIRST, START, COLLECT = range(6)
+"""Rule kinds: call the action; rename the top symbol; push None; rename the first
+symbol; put the value in a new list; append the last symbol's value to the first's."""
+
 
 def unit(function: F) -> F:
-    """Mark a one-symbol rule whose value is its child's value."""
+    """Mark a rule function whose one-symbol rules pass their symbol's value up
+    (its other rules still call it)."""
     function.unit = True  # type: ignore[attr-defined]
+    return function
+
+
+def collects(function: F) -> F:
+    """Mark the rule function of a left-recursive list (``items : item | items sep
+    item``): a one-symbol rule starts a list of its value, a longer one appends its
+    last symbol's value to its first symbol's list."""
+    function.collects = True  # type: ignore[attr-defined]
+    return function
+
+
+def valueless(function: F) -> F:
+    """Mark a rule function that does nothing (separators, layout): its one-symbol
+    rules are unit rules, its other rules push None."""
+    function.unit = True  # type: ignore[attr-defined]
+    function.valueless = True  # type: ignore[attr-defined]
+    return function
+
+
+def keep_first(function: F) -> F:
+    """Mark a rule function whose value is its first symbol's value, which must
+    be a nonterminal (``items : items NEWLINE``)."""
+    function.keep_first = True  # type: ignore[attr-defined]
     return function
 
 
@@ -58,45 +99,83 @@ class Production:
         return len(self.slice)
 
 
-def compile_rules(parser: Any) -> list[tuple[str, int, Any, bool]]:
-    """(name, length, action, is_unit) for each production of a ply parser."""
-    rules = []
-    for production in parser.productions:
-        action = production.callable
-        is_unit = production.len == 1 and getattr(action, "unit", False)
-        rules.append((production.name, production.len, action, is_unit))
-    return rules
+Rule = tuple[str, int, Any, int, dict[int, int]]
+"""(name, length, action, kind, goto): ``goto`` maps the state uncovered by the
+reduction to the state after it."""
 
 
-def run(
-    parser: Any,
-    rules: list[tuple[str, int, Any, bool]],
-    get_token: Callable[[], Any],
-    on_error: Callable[[Any], None],
-) -> Any:
-    """Parse the tokens from ``get_token`` with ``parser``'s tables; returns the start
-    symbol's value, or None when the input ended in an unrecoverable error (the
-    stacks stay in ``parser.symstack``/``parser.statestack`` for salvaging)."""
-    actions = parser.action
-    goto = parser.goto
-    defaulted = parser.defaulted_states
+class Machine:
+    """A parser's tables for the loop: ``actions[state]`` maps a token kind to a
+    shift (> 0), a reduction (< 0, minus the rule's index) or accept (0);
+    ``defaults[state]`` is the reduction a state takes without reading a token
+    (ply's defaulted states) or None; ``rules`` by index."""
+
+    __slots__ = ("actions", "chains", "defaults", "goto", "parser", "rules")
+
+    def __init__(self, parser: Any) -> None:
+        self.parser = parser
+        states = range(max(parser.action) + 1)
+        self.actions: list[dict[str, int]] = [parser.action.get(state, {}) for state in states]
+        self.goto: dict[int, dict[str, int]] = parser.goto
+        self.defaults: list[int | None] = [parser.defaulted_states.get(s) for s in states]
+        by_name: dict[str, dict[int, int]] = {}
+        for state, row in parser.goto.items():
+            for name, target in row.items():
+                by_name.setdefault(name, {})[state] = target
+        self.rules: list[Rule] = [_rule(rule, by_name) for rule in parser.productions]
+        self.chains: dict[tuple[int, int, str | None], tuple[int, str]] = {}
+
+
+def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:
+    name = production.name
+    length = production.len
+    action = production.callable
+    kind = CALL
+    if getattr(action, "unit", False) and length == 1:
+        kind = UNIT
+    elif getattr(action, "valueless", False):
+        kind = EMPTY
+    elif getattr(action, "keep_first", False) and length >= 1:
+        kind = KEEP_FIRST
+    elif getattr(action, "collects", False) and length >= 1:
+        kind = START if length == 1 else COLLECT
+    return name, length, action, kind, goto_by_name.get(name, {})
+
+
+def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
+    """Parse the tokens ``cursor.tokens[cursor.index:]`` with the machine's tables
+    (``on_error`` may move ``cursor.index`` on and set ``cursor.pending``, a token
+    to read first); returns the start symbol's value, or None when the input ended in an
+    unrecoverable error (the stacks stay in ``parser.symstack``/``parser.statestack``
+    for salvaging)."""
+    parser = machine.parser
+    actions = machine.actions
+    defaults = machine.defaults
+    rules = machine.rules
+    chains = machine.chains
     production = Production(parser)
+    new = object.__new__
     statestack = [0]
     symstack: list[Any] = [Symbol("$end")]
     parser.statestack = statestack
     parser.symstack = symstack
+    tokens = cursor.tokens
+    index = cursor.index
+    size = cursor.size
     lookahead: Any = None
     lookaheadstack: list[Any] = []
     errorcount = 0
     state = 0
-    default = defaulted.get
-    chains = _chains(parser)
     while True:
-        t = default(state)
+        t = defaults[state]
         if t is None:
             if lookahead is None:
-                lookahead = lookaheadstack.pop() if lookaheadstack else get_token()
-                if lookahead is None:
+                if lookaheadstack:
+                    lookahead = lookaheadstack.pop()
+                elif index < size:
+                    lookahead = tokens[index]
+                    index += 1
+                else:
                     lookahead = Symbol("$end")
             t = actions[state].get(lookahead.type)
 
@@ -110,38 +189,57 @@ def run(
                     errorcount -= 1
                 continue
             if t < 0:
-                pname, plen, action, is_unit = rules[-t]
-                if is_unit:
-                    # A run of unit reductions (NAME -> ident -> ... -> test) only
-                    # renames the top symbol and moves the top state: taken in one
-                    # step, memoised by (state below, state, lookahead).
+                pname, plen, action, kind, targets = rules[-t]
+                if kind == CALL:
+                    sym = new(Symbol)
+                    sym.type = pname
+                    sym.value = None
+                    if plen:
+                        body = symstack[-plen - 1 :]
+                        body[0] = sym
+                        production.slice = body
+                        del symstack[-plen:]
+                        action(production)
+                        del statestack[-plen:]
+                    else:
+                        production.slice = [sym]
+                        action(production)
+                    symstack.append(sym)
+                    state = targets[statestack[-1]]
+                    statestack.append(state)
+                    continue
+                if kind == UNIT:
+                    # A run of unit reductions only renames the top symbol and
+                    # moves the top state: taken in one step, memoised.
                     below = statestack[-2]
                     key = (below, state, None if lookahead is None else lookahead.type)
                     hop = chains.get(key)
                     if hop is None:
-                        hop = chains[key] = _unit_chain(parser, rules, below, pname, key[2])
-                    state, pname = hop
-                    top = symstack[-1]
-                    if top.__class__ is Symbol:
-                        top.type = pname
-                    else:
-                        symstack[-1] = Symbol(pname, top.value)
+                        hop = chains[key] = _unit_chain(machine, below, pname, key[2])
+                    state, symstack[-1].type = hop
                     statestack[-1] = state
                     continue
-                sym = Symbol(pname)
-                if plen:
-                    targ = symstack[-plen - 1 :]
-                    targ[0] = sym
-                    production.slice = targ
-                    del symstack[-plen:]
-                    action(production)
-                    del statestack[-plen:]
+                if kind == EMPTY:
+                    if plen:
+                        del symstack[-plen:]
+                        del statestack[-plen:]
+                    symstack.append(Symbol(pname))
+                    state = targets[statestack[-1]]
+                    statestack.append(state)
+                    continue
+                # the first symbol becomes the result: a new list, or renamed in place
+                if kind == START:
+                    symstack[-1] = Symbol(pname, [symstack[-1].value])
                 else:
-                    production.slice = [sym]
-                    action(production)
-                symstack.append(sym)
-                state = goto[statestack[-1]][pname]
-                statestack.append(state)
+                    if plen > 1:
+                        item = symstack[-1].value
+                        del symstack[1 - plen :]
+                        del statestack[1 - plen :]
+                        if kind == COLLECT:
+                            symstack[-1].value.append(item)
+                    symstack[-1].type = pname
+                state = targets[statestack[-2]]
+                statestack[-1] = state
                 continue
             return symstack[-1].value
 
@@ -151,7 +249,13 @@ def run(
             errorcount = _ERROR_COUNT
             parser.errorok = False
             parser.state = state
+            cursor.index = index
             on_error(None if lookahead.type == "$end" else lookahead)
+            index = cursor.index
+            if cursor.pending is not None:  # goes in the slot of a token already read
+                index -= 1
+                tokens[index] = cursor.pending
+                cursor.pending = None
         else:
             errorcount = _ERROR_COUNT
 
@@ -175,39 +279,22 @@ def run(
             state = statestack[-1]
 
 
-def _chains(parser: Any) -> dict[tuple[int, int, str | None], tuple[int, str]]:
-    """The memo of unit-reduction runs, kept on the parser object."""
-    chains: dict[tuple[int, int, str | None], tuple[int, str]] | None = getattr(
-        parser, "unit_chains", None
-    )
-    if chains is None:
-        chains = {}
-        parser.unit_chains = chains
-    return chains
-
-
-def _unit_chain(
-    parser: Any,
-    rules: list[tuple[str, int, Any, bool]],
-    below: int,
-    pname: str,
-    lookahead: str | None,
-) -> tuple[int, str]:
+def _unit_chain(machine: Machine, below: int, pname: str, lookahead: str | None) -> tuple[int, str]:
     """Where reducing by the unit rule ``-> pname`` over state ``below`` ends: the
     state and symbol name after every unit reduction that follows (with the
     lookahead, or in defaulted states only when no token has been read)."""
-    goto = parser.goto
-    actions = parser.action
-    defaulted = parser.defaulted_states
+    goto = machine.goto
+    actions = machine.actions
+    defaults = machine.defaults
     state = goto[below][pname]
     while True:
-        t = defaulted.get(state)
+        t = defaults[state]
         if t is None and lookahead is not None:
             t = actions[state].get(lookahead)
         if t is None or t >= 0:
             return state, pname
-        name, _length, _action, is_unit = rules[-t]
-        if not is_unit:
+        name, _length, _action, kind, _targets = machine.rules[-t]
+        if kind != UNIT:
             return state, pname
         pname = name
         state = goto[below][pname]

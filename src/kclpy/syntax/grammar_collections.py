@@ -14,7 +14,7 @@ from typing import Any
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import unit
+from kclpy.syntax.driver import collects, unit, valueless
 from kclpy.syntax.grammar_expr import p_postfix_selector, p_postfix_subscript
 
 P = Any  # ply's YaccProduction
@@ -23,7 +23,7 @@ P = Any  # ply's YaccProduction
 # --------------------------------------------------------------------------- layout inside brackets
 
 
-@unit
+@valueless
 def p_nl(p: P) -> None:
     """nl : NEWLINE
     | NEWLINE INDENT
@@ -31,19 +31,19 @@ def p_nl(p: P) -> None:
     | dedents"""
 
 
-@unit
+@valueless
 def p_dedents(p: P) -> None:
     """dedents : DEDENT
     | dedents DEDENT"""
 
 
-@unit
+@valueless
 def p_opt_nl(p: P) -> None:
     """opt_nl :
     | nl"""
 
 
-@unit
+@valueless
 def p_item_sep(p: P) -> None:
     """item_sep :
     | nl
@@ -51,7 +51,7 @@ def p_item_sep(p: P) -> None:
     | COMMA nl"""
 
 
-@unit
+@valueless
 def p_block_sep(p: P) -> None:
     """block_sep :
     | NEWLINE
@@ -95,6 +95,7 @@ def p_list_content(p: P) -> None:
     s[0].value = (s[1].value, s[3].value if len(s) == 5 else None)
 
 
+@collects
 def p_list_items(p: P) -> None:
     """list_items : list_item
     | list_items item_sep list_item"""
@@ -167,6 +168,7 @@ def p_list_if_block(p: P) -> None:
     s[0].value = (items, items[-1].span.end)
 
 
+@collects
 def p_block_list_items(p: P) -> None:
     """block_list_items : list_item
     | block_list_items block_sep list_item"""
@@ -190,6 +192,7 @@ def _extend_chain(first: ast.ListIfItem | ast.ConfigIfEntry, end: int) -> None:
 # --------------------------------------------------------------------------- comprehensions
 
 
+@collects
 def p_comp_clauses(p: P) -> None:
     """comp_clauses : comp_for
     | comp_clauses opt_nl comp_for"""
@@ -276,6 +279,7 @@ def p_config_content(p: P) -> None:
     s[0].value = (s[1].value, s[3].value if len(s) == 5 else None)
 
 
+@collects
 def p_entries(p: P) -> None:
     """entries : entry
     | entries item_sep entry"""
@@ -376,6 +380,7 @@ def p_config_if_block(p: P) -> None:
     s[0].value = (entries, entries[-1].span.end)
 
 
+@collects
 def p_block_entries(p: P) -> None:
     """block_entries : entry
     | block_entries block_sep entry"""
@@ -483,6 +488,7 @@ def p_braced_params(p: P) -> None:
     s[0].value = s[-3].value if s[-3].type == "param_items" else []
 
 
+@collects
 def p_param_items(p: P) -> None:
     """param_items : param
     | param_items item_sep param"""
@@ -503,6 +509,7 @@ def p_param_list(p: P) -> None:
     s[0].value = s[1].value
 
 
+@collects
 def p_params(p: P) -> None:
     """params : param
     | params COMMA param

@@ -22,7 +22,7 @@ from typing import Any
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import unit
+from kclpy.syntax.driver import collects, unit
 from kclpy.syntax.tokens import PUNCTUATION
 
 P = Any  # ply's YaccProduction
@@ -330,6 +330,7 @@ def p_call_args(p: P) -> None:
     s[0].value = (args, keywords, s[-1].end)
 
 
+@collects
 def p_arg_list(p: P) -> None:
     """arg_list : arg
     | arg_list item_sep arg"""

@@ -16,7 +16,7 @@ from typing import Any
 from kclpy.diag import Code
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import unit
+from kclpy.syntax.driver import collects, keep_first, unit
 from kclpy.syntax.tokens import AUGMENTED
 
 P = Any  # ply's YaccProduction
@@ -48,19 +48,24 @@ def p_module(p: P) -> None:
 
 def p_top_items(p: P) -> None:
     """top_items : empty
-    | top_items stmt
-    | top_items NEWLINE
-    | top_items error NEWLINE"""
+    | top_items stmt"""
     s = p.slice
     if len(s) == 2:
         s[0].value = []
         return
     items = s[1].value
-    if len(s) == 3 and s[2].type == "stmt":
-        stmt = build.plain_statement(s[2].value)
-        if stmt is not None:
-            items.append(stmt)
+    stmt = build.plain_statement(s[2].value)
+    if stmt is not None:
+        items.append(stmt)
     s[0].value = items
+
+
+@keep_first
+def p_top_items_skip(p: P) -> None:
+    """top_items : top_items NEWLINE
+    | top_items error NEWLINE"""
+    s = p.slice
+    s[0].value = s[1].value
 
 
 def p_stmt_decorated(p: P) -> None:
@@ -106,10 +111,14 @@ def p_expr_stmt_assign(p: P) -> None:
         if attr is not None:
             s[0].value = attr
             return
-    targets = build.targets_of([first, *chain[:-1]])
+    if len(chain) == 1 and first.__class__ is ast.NameExpr:
+        targets: list[ast.Expr] = [first]  # the common case: one plain name
+    else:
+        targets = build.targets_of([first, *chain[:-1]])
     s[0].value = ast.AssignStmt(sp, targets, value, typ)
 
 
+@collects
 def p_assign_rhs(p: P) -> None:
     """assign_rhs : test
     | assign_rhs ASSIGN test"""
@@ -364,6 +373,7 @@ def p_block_items(p: P) -> None:
 # --------------------------------------------------------------------------- decorators
 
 
+@collects
 def p_decorators(p: P) -> None:
     """decorators : decorator
     | decorators decorator"""
@@ -560,6 +570,7 @@ def p_mixin_stmt(p: P) -> None:
     s[0].value = (names, s[-1].end, s[1].lexpos)
 
 
+@collects
 def p_mixin_names(p: P) -> None:
     """mixin_names : dotted
     | mixin_names item_sep dotted"""

@@ -25,7 +25,7 @@ from typing import Any
 from kclpy.depth import MAX_BRACKETS
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.source import SourceFile, Span
-from kclpy.syntax import ast
+from kclpy.syntax import ast, lexer
 from kclpy.syntax.literals import decode_number, decode_string, split_interpolation
 from kclpy.syntax.tokens import KEYWORDS, Token
 
@@ -108,8 +108,8 @@ def layout(
             error('expected one of [")"] got newline', newline.lexpos, newline.lexpos + 1)
             newline = None
         if newline is not None and not expression:
-            nl_at = newline.lexpos
-            nl_tok = Token("NEWLINE", depth, nl_at, nl_at + 1) if out else None
+            nl_tok = newline if out else None  # the raw line break becomes the parser's
+            newline.value = depth
             newline = None
             line_start = text.rfind("\n", 0, pos) + 1
             prefix = text[line_start:pos]
@@ -151,6 +151,9 @@ def layout(
             out.extend(layout_tokens)
         newline = None
 
+        if kind in _PLAIN:
+            append(tok)
+            continue
         if kind == "NAME":
             if value[0] == "$":
                 tok.value = value[1:]
@@ -274,6 +277,7 @@ class _Nesting:
 
 
 _IF_OR_ELSE = frozenset(("IF", "ELSE"))
+
 _OPERAND_ENDS = (
     frozenset(("NAME", "NUMBER", "STRING", "TRUE", "FALSE", "NONE", "UNDEFINED")) | _CLOSERS
 )
@@ -342,6 +346,15 @@ _DROPPED = {
     "BACKSLASH": "unexpected character after line continuation character",
     "ERRORCHAR": "unknown start of token",
 }
+
+_PLAIN = (
+    frozenset(lexer.tokens)
+    - _OPENERS
+    - _CLOSERS
+    - _DROPPED.keys()
+    - {"NAME", "NUMBER", "STRING", "COMMENT", "NEWLINE", "QUESTION", "BANG"}
+)
+"""Raw kinds that pass the filter unchanged (operators and punctuation)."""
 
 
 def _string_node(

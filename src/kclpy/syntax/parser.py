@@ -148,7 +148,6 @@ class Tables:
         "state",
         "statestack",
         "symstack",
-        "unit_chains",
     )
 
     def __init__(self, tables: Any, pdict: dict[str, Any]) -> None:
@@ -168,11 +167,12 @@ class Tables:
         self.state = 0
         self.statestack: list[int] = []
         self.symstack: list[Any] = []
-        # the driver's memo of unit-reduction runs (driver._unit_chain)
-        self.unit_chains: dict[tuple[int, int, str | None], tuple[int, str]] = {}
 
 
 class _Cursor:
+    """The parser's input: ``tokens[index:]``, after ``pending`` (a token the error
+    handler inserts) when set."""
+
     __slots__ = ("index", "pending", "size", "tokens")
 
     def __init__(self, tokens: list[Any]) -> None:
@@ -180,17 +180,6 @@ class _Cursor:
         self.index = 0
         self.size = len(tokens)
         self.pending: Any = None
-
-    def next(self) -> Any:
-        pending = self.pending
-        if pending is not None:
-            self.pending = None
-            return pending
-        index = self.index
-        if index < self.size:
-            self.index = index + 1
-            return self.tokens[index]
-        return None
 
 
 class _Parse:
@@ -330,20 +319,21 @@ def _run(parse: _Parse) -> Any:
     build.DIAGNOSTICS = parse.diagnostics
     _CURRENT.append(parse)
     try:
-        return driver.run(parse.parser, _rules(parse.parser), parse.cursor.next, parse.on_error)
+        return driver.run(_machine(parse.parser), parse.cursor, parse.on_error)
     finally:
         _CURRENT.pop()
         build.FILE, build.DIAGNOSTICS = saved
 
 
-_RULES: dict[int, list[tuple[str, int, Any, bool]]] = {}
+_MACHINES: dict[int, driver.Machine] = {}
 
 
-def _rules(parser: Any) -> list[tuple[str, int, Any, bool]]:
-    rules = _RULES.get(id(parser))
-    if rules is None:
-        rules = _RULES[id(parser)] = driver.compile_rules(parser)
-    return rules
+def _machine(parser: Any) -> driver.Machine:
+    """The driver's view of a parser's tables (built once per parser)."""
+    machine = _MACHINES.get(id(parser))
+    if machine is None or machine.parser is not parser:
+        machine = _MACHINES[id(parser)] = driver.Machine(parser)
+    return machine
 
 
 def _salvage(parser: Any, file: SourceFile) -> ast.Module:

@@ -35,7 +35,7 @@ from kclpy.loader import MAIN, Loader, ParseMemo, Program, package_files
 from kclpy.pipeline import driver
 from kclpy.sema import Model
 from kclpy.syntax import ast, parse_source
-from kclpy.syntax.universe import SYSTEM_MODULES
+from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 from kclpy.tools.lint_rules import (
     DEFAULT_BAD_NAMES,
     DEFAULT_MAX_LINE_LENGTH,
@@ -312,7 +312,7 @@ def _self_import_test(loader: Loader, module: ast.Module) -> Callable[[ast.Impor
     own = os.path.abspath(module.file.path)
 
     def is_self_import(stmt: ast.ImportStmt) -> bool:
-        if stmt.path in SYSTEM_MODULES or stmt.path.startswith("kcl_plugin."):
+        if stmt.path in SYSTEM_MODULES or is_plugin(stmt.path):
             return False
         found = loader.locate(MAIN, module, stmt.path)
         return found is not None and own in {os.path.abspath(path) for path in found[1]}

@@ -4,20 +4,54 @@ Each running code has its own operand stack; calls of lambdas, lazy computation
 of package variables and schema attributes, and schema instantiation re-enter
 :meth:`Interpreter.execute`, bounded by ``MAX_DEPTH`` so that unbounded KCL
 recursion ends in an EvaluationError instead of exhausting the Python stack.
+
+The interpreter is one of three cooperating parts: it owns the loop and what the
+loop calls that runs code (names, package variables, modules, attributes, calls);
+the state of the run is the :class:`~kclpy.vm.runtime.Runtime` it is given; the
+schema machinery is its :class:`~kclpy.vm.schemas.SchemaBuilder`; value access and
+config entries are the functions of :mod:`kclpy.vm.access`. Builtins get a
+:class:`~kclpy.vm.builtins.context.BuiltinContext`, never the interpreter.
+A failing instruction records its position on the error (``KclRuntimeError.locate``).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from kclpy.compile.code import Code, FunctionProto, PackageCode, SchemaProto
+from kclpy.compile.code import (
+    FALLBACK_BUILTIN,
+    FALLBACK_GLOBAL,
+    FALLBACK_IMPORT,
+    Code,
+    FunctionProto,
+    PackageCode,
+    SchemaProto,
+)
 from kclpy.compile.opcodes import OPERATORS, Op
+from kclpy.syntax.universe import is_plugin
 from kclpy.vm import merge
+from kclpy.vm.access import (
+    config_dynamic_entry,
+    config_entry,
+    config_index_entry,
+    config_unpack,
+    format_value,
+    get_item,
+    get_slice,
+    iterate,
+    iterate_values,
+    set_path,
+)
+from kclpy.vm.builtins import registry
+from kclpy.vm.builtins.context import BuiltinContext
 from kclpy.vm.builtins.convert import to_str, truthy
 from kclpy.vm.limits import LimitExceeded, limit_error
 from kclpy.vm.objects import (
     DONE,
+    IN_PROGRESS,
     Builtin,
     Frame,
     Function,
@@ -26,8 +60,10 @@ from kclpy.vm.objects import (
     SchemaType,
     Scope,
 )
-from kclpy.vm.operators import COMPARE, UNARY
-from kclpy.vm.runtime_base import RuntimeBase
+from kclpy.vm.operators import BINARY, COMPARE, STRICT_BINARY, UNARY
+from kclpy.vm.runtime import Runtime
+from kclpy.vm.schemas import SchemaBuilder, check_failure
+from kclpy.vm.typecheck import value_type_name
 from kclpy.vm.values import (
     OP_INSERT,
     OP_OVERRIDE,
@@ -36,6 +72,7 @@ from kclpy.vm.values import (
     Config,
     KclRuntimeError,
     NumberMultiplier,
+    Value,
 )
 
 MAX_DEPTH = 2000
@@ -72,10 +109,25 @@ LOAD_BUILTIN = int(Op.LOAD_BUILTIN)
 _COMPARE_OPS: list[Any] = [COMPARE.get(name) for name in OPERATORS]
 
 
-class Interpreter(RuntimeBase):
-    """Runs compiled packages; the schema and module machinery lives in RuntimeBase."""
+class Interpreter:
+    """Runs the compiled packages of one run (see the module docstring)."""
 
-    def execute(self, code: Code, scope: Scope, package: PackageState, frame: Frame | None) -> Any:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.schemas = SchemaBuilder(runtime, self)
+        self.types = self.schemas.types
+        self.rebuild = self.schemas.rebuild
+        self.context = BuiltinContext(runtime, self.call_value, self.union)
+        self.depth = 0  # nested executions (MAX_DEPTH)
+        self.binary_ops = operand_table(BINARY)
+
+    def set_strict_range_check(self, strict: bool) -> None:
+        """``-r``: arithmetic results must fit 32-bit ints and floats."""
+        self.binary_ops = operand_table(STRICT_BINARY if strict else BINARY)
+
+    def execute(
+        self, code: Code, scope: Scope, package: PackageState, frame: Frame | None
+    ) -> Value:
         """Run ``code`` to its RETURN and give the returned value."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -85,7 +137,7 @@ class Interpreter(RuntimeBase):
         ops = code.ops
         consts = code.consts
         names = code.names
-        values = scope.values
+        values: list[Any] = scope.values
         stack: list[Any] = []
         push = stack.append
         pop = stack.pop
@@ -93,8 +145,9 @@ class Interpreter(RuntimeBase):
         binary_ops = self.binary_ops
         compare_ops = _COMPARE_OPS
         pc = 0
-        saved_package = self._current_package
-        self._current_package = package
+        runtime = self.runtime
+        saved_package = runtime.current_package
+        runtime.current_package = package
         try:
             while True:
                 op = ops[pc]
@@ -109,7 +162,7 @@ class Interpreter(RuntimeBase):
                     function = binary_ops[arg]
                     if function is None:  # `|`: may union configs and schemas
                         here.pc = pc
-                        stack[-1] = self.bit_or(stack[-1], right, here)
+                        stack[-1] = merge.bit_or(stack[-1], right, self.rebuild)
                     else:
                         stack[-1] = function(stack[-1], right)
                 elif op == STORE_LOCAL:
@@ -135,7 +188,7 @@ class Interpreter(RuntimeBase):
                     value = pop()
                     path, op_text = consts[arg]
                     here.pc = pc
-                    self.config_entry(stack[-1], path, value, _OPS_BY_TEXT[op_text], here)
+                    config_entry(stack[-1], path, value, _OPS_BY_TEXT[op_text], self.rebuild)
                 elif op == LOAD_NAME:
                     here.pc = pc
                     push(self.load_name(consts[arg], scope, package, here))
@@ -154,7 +207,7 @@ class Interpreter(RuntimeBase):
                     else:
                         arguments = []
                     function = pop()
-                    kwargs: dict[str, Any] = {}
+                    kwargs: dict[str, Value] = {}
                     if keywords_index:
                         keyword_names = consts[keywords_index - 1]
                         split = len(arguments) - len(keyword_names)
@@ -165,7 +218,8 @@ class Interpreter(RuntimeBase):
                 elif op == LOAD_NONE:
                     push(None)
                 elif op == RETURN:
-                    return pop()
+                    result: Value = pop()
+                    return result
                 elif op == BUILD_CONFIG:
                     config = Config()
                     configs.append(config)
@@ -200,23 +254,23 @@ class Interpreter(RuntimeBase):
                 elif op == GET_ITEM:
                     here.pc = pc
                     index = pop()
-                    stack[-1] = self.get_item(stack[-1], index)
+                    stack[-1] = get_item(stack[-1], index)
                 else:
                     pc = self.execute_rare(op, arg, pc, stack, here, configs)
         except KclRuntimeError as error:
-            self.locate(error, here, pc - 2)
+            locate(error, here, pc - 2)
             raise
         except RecursionError:
             failure = KclRuntimeError("maximum recursion depth exceeded", "RecursionError")
-            self.locate(failure, here, pc - 2)
+            locate(failure, here, pc - 2)
             raise failure from None
         except (LimitExceeded, MemoryError) as error:  # kclpy.vm.limits: at the expression
             failure = limit_error(error)
-            self.locate(failure, here, pc - 2)
+            locate(failure, here, pc - 2)
             raise failure from None
         finally:
             self.depth -= 1
-            self._current_package = saved_package
+            runtime.current_package = saved_package
 
     def execute_rare(
         self,
@@ -293,7 +347,7 @@ class Interpreter(RuntimeBase):
                 push(self.get_attr(value, code.names[arg], here))
         elif op == Op.GET_ITEM:
             index = pop()
-            push(self.get_item(pop(), index))
+            push(get_item(pop(), index))
         elif op == Op.GET_ITEM_OPT:
             index = pop()
             value = pop()
@@ -304,12 +358,12 @@ class Interpreter(RuntimeBase):
             ):
                 push(None)
             else:
-                push(self.get_item(value, index))
+                push(get_item(value, index))
         elif op == Op.SLICE:
             step = pop()
             upper = pop()
             lower = pop()
-            push(self.get_slice(pop(), lower, upper, step))
+            push(get_slice(pop(), lower, upper, step))
         elif op == Op.BUILD_LIST:
             if arg:
                 items = stack[-arg:]
@@ -320,26 +374,26 @@ class Interpreter(RuntimeBase):
         elif op == Op.LIST_EXTEND:
             items = pop()
             if items is not None and items is not UNDEFINED:
-                stack[-1].extend(self.iterate_values(items))
+                stack[-1].extend(iterate_values(items))
         elif op == Op.CONFIG_ENTRY_DYN:
             value = pop()
             key = pop()
-            self.config_dynamic_entry(stack[-1], key, value, _ENTRY_OPS[arg], here)
+            config_dynamic_entry(stack[-1], key, value, _ENTRY_OPS[arg], self.rebuild)
         elif op == Op.CONFIG_ENTRY_INDEX:
             value = pop()
             index = pop()
             path, op_text = consts[arg]
-            self.config_index_entry(stack[-1], path, index, value, _OPS_BY_TEXT[op_text])
+            config_index_entry(stack[-1], path, index, value, _OPS_BY_TEXT[op_text], self.rebuild)
         elif op == Op.CONFIG_UNPACK:
             value = pop()
-            self.config_unpack(stack[-1], value)
+            config_unpack(stack[-1], value, self.rebuild)
         elif op == Op.BUILD_STRING:
             parts = stack[-arg:] if arg else []
             if arg:
                 del stack[-arg:]
             push("".join(parts))
         elif op == Op.FORMAT_VALUE:
-            push(self.format_value(pop(), consts[arg]))
+            push(format_value(pop(), consts[arg]))
         elif op == Op.MAKE_FUNCTION:
             proto: FunctionProto = consts[arg & 0xFFFF]
             count = arg >> 16
@@ -364,13 +418,13 @@ class Interpreter(RuntimeBase):
                 split = len(arguments) - len(keyword_names)
                 kwargs = dict(zip(keyword_names, arguments[split:], strict=True))
                 arguments = arguments[:split]
-            push(self.schema_new(pop(), arguments, kwargs, config, here))
+            push(self.schemas.schema_new(pop(), arguments, kwargs, config, here))
         elif op == Op.TYPE_CHECK:
             push(self.types.check(pop(), consts[arg]))
         elif op == Op.AS_TYPE:
-            push(self.cast(pop(), consts[arg]))
+            push(self.types.check(pop(), consts[arg], strict=True))
         elif op == Op.GET_ITER:
-            push(self.iterate(pop(), arg))
+            push(iterate(pop(), arg))
         elif op == Op.ASSERT:
             message = pop()
             if not truthy(pop()):
@@ -379,9 +433,9 @@ class Interpreter(RuntimeBase):
         elif op == Op.CHECK:
             message = pop()
             if not truthy(pop()):
-                raise self.check_failure(message, here)
+                raise check_failure(message)
         elif op == Op.EXPR_OUTPUT:
-            self.expression_output(pop(), here)
+            self.runtime.record_expression(pop(), here)
         elif op == Op.MAKE_SCHEMA:
             schema_proto: SchemaProto = consts[arg]
             push(SchemaType(schema_proto, here.package))
@@ -411,7 +465,7 @@ class Interpreter(RuntimeBase):
             indices = stack[-count:] if count else []
             if count:
                 del stack[-count:]
-            push(self.set_path(pop(), consts[arg & 0xFFFF], indices, value))
+            push(set_path(pop(), consts[arg & 0xFFFF], indices, value, self.rebuild))
         elif op == Op.JUMP_IF_NONE:
             value = stack[-1]
             if value is None or value is UNDEFINED:
@@ -423,8 +477,258 @@ class Interpreter(RuntimeBase):
             raise KclRuntimeError(f"internal error: unknown opcode {op}", "InternalError")
         return pc
 
+    # ------------------------------------------------------------------ names
 
-def swap_removed_order(kept: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
+    def force_global(self, package: PackageState, slot: int, frame: Frame | None) -> Value:
+        """The value of a package variable, running its setters the first time."""
+        state = package.states[slot]
+        if state in (DONE, IN_PROGRESS):
+            return package.values[slot]
+        package.states[slot] = IN_PROGRESS
+        try:
+            for code in package.code.setters[slot]:
+                self.execute(code, package.scope, package, frame)
+            value = package.values[slot]
+            if isinstance(value, dict | list):
+                self.schemas.require(value)
+        except BaseException:
+            package.states[slot] = 0
+            raise
+        package.states[slot] = DONE
+        return value
+
+    def load_name(
+        self, spec: tuple[str, int, int], scope: Scope, package: PackageState, frame: Frame
+    ) -> Value:
+        """A name the compiler could not bind: a schema attribute, else its fallback."""
+        name, kind, index = spec
+        state = scope.instance
+        if state is not None and self.schemas.has_attribute(state, name):
+            return self.schemas.force_attr(state, name, frame)
+        if kind == FALLBACK_GLOBAL:
+            if package.states[index] == DONE:
+                return package.values[index]
+            return self.force_global(package, index, frame)
+        if kind == FALLBACK_IMPORT:
+            return self.import_module(frame.code.consts[index], frame)
+        if kind == FALLBACK_BUILTIN:
+            return self.builtin(frame.code.names[index])
+        return UNDEFINED
+
+    # ------------------------------------------------------------------ modules
+
+    def import_module(self, pkgpath: str, frame: Frame | None) -> ModuleValue:
+        """The module of ``pkgpath``; a user package runs on its first import."""
+        modules = self.runtime.modules
+        module = modules.get(pkgpath)
+        if module is not None:
+            return module
+        members = registry.system_module(pkgpath)
+        if members is not None:
+            module = ModuleValue(pkgpath, None, members)
+        elif is_plugin(pkgpath):
+            from kclpy.vm.plugins import plugin_members
+
+            module = ModuleValue(pkgpath, None, plugin_members(pkgpath))
+        else:
+            code = self.runtime.package_codes.get(pkgpath)
+            if code is None:
+                raise KclRuntimeError(f"pkgpath {pkgpath} not found in the program")
+            package = PackageState(code)
+            module = ModuleValue(pkgpath, package, None)
+            modules[pkgpath] = module
+            self.run_package(package, frame)
+            return module
+        modules[pkgpath] = module
+        return module
+
+    def run_package(self, package: PackageState, frame: Frame | None) -> None:
+        """Run the top-level walk of a package (forces its variables, runs statements)."""
+        if package.started:
+            return
+        package.started = True
+        for code in package.code.body:
+            self.execute(code, package.scope, package, frame)
+
+    def builtin(self, name: str) -> Builtin:
+        """The builtin function ``name`` as a value (cached per run)."""
+        cache = self.runtime.builtin_cache
+        cached = cache.get(name)
+        if cached is None:
+            if name == "option":
+                from kclpy.vm.options import option
+
+                cached = Builtin("option", option, True)
+            else:
+                function = registry.builtin_functions().get(name)
+                if function is None:
+                    raise KclRuntimeError(f"name '{name}' is not defined")
+                cached = Builtin(name, function, registry.takes_context(function))
+            cache[name] = cached
+        return cached
+
+    # ------------------------------------------------------------------ attributes
+
+    def get_attr(self, value: Value, name: str, frame: Frame) -> Value:
+        """``value.name``: dict entries, module members, string methods, ``S.instances``."""
+        if isinstance(value, dict):
+            return value.get(name, UNDEFINED)
+        if isinstance(value, ModuleValue):
+            return self.module_member(value, name, frame)
+        if isinstance(value, str):
+            method = registry.string_methods().get(name)
+            if method is None:
+                raise KclRuntimeError(f"str object attr '{name}' not found")
+            return Builtin(name, functools.partial(method, value), False)
+        if isinstance(value, SchemaType):
+            if name == "instances":
+                instances = functools.partial(self.schemas.schema_instances, value)
+                return Builtin("instances", instances, False)
+            raise KclRuntimeError(f"schema object attr '{name}' not found")
+        # the reference's words, None and Undefined included
+        kind = value_type_name(value)
+        raise KclRuntimeError(f"invalid value '{kind}' to load attribute '{name}'")
+
+    def module_member(self, module: ModuleValue, name: str, frame: Frame | None) -> Value:
+        """``module.name``: a system module's member or a package's variable."""
+        if module.members is not None:
+            if name not in module.members:
+                raise KclRuntimeError(f"module '{module.name}' has no attribute '{name}'")
+            member = module.members[name]
+            if callable(member) and not isinstance(member, type):
+                return Builtin(f"{module.name}.{name}", member, registry.takes_context(member))
+            result: Value = member
+            return result
+        package = module.package
+        assert package is not None
+        if name.startswith("_"):
+            raise KclRuntimeError(
+                f"cannot reference private member '{name}' from module '{module.name}'"
+            )
+        slot = package.code.slot_of(name)
+        if slot < 0:
+            raise KclRuntimeError(f"module '{module.name}' has no attribute '{name}'")
+        return self.force_global(package, slot, frame)
+
+    # ------------------------------------------------------------------ calls
+
+    def call(
+        self, function: Value, args: list[Value], kwargs: dict[str, Value], frame: Frame | None
+    ) -> Value:
+        """Call a function value: a builtin, a lambda, or a schema type (an instance)."""
+        if isinstance(function, Builtin):
+            return self.call_builtin(function, args, kwargs)
+        if isinstance(function, Function):
+            return self.call_function(function, args, kwargs, frame)
+        if isinstance(function, SchemaType):
+            return self.schemas.instantiate(function, Config(), args, kwargs, frame)
+        raise KclRuntimeError(f"'{value_type_name(function)}' object is not callable")
+
+    def call_value(self, function: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """A call from outside the loop (a builtin, the host): at the running package."""
+        runtime = self.runtime
+        package = runtime.current_package or runtime.main_package
+        if package is None:
+            package = PackageState(PackageCode("__main__"))
+        return self.call(function, args, kwargs, Frame(_HOST_CODE, package.scope, package, None))
+
+    def union(self, left: Value, right: Value) -> Value:
+        """``left | right`` (for builtins)."""
+        return merge.bit_or(left, right, self.rebuild)
+
+    def call_builtin(self, function: Builtin, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        try:
+            if function.needs_context:
+                return function.function(self.context, *args, **kwargs)
+            return function.function(*args, **kwargs)
+        except KclRuntimeError:
+            raise
+        except TypeError as error:
+            raise KclRuntimeError(_call_message(function.name, error)) from None
+        except (ValueError, ArithmeticError, LookupError) as error:
+            raise KclRuntimeError(str(error)) from None
+
+    def call_function(
+        self, function: Function, args: list[Value], kwargs: dict[str, Value], frame: Frame | None
+    ) -> Value:
+        """Call a lambda: bind its parameters, check their types, run its code."""
+        proto = function.proto
+        parent = function.scope
+        scope = Scope(proto.nlocals, parent, parent.instance)
+        bind_arguments(function, scope.values, args, kwargs)
+        runtime = self.runtime
+        saved = runtime.current_package
+        runtime.current_package = function.package
+        values = scope.values
+        try:
+            for index, param in enumerate(proto.params):
+                if param.type is not None:
+                    values[index] = self.types.check(values[index], param.type)
+            result = self.execute(proto.code, scope, function.package, frame)
+            if proto.return_type is not None:
+                result = self.types.check(result, proto.return_type)
+        finally:
+            runtime.current_package = saved
+        return result
+
+
+def bind_arguments(
+    function: Function, values: list[Value], args: list[Value], kwargs: dict[str, Value]
+) -> None:
+    """Store a lambda's arguments (and defaults) in its local slots; arity errors."""
+    proto = function.proto
+    params = proto.params
+    if len(args) > len(params):
+        raise KclRuntimeError(
+            f'"{proto.name}" takes {len(params)} positional argument'
+            f"{'s' if len(params) != 1 else ''} but {len(args)} were given"
+        )
+    for index, value in enumerate(args):
+        values[index] = value
+    first_default = len(params) - len(function.defaults)
+    for index in range(len(args), len(params)):
+        param = params[index]
+        if param.name in kwargs:
+            values[index] = kwargs.pop(param.name)
+        elif index >= first_default:
+            values[index] = function.defaults[index - first_default]
+        else:
+            raise KclRuntimeError(
+                f"expected {first_default} positional argument"
+                f"{'s' if first_default != 1 else ''}, found {len(args)}"
+            )
+    if kwargs:
+        name = next(iter(kwargs))
+        raise KclRuntimeError(f"\"{proto.name}\" got an unexpected keyword argument '{name}'")
+
+
+def _call_message(name: str, error: TypeError) -> str:
+    text = str(error)
+    if "positional argument" in text or "keyword argument" in text or "argument" in text:
+        detail = text.split(") ", 1)[-1] if ") " in text else text
+        return f'"{name}" {detail}' if not detail.startswith('"') else detail
+    return text
+
+
+def locate(error: KclRuntimeError, frame: Frame, pc: int) -> None:
+    """Record the position of the instruction at ``pc`` on ``error``."""
+    code = frame.code
+    index = max(0, min(pc // 2, len(code.positions) - 1)) if code.positions else -1
+    start, end = code.positions[index] if index >= 0 else (0, 0)
+    error.locate((code.path, start, end))
+
+
+def operand_table(binary: Mapping[str, BinaryFunction]) -> list[BinaryFunction | None]:
+    """BINARY's functions indexed by operand; None for ``|``, which the interpreter
+    handles itself (it unions configs and schemas as well as ints)."""
+    return [None if name == "|" else binary.get(name) for name in OPERATORS]
+
+
+_HOST_CODE = Code("<builtin>", "")
+BinaryFunction = Callable[[Value, Value], Value]
+
+
+def swap_removed_order(kept: dict[str, Value], target: dict[str, Value]) -> dict[str, Value]:
     """``kept`` in the reference's order: it filters a copy of ``target`` by
     ``swap_remove``-ing each failing key in turn (the last key takes its place)."""
     order = list(target)
@@ -452,5 +756,3 @@ def _raise_recursion_limit() -> None:
 
 
 _raise_recursion_limit()
-
-__all__ = ["Builtin", "Interpreter", "ModuleValue", "PackageCode"]

@@ -9,8 +9,8 @@ reported through the ``rebuild`` callback, which the VM provides.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from kclpy.vm.typecheck import value_type_name
 from kclpy.vm.values import (
     OP_INSERT,
     OP_OVERRIDE,
@@ -20,15 +20,16 @@ from kclpy.vm.values import (
     KclRuntimeError,
     SchemaInstance,
     UndefinedType,
+    Value,
 )
 
-Rebuild = Callable[[SchemaInstance, dict[str, Any]], Any]
+Rebuild = Callable[[SchemaInstance, dict[str, Value]], Value]
 
 
 class MergeConflict(KclRuntimeError):
     """Two values of one attribute cannot be unified."""
 
-    def __init__(self, path: list[str], old: Any, new: Any) -> None:
+    def __init__(self, path: list[str], old: Value, new: Value) -> None:
         dotted = ".".join(path)
         key = path[-1] if path else ""
         message = (
@@ -42,7 +43,7 @@ class MergeConflict(KclRuntimeError):
         self.path = path
 
 
-def short_repr(value: Any) -> str:
+def short_repr(value: Value) -> str:
     if isinstance(value, dict):
         return "{...}"
     if isinstance(value, list):
@@ -58,7 +59,7 @@ def short_repr(value: Any) -> str:
     return str(value)
 
 
-def conflicts(new: Any, old: Any) -> bool:
+def conflicts(new: Value, old: Value) -> bool:
     """Whether ``new`` cannot be unified with ``old`` (the reference's value_subsume)."""
     if new is None or old is None or new is UNDEFINED or old is UNDEFINED:
         return False
@@ -75,7 +76,7 @@ def conflicts(new: Any, old: Any) -> bool:
     return bool(new != old)
 
 
-def union(old: Any, new: Any, path: list[str], rebuild: Rebuild | None = None) -> Any:
+def union(old: Value, new: Value, path: list[str], rebuild: Rebuild | None = None) -> Value:
     """``old`` unified with ``new`` (the config ``:`` semantics, recursively)."""
     if new is UNDEFINED or new is None:
         return old if old is not UNDEFINED else new
@@ -95,7 +96,7 @@ def union(old: Any, new: Any, path: list[str], rebuild: Rebuild | None = None) -
 
 
 def union_dicts(
-    old: dict[str, Any], new: dict[str, Any], path: list[str], rebuild: Rebuild | None = None
+    old: dict[str, Value], new: dict[str, Value], path: list[str], rebuild: Rebuild | None = None
 ) -> Config:
     """A new config: ``old``'s entries, then ``new``'s applied with their own operators."""
     result = Config(old)
@@ -111,7 +112,7 @@ def union_dicts(
 def apply_entry(
     config: Config,
     key: str,
-    value: Any,
+    value: Value,
     op: int,
     path: list[str] | None = None,
     rebuild: Rebuild | None = None,
@@ -145,7 +146,7 @@ def apply_entry(
             config.ops[key] = OP_INSERT
 
 
-def insert(old: Any, value: Any, index: int | None = None) -> list[Any]:
+def insert(old: Value, value: Value, index: int | None = None) -> list[Value]:
     """``old += value`` for lists (None/Undefined start from an empty list)."""
     if old is None or isinstance(old, UndefinedType):
         old = []
@@ -157,7 +158,7 @@ def insert(old: Any, value: Any, index: int | None = None) -> list[Any]:
     return [*old[:index], *items, *old[index:]]
 
 
-def nest(path: tuple[str, ...], value: Any, op: int) -> tuple[str, Any, int]:
+def nest(path: tuple[str, ...], value: Value, op: int) -> tuple[str, Value, int]:
     """``a.b.c op v`` as the entry ``a: {b: {c op v}}``; returns (key, value, op)."""
     if len(path) == 1:
         return path[0], value, op
@@ -172,15 +173,58 @@ def nest(path: tuple[str, ...], value: Any, op: int) -> tuple[str, Any, int]:
     return path[0], inner, OP_UNION
 
 
-def bitwise_union(left: Any, right: Any, rebuild: Rebuild | None = None) -> Any:
+def bitwise_union(left: Value, right: Value, rebuild: Rebuild | None = None) -> Value:
     """The ``|`` operator on configs and lists (ints and None are handled by the caller)."""
     if isinstance(left, list) and isinstance(right, list):
-        merged = [
-            bitwise_union(a, b, rebuild) if isinstance(a, dict | list) else b
-            for a, b in zip(left, right, strict=False)
-        ]
+        merged = [_union_item(a, b, rebuild) for a, b in zip(left, right, strict=False)]
         longer = left if len(left) > len(right) else right
         return merged + longer[len(merged) :]
+    if not isinstance(left, dict) or not isinstance(right, dict):
+        raise _unsupported(left, right)
     if isinstance(left, SchemaInstance) and rebuild is not None:
         return rebuild(left, right)
     return union_dicts(left, right, [], rebuild)
+
+
+def _union_item(left: Value, right: Value, rebuild: Rebuild | None) -> Value:
+    """One item of a list ``|`` list: containers of one kind unite, None keeps the
+    container, a scalar replaces it (as in the reference)."""
+    if not isinstance(left, dict | list):
+        return right
+    if right is None or right is UNDEFINED:
+        return left
+    if not isinstance(right, dict | list):
+        return right
+    if isinstance(left, list) != isinstance(right, list):
+        expected, got = ("list", "dict") if isinstance(left, list) else ("dict", "list")
+        raise KclRuntimeError(f'union failure, expect "{expected}", got "{got}"')
+    return bitwise_union(left, right, rebuild)
+
+
+def bit_or(left: Value, right: Value, rebuild: Rebuild | None = None) -> Value:
+    """The ``|`` operator: ints, and the union of configs, schema instances and lists
+    (None and Undefined give the other side)."""
+    if left is None or left is UNDEFINED:
+        return right
+    if right is None or right is UNDEFINED:
+        return left
+    if type(left) is int and type(right) is int:
+        return left | right
+    if isinstance(left, list) and isinstance(right, list):
+        return bitwise_union(left, right, rebuild)
+    if isinstance(left, dict) and isinstance(right, dict):
+        if (
+            isinstance(right, SchemaInstance)
+            and not isinstance(left, SchemaInstance)
+            and rebuild is not None
+        ):
+            return rebuild(right, union_dicts(left, right, [], rebuild))
+        return bitwise_union(left, right, rebuild)
+    raise _unsupported(left, right)
+
+
+def _unsupported(left: Value, right: Value) -> KclRuntimeError:
+    return KclRuntimeError(
+        f"unsupported operand type(s) for |: "
+        f"'{value_type_name(left)}' and '{value_type_name(right)}'"
+    )

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kclpy.compile.code import Code, FunctionProto, PackageCode, SchemaProto
-from kclpy.vm.values import UNDEFINED, Config
+from kclpy.compile.code import AttrSpec, Code, FunctionProto, PackageCode, SchemaProto
+from kclpy.vm.values import UNDEFINED, SchemaInstance, Value
 
 NOT_STARTED = 0
 IN_PROGRESS = 1
@@ -22,7 +22,7 @@ class Scope:
     __slots__ = ("instance", "parent", "values")
 
     def __init__(self, size: int, parent: Scope | None, instance: SchemaState | None) -> None:
-        self.values: list[Any] = [UNDEFINED] * size
+        self.values: list[Value] = [UNDEFINED] * size
         self.parent = parent
         self.instance = instance
 
@@ -35,7 +35,7 @@ class PackageState:
     def __init__(self, code: PackageCode) -> None:
         self.code = code
         count = len(code.slot_names)
-        self.values: list[Any] = [UNDEFINED] * count
+        self.values: list[Value] = [UNDEFINED] * count
         self.states: list[int] = [NOT_STARTED] * count
         self.scope = Scope(code.nlocals, None, None)
         self.started = False
@@ -52,7 +52,7 @@ class Function:
     kcl_type_name = "function"
 
     def __init__(
-        self, proto: FunctionProto, scope: Scope, package: PackageState, defaults: list[Any]
+        self, proto: FunctionProto, scope: Scope, package: PackageState, defaults: list[Value]
     ) -> None:
         self.proto = proto
         self.scope = scope
@@ -66,7 +66,7 @@ class Builtin:
     __slots__ = ("function", "name", "needs_context")
     kcl_type_name = "function"
 
-    def __init__(self, name: str, function: Callable[..., Any], needs_context: bool) -> None:
+    def __init__(self, name: str, function: Callable[..., Value], needs_context: bool) -> None:
         self.name = name
         self.function = function
         self.needs_context = needs_context
@@ -101,11 +101,11 @@ class SchemaType:
         self.parent_type: SchemaType | None = None
         self.mixin_types: list[SchemaType] = []
         self.resolved = False
-        self.instances: list[Any] = []
+        self.instances: list[tuple[SchemaInstance, str]] = []  # (instance, creating pkgpath)
         self._mro: list[SchemaType] | None = None
-        self._attr_index: dict[str, Any] | None = None
+        self._attr_index: dict[str, AttrSpec | None] | None = None
         self._attr_owner: dict[str, PackageState] = {}
-        self._setter_index: dict[str, Any] | None = None
+        self._setter_index: dict[str, Setters] | None = None
 
     @property
     def name(self) -> str:
@@ -124,12 +124,12 @@ class SchemaState:
 
     __slots__ = ("args", "config", "schema", "scope", "scopes", "states", "values")
 
-    def __init__(self, schema: SchemaType, config: dict[str, Any]) -> None:
+    def __init__(self, schema: SchemaType, config: dict[str, Value]) -> None:
         self.schema = schema
         self.config = config
-        self.values: dict[str, Any] = {}
+        self.values: dict[str, Value] = {}
         self.states: dict[str, int] = {}
-        self.args: list[Any] = []
+        self.args: list[Value] = []
         self.scope = Scope(schema.proto.nlocals, None, self)
         self.scopes: dict[SchemaType, Scope] = {}
 
@@ -161,5 +161,5 @@ class Frame:
         self.pc = 0
 
 
-def empty_config() -> Config:
-    return Config()
+# per attribute: the setters of a schema chain that assign it, and those assigning into it
+Setters = tuple[list[tuple[SchemaType, Code]], list[tuple[SchemaType, Code]]]

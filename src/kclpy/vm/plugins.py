@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier
+from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier, Value
 
 ENTRY_POINT_GROUP = "kclpy.plugins"
 
@@ -71,7 +71,7 @@ def _load_entry_points() -> None:
                 _registry[entry.name] = dict(functions)
 
 
-def plugin_members(pkgpath: str) -> dict[str, Any]:
+def plugin_members(pkgpath: str) -> dict[str, Callable[..., Value]]:
     """The members of ``kcl_plugin.<name>``: wrappers that call the host functions."""
     name = pkgpath.split(".", 1)[1] if "." in pkgpath else pkgpath
     _load_entry_points()
@@ -86,22 +86,22 @@ def plugin_members(pkgpath: str) -> dict[str, Any]:
     return _Members(name, functions)
 
 
-class _Members(dict[str, Any]):
+class _Members(dict[str, Callable[..., Value]]):
     """Plugin members; looking up a missing function is a clear error."""
 
     def __init__(self, plugin: str, functions: Mapping[str, Callable[..., Any]]) -> None:
         super().__init__({key: _wrap(plugin, key, fn) for key, fn in functions.items()})
         self.plugin = plugin
 
-    def __missing__(self, key: str) -> Any:
+    def __missing__(self, key: str) -> Callable[..., Value]:
         raise KclRuntimeError(f"the plugin '{self.plugin}' has no function '{key}'")
 
     def __contains__(self, key: object) -> bool:
         return True
 
 
-def _wrap(plugin: str, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
+def _wrap(plugin: str, name: str, function: Callable[..., Any]) -> Callable[..., Value]:
+    def call(*args: Value, **kwargs: Value) -> Value:
         try:
             encoded_args = json.loads(json.dumps([_to_json(a) for a in args]))
             encoded_kwargs = json.loads(json.dumps({k: _to_json(v) for k, v in kwargs.items()}))
@@ -116,7 +116,8 @@ def _wrap(plugin: str, name: str, function: Callable[..., Any]) -> Callable[...,
         except Exception as error:
             raise KclRuntimeError(str(error) or type(error).__name__) from None
         try:
-            return json.loads(json.dumps(result))
+            decoded: Value = json.loads(json.dumps(result))
+            return decoded
         except (TypeError, ValueError) as error:
             raise KclRuntimeError(
                 f"kcl_plugin.{plugin}.{name} returned a value that is not JSON data: {error}"
@@ -126,7 +127,7 @@ def _wrap(plugin: str, name: str, function: Callable[..., Any]) -> Callable[...,
     return call
 
 
-def _to_json(value: Any) -> Any:
+def _to_json(value: Value) -> Value:
     if value is UNDEFINED:
         return None
     if isinstance(value, NumberMultiplier):

@@ -1,187 +1,103 @@
-"""Running a whole program: the main package, its output, print and option values.
+"""Running a whole program: the main package, its output documents and print text.
 
-``Runner`` is the interpreter plus the ``RuntimeContext`` that builtins see. The
-result is the list of output documents (before filtering by the emitter), the
-print output, and runtime errors as located exceptions.
+``Runner`` assembles the parts of the VM for one run (a :class:`Runtime` with the
+state, an :class:`Interpreter` that runs code) and turns the main package into the
+list of output documents (before filtering by the emitter). Runtime errors are
+:class:`KclRuntimeError` with their position and KCL stack in declared fields.
+What a driver reads after a run: :class:`RunOutput` (documents, print text, stream
+options, warnings), and, after a failure too, :attr:`Runner.log`;
+:meth:`Runner.main_value` and :meth:`Runner.call` serve ``kcl test``.
 """
 
 from __future__ import annotations
 
-import os
-import re
-from typing import Any
+from collections.abc import Mapping
 
 from kclpy.compile.code import PackageCode
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.interp import Interpreter
 from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits, guarded
-from kclpy.vm.objects import DONE, Frame, PackageState, SchemaType
-from kclpy.vm.values import UNDEFINED, Config, KclRuntimeError, SchemaInstance
-
-Location = tuple[str, int, int]
+from kclpy.vm.objects import DONE, ModuleValue, PackageState
+from kclpy.vm.runtime import Runtime
+from kclpy.vm.values import UNDEFINED, Config, KclRuntimeError, Location, SchemaInstance, Value
 
 
 class RunOutput:
     """What a successful run produced."""
 
-    __slots__ = ("documents", "log", "stream_options")
-
-    def __init__(
-        self, documents: list[Any], log: str, stream_options: dict[str, Any] | None
-    ) -> None:
-        self.documents = documents
-        self.log = log
-        self.stream_options = stream_options
-
-
-def locate(error: KclRuntimeError, frame: Frame, pc: int) -> None:
-    """Attach the failing position (first time) or a call-stack entry to ``error``."""
-    code = frame.code
-    index = max(0, min(pc // 2, len(code.positions) - 1)) if code.positions else -1
-    start, end = code.positions[index] if index >= 0 else (0, 0)
-    where: Location = (code.path, start, end)
-    if getattr(error, "location", None) is None:
-        error.location = where  # type: ignore[attr-defined]
-        error.stack = []  # type: ignore[attr-defined]
-    else:
-        stack: list[Location] = error.stack  # type: ignore[attr-defined]
-        if not stack or stack[-1] != where:
-            stack.append(where)
-
-
-class Runner(Interpreter):
-    """Runs the main package of a program; also the RuntimeContext of builtins."""
+    __slots__ = ("documents", "log", "stream_options", "warnings")
 
     def __init__(
         self,
-        package_codes: dict[str, PackageCode],
+        documents: list[Value],
+        log: str,
+        stream_options: dict[str, Value] | None,
+        warnings: list[tuple[str, Location | None]] | None = None,
+    ) -> None:
+        self.documents = documents  # output documents, before the emitter's filters
+        self.log = log  # print() output
+        self.stream_options = stream_options  # set by manifests.yaml_stream, else None
+        self.warnings = warnings or []  # (message, location) of non-fatal problems
+
+
+class Runner:
+    """Runs the main package of a program (see the module docstring)."""
+
+    def __init__(
+        self,
+        package_codes: Mapping[str, PackageCode],
         main_pkgpath: str,
-        options: dict[str, Any] | None = None,
+        options: Mapping[str, Value] | None = None,
         work_dir: str = "",
         root: str = "",
         fs_policy: FsPolicy = DEFAULT_POLICY,
         limits: ResourceLimits = DEFAULT_LIMITS,
     ) -> None:
-        super().__init__(package_codes, self)
-        self._fs_policy = fs_policy
-        self.limits = limits
-        self.main_pkgpath = main_pkgpath
-        self._options = options or {}
-        self._work_dir = work_dir
-        self._root = root
-        self._log: list[str] = []
-        self._stream: tuple[list[Any], dict[str, Any]] | None = None
-        self.warnings: list[tuple[str, Location | None]] = []
-        self._frame: Frame | None = None
-
-    # ------------------------------------------------------------------ context
+        self.runtime = Runtime(
+            package_codes, main_pkgpath, options, work_dir, root, fs_policy, limits
+        )
+        self.interpreter = Interpreter(self.runtime)
 
     @property
-    def current_file(self) -> str:
-        package = self._current_package
-        if package is not None and package.code.files:
-            return os.path.abspath(package.code.files[0])
-        return ""
+    def log(self) -> str:
+        """The print output so far (after a failed run too)."""
+        return self.runtime.log
 
-    @property
-    def root(self) -> str:
-        return self._root
+    def set_strict_range_check(self, strict: bool) -> None:
+        """``-r``: arithmetic results must fit 32-bit ints and floats."""
+        self.interpreter.set_strict_range_check(strict)
 
-    @property
-    def fs_policy(self) -> FsPolicy:
-        return self._fs_policy
+    def main_value(self, name: str) -> Value:
+        """A computed top-level variable of the main package (Undefined if none)."""
+        return self.runtime.main_value(name)
 
-    @property
-    def workdir(self) -> str:
-        return self._work_dir
-
-    @property
-    def options(self) -> dict[str, Any]:
-        return self._options
-
-    def write_output(self, text: str) -> None:
-        self._log.append(text)
-
-    def set_output_stream(self, values: list[Any], options: dict[str, Any]) -> None:
-        self._stream = (list(values), dict(options))
-
-    def call(
-        self, function: Any, args: list[Any], kwargs: dict[str, Any], frame: Any = None
-    ) -> Any:
-        return super().call(function, args, kwargs, frame or self._frame or self._root_frame())
-
-    def warn(self, message: str) -> None:
-        self.warnings.append((message, None))
-
-    def _root_frame(self) -> Frame:
-        from kclpy.compile.code import Code
-
-        package = self._current_package or PackageState(PackageCode("__main__"))
-        return Frame(Code("<builtin>", ""), package.scope, package, None)
-
-    # ------------------------------------------------------------------ hooks
-
-    def locate(self, error: KclRuntimeError, frame: Frame, pc: int) -> None:
-        locate(error, frame, pc)
-
-    def expression_output(self, value: Any, frame: Frame) -> None:
-        if frame.package is not self.main_package:
-            return
-        if value is None or value is UNDEFINED:
-            return
-        if isinstance(value, SchemaType) or callable(value):
-            return
-        code = frame.code
-        files = frame.package.code.files
-        file_index = files.index(code.path) if code.path in files else 0
-        start = code.positions[frame.pc // 2 - 1][0] if code.positions else 0
-        self.expression_values.append(((file_index, start), value))
-
-    def option(
-        self,
-        key: str,
-        type: str = "",
-        required: bool = False,
-        default: Any = None,
-        help: str = "",
-        **_: Any,
-    ) -> Any:
-        if key in self._options:
-            value = self._options[key]
-        elif default is not None:
-            value = default
-        elif required:
-            raise KclRuntimeError(f"option('{key}') must be initialized, try '-D {key}=?' argument")
-        else:
-            return None
-        return convert_option(key, value, type)
-
-    # ------------------------------------------------------------------ run
+    def call(self, function: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """Call a KCL function value of the program (``kcl test`` calls its lambdas)."""
+        return self.interpreter.call_value(function, args, kwargs)
 
     def run(self) -> RunOutput:
-        code = self.package_codes[self.main_pkgpath]
-        package = PackageState(code)
-        self.main_package = package
-        from kclpy.vm.objects import ModuleValue
-
-        self.modules[self.main_pkgpath] = ModuleValue(self.main_pkgpath, package, None)
-        with guarded(self.limits):
-            self.run_package(package, None)
+        """Run the main package; raises KclRuntimeError (located) when it fails."""
+        runtime = self.runtime
+        package = PackageState(runtime.package_codes[runtime.main_pkgpath])
+        runtime.main_package = package
+        runtime.modules[runtime.main_pkgpath] = ModuleValue(runtime.main_pkgpath, package, None)
+        with guarded(runtime.limits):
+            self.interpreter.run_package(package, None)
             documents = self.documents(package)
         stream_options = None
-        if self._stream is not None:
-            documents, stream_options = self._stream
-        return RunOutput(documents, "".join(self._log), stream_options)
+        if runtime.stream is not None:
+            documents, stream_options = runtime.stream
+        return RunOutput(documents, runtime.log, stream_options, list(runtime.warnings))
 
-    def documents(self, package: PackageState) -> list[Any]:
+    def documents(self, package: PackageState) -> list[Value]:
         """The output documents. As in the reference, the dicts of bare top-level
         expressions come first (in source order), then the variables; a bare list of
         dicts adds documents after that one, a bare scalar is the only document."""
         root = Config()
         code = package.code
-        extra = sorted(self.expression_values, key=lambda item: item[0])
-        listed: list[Any] | None = None
-        scalar: list[Any] = []
+        extra = sorted(self.runtime.expression_values, key=lambda item: item[0])
+        listed: list[Value] | None = None
+        scalar: list[Value] = []
         for _, value in extra:
             if isinstance(value, dict):
                 if isinstance(value, SchemaInstance):
@@ -208,7 +124,7 @@ class Runner(Interpreter):
         return [root]
 
 
-def _has_output(root: dict[str, Any]) -> bool:
+def _has_output(root: dict[str, Value]) -> bool:
     """Whether the document of variables would print anything (visible data)."""
     from kclpy.vm.values import is_data
 
@@ -218,74 +134,7 @@ def _has_output(root: dict[str, Any]) -> bool:
     )
 
 
-def _short(value: Any) -> str:
+def _short(value: Value) -> str:
     if isinstance(value, str):
         return f'"{value}"'
     return str(value)
-
-
-def convert_option(key: str, value: Any, type_name: str) -> Any:
-    """An option value (or default) converted to the ``type=`` of ``option()``."""
-    if not type_name:
-        return value
-    kind = type(value)
-    if type_name == "bool":
-        if kind is bool:
-            return value
-        if kind is int or kind is float:
-            return value != 0
-        if kind is str:
-            return value in ("True", "true")
-        return UNDEFINED
-    if type_name == "int":
-        if kind is bool or kind is int:
-            return int(value)
-        if kind is float:
-            return int(value)
-        if kind is str and _INT_TEXT.match(value):
-            return int(value)
-    elif type_name == "float":
-        if kind is bool or kind is int or kind is float:
-            return float(value)
-        if kind is str:
-            try:
-                return float(value)
-            except ValueError:
-                return 0.0
-    elif type_name == "str":
-        if kind is bool:
-            return "true" if value else "false"
-        if kind is int or kind is str:
-            return str(value)
-        if kind is float:
-            return _plain_float(value)
-    elif type_name == "list":
-        if isinstance(value, list):
-            return value
-    elif type_name == "dict":
-        if isinstance(value, dict):
-            return value
-    else:
-        raise KclRuntimeError(f"unknown type '{type_name}'")
-    raise KclRuntimeError(f"cannot use '{_short_text(value)}' as type '{type_name}'")
-
-
-_INT_TEXT = re.compile(r"^[+-]?\d+$")
-
-
-def _plain_float(value: float) -> str:
-    """A float without exponent and without a needless ``.0`` (``120.0`` -> ``120``)."""
-    if value != value or value in (float("inf"), float("-inf")):
-        return {True: "NaN"}.get(value != value, "inf" if value > 0 else "-inf")
-    from decimal import Decimal
-
-    text = format(Decimal(repr(value)), "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
-
-
-def _short_text(value: Any) -> str:
-    from kclpy.vm.builtins.convert import to_str
-
-    return to_str(value)

@@ -10,114 +10,80 @@ checks of the chain run, base first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Final, Protocol
 
-from kclpy.compile.code import AttrSpec, Code, NameRef, PackageCode, TypeRef
-from kclpy.compile.opcodes import OPERATORS, Op
+from kclpy.compile.code import AttrSpec, Code, IndexSignatureSpec, NameRef, TypeRef
+from kclpy.compile.opcodes import Op
 from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str
 from kclpy.vm.objects import (
     DONE,
     IN_PROGRESS,
-    Builtin,
     Frame,
     ModuleValue,
     PackageState,
     SchemaState,
     SchemaType,
     Scope,
+    Setters,
 )
-from kclpy.vm.operators import BINARY, STRICT_BINARY
+from kclpy.vm.runtime import Runtime
 from kclpy.vm.typecheck import TypeChecker, value_type_name
 from kclpy.vm.values import (
     OP_INSERT,
     OP_OVERRIDE,
     OP_UNION,
     UNDEFINED,
+    CheckFailure,
     Config,
     KclRuntimeError,
+    Location,
     SchemaInstance,
+    Value,
 )
 
-if TYPE_CHECKING:
-    from kclpy.vm.builtins.context import RuntimeContext
+
+class Evaluator(Protocol):
+    """What the schema builder needs of the interpreter: running code and names."""
+
+    def execute(
+        self, code: Code, scope: Scope, package: PackageState, frame: Frame | None
+    ) -> Value: ...
+
+    def force_global(self, package: PackageState, slot: int, frame: Frame | None) -> Value: ...
+
+    def import_module(self, pkgpath: str, frame: Frame | None) -> ModuleValue: ...
+
+    def module_member(self, module: ModuleValue, name: str, frame: Frame | None) -> Value: ...
 
 
-class CheckFailure(KclRuntimeError):
-    """A failing ``check:`` condition (reported with the instantiation site)."""
+class SchemaBuilder:
+    """Instantiates schemas for one run: resolution of schema chains, lazy attributes,
+    checks and required attributes, with the run's type checker."""
 
-
-def instance_check_failed(failure: CheckFailure) -> KclRuntimeError:
-    """The error of a failed check: at the instantiation site, the check as a second label."""
-    error = KclRuntimeError(failure.message)
-    error.check_message = getattr(failure, "check_message", "")  # type: ignore[attr-defined]
-    error.related = [(getattr(failure, "location", None), failure.message)]  # type: ignore[attr-defined]
-    error.primary_label = "Instance check failed"  # type: ignore[attr-defined]
-    return error
-
-
-class SchemaRuntime:
-    """Program-wide state and the schema machinery of the interpreter."""
-
-    def __init__(self, package_codes: dict[str, PackageCode], context: RuntimeContext) -> None:
-        self.package_codes = package_codes
-        self.modules: dict[str, ModuleValue] = {}
-        self.builtin_cache: dict[str, Builtin] = {}
-        self.context = context
-        self.depth = 0
+    def __init__(self, runtime: Runtime, evaluator: Evaluator) -> None:
+        self.runtime = runtime
+        self.evaluator = evaluator
+        self.execute = evaluator.execute  # (one lookup on the hot path)
         self.types = TypeChecker(self.resolve_type, self.coerce, self.is_subschema)
-        self.main_package: PackageState | None = None
-        self.binary = BINARY
-        self.binary_ops = _operand_table(BINARY)
-        # setter code -> the literal it stores, or _NOT_CONSTANT (constant_store)
-        self.constant_setters: dict[Code, Any] = {}
-        self.expression_values: list[Any] = []
-
-    # provided by the interpreter and RuntimeBase
-    def execute(self, code: Code, scope: Scope, package: PackageState, frame: Frame | None) -> Any:
-        raise NotImplementedError
-
-    def force_global(self, package: PackageState, slot: int, frame: Frame) -> Any:
-        raise NotImplementedError
-
-    def import_module(self, pkgpath: str, frame: Frame) -> ModuleValue:
-        raise NotImplementedError
-
-    def module_member(self, module: ModuleValue, name: str, frame: Frame) -> Any:
-        raise NotImplementedError
-
-    def option(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
-
-    def set_strict_range_check(self, strict: bool) -> None:
-        """``-r``: arithmetic results must fit 32-bit ints and floats."""
-        self.binary = STRICT_BINARY if strict else BINARY
-        self.binary_ops = _operand_table(self.binary)
-
-    def locate(self, error: KclRuntimeError, frame: Frame, pc: int) -> None:
-        """Record where ``error`` happened (the runner renders it)."""
-
-    def expression_output(self, value: Any, frame: Frame) -> None:
-        """A bare top-level expression's value (the runner adds it to the output)."""
 
     # ------------------------------------------------------------------ references
 
-    def resolve_ref(self, ref: NameRef, package: PackageState, frame: Frame | None) -> Any:
+    def resolve_ref(self, ref: NameRef, package: PackageState, frame: Frame | None) -> Value:
         """The value a compile-time name reference denotes (usually a schema type)."""
         anchor = frame or Frame(Code("<ref>", ""), package.scope, package, None)
         if ref.pkgpath:
-            module = self.import_module(ref.pkgpath, anchor)
-            value: Any = module
+            module = self.evaluator.import_module(ref.pkgpath, anchor)
+            value: Value = module
             for part in ref.member.split("."):
                 value = (
-                    self.module_member(value, part, anchor)
+                    self.evaluator.module_member(value, part, anchor)
                     if isinstance(value, ModuleValue)
                     else getattr(value, part, UNDEFINED)
                 )
             return value
         if ref.slot >= 0:
-            return self.force_global(package, ref.slot, anchor)
+            return self.evaluator.force_global(package, ref.slot, anchor)
         raise KclRuntimeError(f"name '{ref.name}' is not defined")
 
     def resolve_schema(self, ref: NameRef, package: PackageState) -> SchemaType:
@@ -126,20 +92,14 @@ class SchemaRuntime:
             raise KclRuntimeError(f"'{ref.name}' is not a schema")
         return value
 
-    def resolve_type(self, ref: Any) -> SchemaType:
+    def resolve_type(self, ref: NameRef) -> SchemaType:
         """The schema a type names, its parents resolved (union selection reads the
         inherited attributes)."""
-        schema = self.resolve_schema(ref, self.current_package)
+        package = self.runtime.current_package
+        assert package is not None
+        schema = self.resolve_schema(ref, package)
         self.prepare(schema)
         return schema
-
-    @property
-    def current_package(self) -> PackageState:
-        package = self._current_package
-        assert package is not None
-        return package
-
-    _current_package: PackageState | None = None
 
     def prepare(self, schema: SchemaType) -> None:
         """Resolve a schema's parent and mixins (once)."""
@@ -194,13 +154,13 @@ class SchemaRuntime:
         schema._mro = order
         return order
 
-    def setters(self, schema: SchemaType) -> dict[str, _Setters]:
+    def setters(self, schema: SchemaType) -> dict[str, Setters]:
         """Per attribute name, the setters of the schema chain in order: those that
         assign the attribute and those that assign into its value (cached)."""
         cached = schema._setter_index
         if cached is not None:
             return cached
-        index: dict[str, _Setters] = {}
+        index: dict[str, Setters] = {}
         for member in self.chain(schema):
             for name, setter in member.proto.setters.items():
                 index.setdefault(name, ([], []))[0].append((member, setter))
@@ -212,16 +172,17 @@ class SchemaRuntime:
     def run_setters(
         self, state: SchemaState, setters: list[tuple[SchemaType, Code]], frame: Frame | None
     ) -> None:
+        constants = self.runtime.constant_setters
         for member, setter in setters:
-            constant = self.constant_setters.get(setter, _UNKNOWN)
+            constant = constants.get(setter, _UNKNOWN)
             if constant is _UNKNOWN:
-                constant = self.constant_setters[setter] = constant_store(setter)
-            if constant is not _NOT_CONSTANT:
+                constant = constants[setter] = constant_store(setter)
+            if constant is not None:
                 stored, literal = constant  # `name = <literal>`: no code to run
                 state.values[stored] = literal
                 continue
             scope = self.scope_for(state, member)
-            self._current_package = member.package
+            self.runtime.current_package = member.package
             self.execute(setter, scope, member.package, frame)
 
     def attribute_table(self, schema: SchemaType) -> dict[str, AttrSpec | None]:
@@ -254,7 +215,7 @@ class SchemaRuntime:
             current = current.parent_type
         return False
 
-    def index_signature(self, schema: SchemaType) -> Any:
+    def index_signature(self, schema: SchemaType) -> Signature | None:
         for member in reversed(self.chain(schema)):
             if member.proto.index_signature is not None:
                 return member.proto.index_signature, member
@@ -267,12 +228,17 @@ class SchemaRuntime:
             return True
         return name in state.config and self.index_signature(state.schema) is not None
 
-    def coerce(self, schema: SchemaType, value: dict[str, Any]) -> Any:
+    def coerce(self, schema: SchemaType, value: dict[str, Value]) -> Value:
         return self.instantiate(schema, value, [], {}, None)
 
     def schema_new(
-        self, target: Any, args: list[Any], kwargs: dict[str, Any], config: Config, frame: Frame
-    ) -> Any:
+        self,
+        target: Value,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        config: Config,
+        frame: Frame,
+    ) -> Value:
         if isinstance(target, SchemaType):
             return self.instantiate(target, config, args, kwargs, frame)
         if isinstance(target, SchemaInstance):
@@ -281,7 +247,7 @@ class SchemaRuntime:
             return merge.union_dicts(target, config, [], self.rebuild)
         raise KclRuntimeError(f"'{value_type_name(target)}' object is not callable")
 
-    def rebuild(self, instance: SchemaInstance, delta: dict[str, Any]) -> Any:
+    def rebuild(self, instance: SchemaInstance, delta: dict[str, Value]) -> Value:
         """``instance | delta``: the schema built again from its config unified with delta."""
         schema = instance.schema
         assert isinstance(schema, SchemaType)
@@ -303,11 +269,11 @@ class SchemaRuntime:
     def instantiate(
         self,
         schema: SchemaType,
-        config: dict[str, Any],
-        args: list[Any],
-        kwargs: dict[str, Any],
+        config: dict[str, Value],
+        args: list[Value],
+        kwargs: dict[str, Value],
         frame: Frame | None,
-    ) -> Any:
+    ) -> Value:
         """A new instance of ``schema`` (a rule gives an empty config when it holds)."""
         proto = schema.proto
         if proto.kind == "rule" and proto.parent is None:
@@ -322,48 +288,12 @@ class SchemaRuntime:
         state.scope = scopes[schema]
         state.scopes = scopes
         self.check_config_keys(schema, config, table)
-        saved = self._current_package
+        saved = self.runtime.current_package
         try:
-            for member in chain:
-                body = member.proto.body
-                if body is not None:
-                    self._current_package = member.package
-                    self.execute(body, scopes[member], member.package, frame)
-            for name in table:
-                self.force_attr(state, name, frame, scopes)
-            signature = self.index_signature(schema)
-            extra = [key for key in config if key not in table]
-            if len(extra) > 1 and signature is not None and signature[0].key_name:
-                # the reference puts the last extra key first when the key is named
-                extra.insert(0, extra.pop())
-            for key in extra:
-                self.force_extra(state, key, signature, frame)
-            if extra and signature is not None and signature[0].key_slot >= 0:
-                # checks see the key alias as the config's last extra key
-                last = next(key for key in reversed(config) if key not in table)
-                self.scope_for(state, signature[1]).values[signature[0].key_slot] = last
-            for member in chain:
-                checks = member.proto.checks
-                if checks is not None:
-                    self._current_package = member.package
-                    try:
-                        self.execute(checks, scopes[member], member.package, frame)
-                    except CheckFailure as failure:
-                        raise instance_check_failed(failure) from None
+            extra = self.evaluate(state, chain, table, frame)
         finally:
-            self._current_package = saved
-        instance = SchemaInstance(schema)
-        instance.config = config
-        if args or kwargs:
-            instance.arguments = (list(args), dict(kwargs))
-        config_ops = getattr(config, "ops", None)
-        if config_ops:
-            instance.ops.update(config_ops)
-        values = state.values
-        for name in table:
-            instance[name] = values.get(name, UNDEFINED)
-        for key in extra:
-            instance[key] = values.get(key, UNDEFINED)
+            self.runtime.current_package = saved
+        instance = new_instance(state, table, extra, args, kwargs)
         if proto.kind == "rule":  # `rule R for P {...}` is worth its (checked) config
             return Config(instance)
         site = saved.pkgpath if saved is not None else ""
@@ -373,8 +303,47 @@ class SchemaRuntime:
             current = current.parent_type
         return instance
 
+    def evaluate(
+        self,
+        state: SchemaState,
+        chain: list[SchemaType],
+        table: dict[str, AttrSpec | None],
+        frame: Frame | None,
+    ) -> list[str]:
+        """Run the bodies of the chain, compute every attribute (and the config keys
+        only the index signature declares), then run the checks, base first.
+        Returns those extra keys in output order."""
+        schema, config, scopes = state.schema, state.config, state.scopes
+        for member in chain:
+            body = member.proto.body
+            if body is not None:
+                self.runtime.current_package = member.package
+                self.execute(body, scopes[member], member.package, frame)
+        for name in table:
+            self.force_attr(state, name, frame, scopes)
+        signature = self.index_signature(schema)
+        extra = [key for key in config if key not in table]
+        if len(extra) > 1 and signature is not None and signature[0].key_name:
+            # the reference puts the last extra key first when the key is named
+            extra.insert(0, extra.pop())
+        for key in extra:
+            self.force_extra(state, key, signature, frame)
+        if extra and signature is not None and signature[0].key_slot >= 0:
+            # checks see the key alias as the config's last extra key
+            last = next(key for key in reversed(config) if key not in table)
+            self.scope_for(state, signature[1]).values[signature[0].key_slot] = last
+        for member in chain:
+            checks = member.proto.checks
+            if checks is not None:
+                self.runtime.current_package = member.package
+                try:
+                    self.execute(checks, scopes[member], member.package, frame)
+                except CheckFailure as failure:
+                    raise failure.at_instance() from None
+        return extra
+
     def member_scope(
-        self, member: SchemaType, state: SchemaState, args: list[Any], kwargs: dict[str, Any]
+        self, member: SchemaType, state: SchemaState, args: list[Value], kwargs: dict[str, Value]
     ) -> Scope:
         scope = Scope(member.proto.nlocals, None, state)
         params = member.proto.params
@@ -397,21 +366,21 @@ class SchemaRuntime:
                     f"expected {len(params)} positional argument"
                     f"{'s' if len(params) != 1 else ''}, found {len(args)}"
                 )
-            saved = self._current_package
-            self._current_package = member.package
+            saved = self.runtime.current_package
+            self.runtime.current_package = member.package
             try:
                 scope.values[index] = self.types.check(value, param.type)
                 if isinstance(scope.values[index], dict | list):
                     self.require(scope.values[index])
             finally:
-                self._current_package = saved
+                self.runtime.current_package = saved
         defaults = member.proto.param_defaults
         if defaults is not None:
             self.execute(defaults, scope, member.package, None)
         return scope
 
     def check_config_keys(
-        self, schema: SchemaType, config: dict[str, Any], table: dict[str, AttrSpec | None]
+        self, schema: SchemaType, config: dict[str, Value], table: dict[str, AttrSpec | None]
     ) -> None:
         if self.index_signature(schema) is not None:
             return
@@ -427,7 +396,7 @@ class SchemaRuntime:
         name: str,
         frame: Frame | None,
         scopes: dict[SchemaType, Scope] | None = None,
-    ) -> Any:
+    ) -> Value:
         status = state.states.get(name)
         if status == DONE:
             return state.values[name]
@@ -438,7 +407,7 @@ class SchemaRuntime:
         ops = getattr(config, "ops", None) or {}
         in_config = name in config
         op = ops.get(name, OP_UNION) if in_config else OP_UNION
-        saved = self._current_package
+        saved = self.runtime.current_package
         try:
             whole, into = self.setters(state.schema).get(name, _NO_SETTERS)
             if not (in_config and op == OP_OVERRIDE):
@@ -464,7 +433,7 @@ class SchemaRuntime:
                     # the declaring schema's package: a parent from another package names
                     # its attribute types in its own scope
                     owner = state.schema._attr_owner.get(name, state.schema.package)
-                    self._current_package = owner
+                    self.runtime.current_package = owner
                     value = self.check_attr_type(value, spec.type, state.schema, name)
                 if isinstance(value, dict | list):
                     self.require(value, (state.schema.proto.path, *spec.position))
@@ -472,7 +441,7 @@ class SchemaRuntime:
             state.states[name] = 0
             raise
         finally:
-            self._current_package = saved
+            self.runtime.current_package = saved
         state.values[name] = value
         state.states[name] = DONE
         return value
@@ -485,7 +454,7 @@ class SchemaRuntime:
         return scope
 
     def force_extra(
-        self, state: SchemaState, key: str, signature: Any, frame: Frame | None
+        self, state: SchemaState, key: str, signature: Signature | None, frame: Frame | None
     ) -> None:
         """An attribute that only the index signature declares."""
         value = state.config[key]
@@ -499,12 +468,12 @@ class SchemaRuntime:
                 ops = getattr(state.config, "ops", None) or {}
                 value = self.combine(default, value, ops.get(key, OP_UNION), key)
             if spec.value_type is not None:
-                self._current_package = member.package
+                self.runtime.current_package = member.package
                 value = self.check_attr_type(value, spec.value_type, state.schema, key)
         state.values[key] = value
         state.states[key] = DONE
 
-    def combine(self, default: Any, value: Any, op: int, name: str) -> Any:
+    def combine(self, default: Value, value: Value, op: int, name: str) -> Value:
         """A config entry against the value the schema body computed."""
         if op == OP_OVERRIDE:
             return value
@@ -526,7 +495,9 @@ class SchemaRuntime:
             return merged + default[len(merged) :] + value[len(merged) :]
         return value
 
-    def check_attr_type(self, value: Any, type_ref: TypeRef, schema: SchemaType, name: str) -> Any:
+    def check_attr_type(
+        self, value: Value, type_ref: TypeRef, schema: SchemaType, name: str
+    ) -> Value:
         try:
             return self.types.check(value, type_ref)
         except CheckFailure:
@@ -536,7 +507,7 @@ class SchemaRuntime:
                 raise KclRuntimeError(error.message) from None
             raise
 
-    def require(self, value: Any, where: tuple[str, int, int] | None = None) -> None:
+    def require(self, value: Value, where: Location | None = None) -> None:
         """Check the required attributes of every schema instance in a final value.
 
         As in the reference, an instance is not checked where it is created (a default
@@ -558,9 +529,7 @@ class SchemaRuntime:
                         f"attribute '{name}' of {schema.name} is required and can't be None "
                         "or Undefined"
                     )
-                    if where is not None:
-                        error.location = where  # type: ignore[attr-defined]
-                        error.stack = []  # type: ignore[attr-defined]
+                    error.location = where
                     raise error
             for item in value.values():
                 if isinstance(item, dict | list):
@@ -574,24 +543,14 @@ class SchemaRuntime:
                 if isinstance(item, dict | list):
                     self.require(item, where)
 
-    def check_failure(self, message: Any, frame: Frame) -> KclRuntimeError:
-        text = "Check failed on the condition"
-        user = ""
-        if message is not None and message is not UNDEFINED:
-            user = to_str(message)
-            text = f"{text}: {user}"
-        failure = CheckFailure(text)
-        failure.check_message = user  # type: ignore[attr-defined]
-        return failure
-
     def run_rule(
         self,
         schema: SchemaType,
-        config: dict[str, Any],
-        args: list[Any],
-        kwargs: dict[str, Any],
+        config: dict[str, Value],
+        args: list[Value],
+        kwargs: dict[str, Value],
         frame: Frame | None,
-    ) -> Any:
+    ) -> Value:
         state = SchemaState(schema, config)
         self.prepare(schema)
         for member in [*schema.mixin_types, schema]:
@@ -601,13 +560,13 @@ class SchemaRuntime:
                 self.execute(checks, scope, member.package, frame)
         return Config(config)
 
-    def schema_instances(self, schema: SchemaType, full_pkg: bool = False) -> list[Any]:
+    def schema_instances(self, schema: SchemaType, full_pkg: bool = False) -> list[Value]:
         """``S.instances()``: instances of S and its subschemas made in the main package
         (or anywhere with ``full_pkg``), in creation order."""
-        main = self.main_package.pkgpath if self.main_package is not None else ""
+        main = self.runtime.main_package.pkgpath if self.runtime.main_package else ""
         return [instance for instance, site in schema.instances if full_pkg or site == main]
 
-    def deprecated(self, name: str, arguments: dict[str, Any]) -> None:
+    def deprecated(self, name: str, arguments: dict[str, object]) -> None:
         version = arguments.get("version") or ""
         reason = arguments.get("reason") or ""
         message = f"{name} was deprecated "
@@ -616,35 +575,63 @@ class SchemaRuntime:
         if reason:
             message += f", {reason}"
         if arguments.get("strict", True) is False:
-            self.context.warn(message)
+            self.runtime.warn(message)
             return
         raise KclRuntimeError(message, "Deprecated")
 
 
-def _operand_table(binary: dict[str, Callable[[Any, Any], Any]]) -> list[Any]:
-    """BINARY's functions indexed by operand; None for ``|``, which the interpreter
-    handles itself (it unions configs and schemas as well as ints)."""
-    return [None if name == "|" else binary.get(name) for name in OPERATORS]
+def new_instance(
+    state: SchemaState,
+    table: dict[str, AttrSpec | None],
+    extra: list[str],
+    args: list[Value],
+    kwargs: dict[str, Value],
+) -> SchemaInstance:
+    """The instance of a computed state: attributes in output order, then extra keys;
+    it remembers its config, operators and arguments for a later rebuild."""
+    config = state.config
+    instance = SchemaInstance(state.schema)
+    instance.config = config
+    if args or kwargs:
+        instance.arguments = (list(args), dict(kwargs))
+    if isinstance(config, Config | SchemaInstance) and config.ops:
+        instance.ops.update(config.ops)
+    values = state.values
+    for name in table:
+        instance[name] = values.get(name, UNDEFINED)
+    for key in extra:
+        instance[key] = values.get(key, UNDEFINED)
+    return instance
 
 
-_Setters = tuple[list[tuple[SchemaType, Code]], list[tuple[SchemaType, Code]]]
-_NO_SETTERS: _Setters = ([], [])
-_UNKNOWN = object()
-_NOT_CONSTANT = object()
+def check_failure(message: Value) -> CheckFailure:
+    """The error of a failing ``check:`` condition with its optional message."""
+    text = "Check failed on the condition"
+    user = ""
+    if message is not None and message is not UNDEFINED:
+        user = to_str(message)
+        text = f"{text}: {user}"
+    return CheckFailure(text, user)
+
+
+_NO_SETTERS: Setters = ([], [])
+# the index signature of a schema chain and the member declaring it
+Signature = tuple[IndexSignatureSpec, SchemaType]
+_UNKNOWN: Final[tuple[str, Value]] = ("", None)  # not yet in Runtime.constant_setters
 _LITERAL_LOADS = {int(Op.LOAD_TRUE): True, int(Op.LOAD_FALSE): False, int(Op.LOAD_NONE): None}
 _STORE_RETURN = [int(Op.STORE_ATTR_SELF), int(Op.LOAD_NONE), int(Op.RETURN)]
 
 
-def constant_store(code: Code) -> Any:
+def constant_store(code: Code) -> tuple[str, Value] | None:
     """(attribute, value) when all a setter does is store a scalar literal
-    (``port: int = 80``: load, STORE_ATTR_SELF, return); else _NOT_CONSTANT."""
+    (``port: int = 80``: load, STORE_ATTR_SELF, return); else None."""
     ops = code.ops
     if len(ops) != 8 or [ops[2], ops[4], ops[6]] != _STORE_RETURN:
-        return _NOT_CONSTANT
+        return None
     name = code.names[ops[3]]
     if ops[0] == Op.LOAD_CONST:
         value = code.consts[ops[1]]
-        return (name, value) if type(value) in (int, float, str) else _NOT_CONSTANT
+        return (name, value) if type(value) in (int, float, str) else None
     if ops[0] in _LITERAL_LOADS:
         return (name, _LITERAL_LOADS[ops[0]])
-    return _NOT_CONSTANT
+    return None

@@ -6,24 +6,28 @@ member of a union it fits); ints are accepted where floats are expected.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
-from typing import Any
+from typing import Final
 
-from kclpy.compile.code import TypeRef
+from kclpy.compile.code import NameRef, TypeRef
+from kclpy.vm.objects import SchemaType
 from kclpy.vm.values import (
     UNDEFINED,
+    Config,
     KclRuntimeError,
     NumberMultiplier,
     SchemaInstance,
+    Value,
 )
 
-# (schema reference, config) -> instance; raises KclRuntimeError when it does not fit
-Instantiate = Callable[[Any, dict[str, Any]], Any]
-# schema reference -> the runtime schema type (has .name, .proto, is a subtype via is_sub)
-ResolveSchema = Callable[[Any], Any]
+# (schema type, config) -> instance; raises KclRuntimeError when it does not fit
+Instantiate = Callable[[SchemaType, dict[str, Value]], Value]
+# schema reference -> the runtime schema type, its parents resolved
+ResolveSchema = Callable[[NameRef], SchemaType]
 
 
-def value_type_name(value: Any) -> str:
+def value_type_name(value: object) -> str:
     """The type of a value as runtime type errors name it (``int``, ``str``, ``P``)."""
     if value is None:
         return "NoneType"
@@ -56,14 +60,14 @@ class TypeChecker:
         self,
         resolve: ResolveSchema,
         instantiate: Instantiate,
-        is_subschema: Callable[[Any, Any], bool],
+        is_subschema: Callable[[SchemaType, SchemaType], bool],
     ) -> None:
         self.resolve = resolve
         self.instantiate = instantiate
         self.is_subschema = is_subschema
         self.strict = False
 
-    def check(self, value: Any, type_ref: TypeRef | None, strict: bool = False) -> Any:
+    def check(self, value: Value, type_ref: TypeRef | None, strict: bool = False) -> Value:
         """``value`` converted to ``type_ref``; raises ``expect T, got U`` when it does not fit.
 
         As in the reference, only ``strict`` checks (``x as T``) compare a schema
@@ -85,7 +89,7 @@ class TypeChecker:
             )
         return converted
 
-    def convert(self, value: Any, type_ref: TypeRef) -> Any:
+    def convert(self, value: Value, type_ref: TypeRef) -> Converted:
         kind = type_ref.kind
         if kind == "any":
             return value
@@ -116,12 +120,12 @@ class TypeChecker:
             return value if getattr(value, "kcl_type_name", "") == "function" else _MISMATCH
         return value
 
-    def convert_list(self, value: Any, elem: TypeRef | None) -> Any:
+    def convert_list(self, value: Value, elem: TypeRef | None) -> Converted:
         if not isinstance(value, list):
             return _MISMATCH
         if elem is None:
             return value
-        out = []
+        out: list[Value] = []
         changed = False
         for item in value:
             converted = self.convert(item, elem)
@@ -131,15 +135,15 @@ class TypeChecker:
             out.append(converted)
         return out if changed else value
 
-    def convert_dict(self, value: Any, elem: TypeRef | None) -> Any:
+    def convert_dict(self, value: Value, elem: TypeRef | None) -> Converted:
         if not isinstance(value, dict) or isinstance(value, SchemaInstance):
             return _MISMATCH
         if elem is None:
             return value
         changed = False
         out = type(value)()
-        if hasattr(value, "ops"):
-            out.ops = dict(value.ops)  # type: ignore[attr-defined]
+        if isinstance(value, Config) and isinstance(out, Config):
+            out.ops = dict(value.ops)
         for key, item in value.items():
             converted = self.convert(item, elem)
             if converted is _MISMATCH:
@@ -148,10 +152,12 @@ class TypeChecker:
             out[key] = converted
         return out if changed else value
 
-    def convert_schema(self, value: Any, ref: Any) -> Any:
+    def convert_schema(self, value: Value, ref: NameRef) -> Converted:
         schema = self.resolve(ref)
         if isinstance(value, SchemaInstance):
-            if not self.strict or self.is_subschema(value.schema, schema):
+            instance_schema = value.schema
+            assert isinstance(instance_schema, SchemaType)
+            if not self.strict or self.is_subschema(instance_schema, schema):
                 return value
             return _MISMATCH
         if isinstance(value, dict):
@@ -162,10 +168,10 @@ class TypeChecker:
             return self.instantiate(schema, value)
         return _MISMATCH
 
-    def convert_union(self, value: Any, members: tuple[TypeRef, ...]) -> Any:
+    def convert_union(self, value: Value, members: tuple[TypeRef, ...]) -> Converted:
         plain_dict = isinstance(value, dict) and not isinstance(value, SchemaInstance)
         for member in members:
-            if plain_dict and member.kind == "schema":
+            if plain_dict and isinstance(value, dict) and member.kind == "schema":
                 schema = self.resolve(member.args[0])
                 if not self.fits(value, schema):
                     continue
@@ -177,14 +183,14 @@ class TypeChecker:
                 return converted
         return _MISMATCH
 
-    def fits(self, value: dict[str, Any], schema: Any) -> bool:
+    def fits(self, value: dict[str, Value], schema: SchemaType) -> bool:
         """Whether a dict's keys are all attributes of ``schema`` (for union selection)."""
         attrs = schema_attribute_names(schema)
         if schema_has_index_signature(schema):
             return True
         return all(key in attrs for key in value)
 
-    def convert_literal(self, value: Any, args: tuple[Any, ...]) -> Any:
+    def convert_literal(self, value: Value, args: tuple[Value, ...]) -> Converted:
         literal, suffix = args
         if suffix:
             if isinstance(value, NumberMultiplier):
@@ -195,14 +201,17 @@ class TypeChecker:
         return value if value == literal else _MISMATCH
 
 
-class _Mismatch:
-    __slots__ = ()
+class _Mismatch(enum.Enum):
+    """The result of a conversion that does not fit (distinct from every value)."""
+
+    MISMATCH = 0
 
 
-_MISMATCH: Any = _Mismatch()
+_MISMATCH: Final = _Mismatch.MISMATCH
+Converted = Value | _Mismatch
 
 
-def _not_convertible(value: dict[str, Any], schema: Any) -> str:
+def _not_convertible(value: dict[str, Value], schema: SchemaType) -> str:
     """The reference's message for a dict with keys a schema does not declare."""
     name = schema.proto.name
     lines = [f"expect {name}, got dict. For details:"]
@@ -210,8 +219,8 @@ def _not_convertible(value: dict[str, Any], schema: Any) -> str:
     lines.extend(
         f"Schema {name} does not contain attribute {key}" for key in value if key not in attrs
     )
-    chain = []
-    current = schema
+    chain: list[SchemaType] = []
+    current: SchemaType | None = schema
     while current is not None:
         chain.append(current)
         current = current.parent_type
@@ -223,9 +232,9 @@ def _not_convertible(value: dict[str, Any], schema: Any) -> str:
     return "\n".join(lines)
 
 
-def schema_attribute_names(schema: Any) -> set[str]:
+def schema_attribute_names(schema: SchemaType) -> set[str]:
     names: set[str] = set()
-    current = schema
+    current: SchemaType | None = schema
     while current is not None:
         names.update(attr.name for attr in current.proto.attrs)
         names.update(current.proto.plain_attrs)
@@ -235,8 +244,8 @@ def schema_attribute_names(schema: Any) -> set[str]:
     return names
 
 
-def schema_has_index_signature(schema: Any) -> bool:
-    current = schema
+def schema_has_index_signature(schema: SchemaType) -> bool:
+    current: SchemaType | None = schema
     while current is not None:
         if current.proto.index_signature is not None:
             return True

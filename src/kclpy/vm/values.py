@@ -25,7 +25,7 @@ the VM turns them into diagnostics at the failing call site.
 
 from __future__ import annotations
 
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeAlias
 
 
 class UndefinedType:
@@ -98,7 +98,7 @@ class NumberMultiplier:
         return hash((self.number, self.suffix))
 
 
-class Config(dict[str, Any]):
+class Config(dict[str, "Value"]):
     """A dict value that remembers the operator of each entry (``:``, ``=``, ``+=``).
 
     ``ops`` maps a key to its operator only where it is not a plain union.
@@ -121,7 +121,7 @@ class SchemaLike(Protocol):
     def pkgpath(self) -> str: ...
 
 
-class SchemaInstance(dict[str, Any]):
+class SchemaInstance(dict[str, "Value"]):
     """An instance of a schema: its attributes in output order.
 
     ``ops`` keeps the operators of the config entries it was built from (where not
@@ -136,11 +136,11 @@ class SchemaInstance(dict[str, Any]):
         self.schema = schema
         self.ops: dict[str, int] = {}
         # the config it was built from: a union with it builds the schema again
-        self.config: dict[str, Any] | None = None
+        self.config: dict[str, Value] | None = None
         # required attributes are checked once the value is final (see vm.schemas)
         self.required_checked = False
         # the schema arguments it was built with (positional, keyword), for rebuilds
-        self.arguments: tuple[list[Any], dict[str, Any]] = ([], {})
+        self.arguments: tuple[list[Value], dict[str, Value]] = ([], {})
 
     @property
     def type_name(self) -> str:
@@ -154,13 +154,75 @@ class SchemaInstance(dict[str, Any]):
         return f"{pkg}.{self.schema.name}"
 
 
+Location = tuple[str, int, int]
+"""Where a runtime error happened: (file path, start, end), offsets in code points."""
+
+
 class KclRuntimeError(Exception):
-    """A runtime failure of a KCL program (reported as ``EvaluationError`` by default)."""
+    """A runtime failure of a KCL program (reported as ``EvaluationError`` by default).
+
+    Raised without a position; the interpreter fills ``location`` at the failing
+    instruction and appends a ``stack`` entry in every frame it unwinds through.
+    ``api.runtime_diagnostic`` turns the fields into a diagnostic.
+    """
 
     def __init__(self, message: str, kind: str = "EvaluationError") -> None:
         super().__init__(message)
         self.message = message
-        self.kind = kind
+        self.kind = kind  # the diagnostic kind name (diag.codes.code_for_kind)
+        self.location: Location | None = None  # the failing expression (the primary label)
+        self.stack: list[Location] = []  # the KCL call sites, innermost first
+        self.related: list[tuple[Location | None, str]] = []  # secondary labels
+        self.primary_label = ""  # the primary label's text ("" for none)
+        self.check_message = ""  # a failed check's own message (runtime.catch gives it)
+
+    def locate(self, where: Location) -> None:
+        """Record ``where`` as the failing position (first time) or as a call site."""
+        if self.location is None:
+            self.location = where
+        elif not self.stack or self.stack[-1] != where:
+            self.stack.append(where)
+
+
+class CheckFailure(KclRuntimeError):
+    """A failing ``check:`` condition (reported with the instantiation site)."""
+
+    def __init__(self, message: str, check_message: str) -> None:
+        super().__init__(message)
+        self.check_message = check_message
+
+    def at_instance(self) -> KclRuntimeError:
+        """The error of the instantiation: at the caller, this check as a second label."""
+        error = KclRuntimeError(self.message)
+        error.check_message = self.check_message
+        error.related = [(self.location, self.message)]
+        error.primary_label = "Instance check failed"
+        return error
+
+
+class KclObject(Protocol):
+    """A runtime value that is not data (a function, a schema type, a module)."""
+
+    @property
+    def kcl_type_name(self) -> str:
+        """What ``typeof`` reports for it."""
+        ...
+
+
+Value: TypeAlias = (
+    bool
+    | int
+    | float
+    | str
+    | UndefinedType
+    | NumberMultiplier
+    | list["Value"]
+    | dict[str, "Value"]
+    | KclObject
+    | None
+)
+"""A KCL runtime value: the data of the table above (``Config`` and ``SchemaInstance``
+are dicts) or a non-data object of :mod:`kclpy.vm.objects`."""
 
 
 def is_data(value: object) -> bool:

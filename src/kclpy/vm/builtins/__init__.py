@@ -4,5 +4,5 @@ Every function takes and returns runtime values (see :mod:`kclpy.vm.values`) and
 raises :class:`~kclpy.vm.values.KclRuntimeError` on failure. Functions that need the
 running program (output, option values, file locations) are marked with
 :func:`~kclpy.vm.builtins.registry.needs_context` and receive the
-:class:`~kclpy.vm.builtins.context.RuntimeContext` as their first argument.
+:class:`~kclpy.vm.builtins.context.BuiltinContext` as their first argument.
 """

@@ -4,7 +4,7 @@ Each function takes runtime values (see :mod:`kclpy.vm.values`) as the VM passes
 (positional and keyword arguments, named as in the reference where it accepts
 keywords) and returns a runtime value, or raises
 :class:`~kclpy.vm.values.KclRuntimeError` with the reference's message. ``print`` and
-``reduce`` take the :class:`~kclpy.vm.builtins.context.RuntimeContext` first.
+``reduce`` take the :class:`~kclpy.vm.builtins.context.BuiltinContext` first.
 
 Like the reference, most numeric builtins return Undefined for an argument of the
 wrong type instead of failing (``abs("a")``, ``pow(None, 2)``, ``range(1.5)``); the
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from kclpy.vm.builtins.compare import equal, greater, less, sort_compare
-from kclpy.vm.builtins.context import RuntimeContext
+from kclpy.vm.builtins.context import BuiltinContext
 from kclpy.vm.builtins.convert import is_function, to_str, truthy, type_name, typeof
 from kclpy.vm.builtins.registry import needs_context
 from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier, SchemaInstance
@@ -77,7 +77,7 @@ def iterate(value: Any) -> list[Any]:
 
 
 @needs_context
-def kcl_print(ctx: RuntimeContext, *args: Any, end: Any = "\n", **_ignored: Any) -> None:
+def kcl_print(ctx: BuiltinContext, *args: Any, end: Any = "\n", **_ignored: Any) -> None:
     """``print(*args, sep=" ", end="\\n")``: ``str()`` forms joined by spaces (``sep``
     is accepted and ignored, as in the reference)."""
     text = " ".join([to_str(arg) for arg in args])
@@ -580,7 +580,7 @@ def any_true(inval: Any) -> bool:
 
 
 @needs_context
-def reduce(ctx: RuntimeContext, reducer: Any, iterable: Any, initial: Any = NO_ARGUMENT) -> Any:
+def reduce(ctx: BuiltinContext, reducer: Any, iterable: Any, initial: Any = NO_ARGUMENT) -> Any:
     """``reduce(reducer, list, initial?)``: a left fold; without ``initial`` the first
     item seeds it, and an empty list gives None."""
     if not is_function(reducer):

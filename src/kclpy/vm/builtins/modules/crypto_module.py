@@ -20,7 +20,7 @@ from kclpy.vm.builtins.registry import needs_context
 from kclpy.vm.values import KclRuntimeError
 
 if TYPE_CHECKING:
-    from kclpy.vm.builtins.context import RuntimeContext
+    from kclpy.vm.builtins.context import BuiltinContext
 
 # WHATWG encoding labels (the subset people use) -> Python codec names.
 _ENCODINGS: Final[dict[str, str]] = {
@@ -120,7 +120,7 @@ def uuid() -> str:
 
 
 @needs_context
-def filesha256(ctx: RuntimeContext, filepath: Any) -> str:
+def filesha256(ctx: BuiltinContext, filepath: Any) -> str:
     import hashlib
 
     from kclpy.vm.fs_policy import Access

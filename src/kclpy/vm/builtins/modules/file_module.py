@@ -34,7 +34,7 @@ from kclpy.vm.fs_policy import READ, WRITE, Access, replace_in
 from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 if TYPE_CHECKING:
-    from kclpy.vm.builtins.context import RuntimeContext
+    from kclpy.vm.builtins.context import BuiltinContext
 
 
 def _text(value: Any) -> str:
@@ -51,17 +51,17 @@ def _reason(error: OSError) -> str:
     return f"{os.strerror(error.errno)} (os error {error.errno})"
 
 
-def _access(ctx: RuntimeContext) -> Access:
+def _access(ctx: BuiltinContext) -> Access:
     return Access(ctx.fs_policy, ctx.root, ctx.current_file)
 
 
-def _resolve(ctx: RuntimeContext, path: Any, mode: str = READ) -> str:
+def _resolve(ctx: BuiltinContext, path: Any, mode: str = READ) -> str:
     """``path`` joined to the current file's folder, checked by the run's policy."""
     return _access(ctx).resolve(_text(path), mode)
 
 
 @needs_context
-def read(ctx: RuntimeContext, filepath: Any) -> str:
+def read(ctx: BuiltinContext, filepath: Any) -> str:
     """The text of a file."""
     path = _resolve(ctx, filepath)
     try:
@@ -111,7 +111,7 @@ def _glob_error(position: int, message: str) -> None:
 
 
 @needs_context
-def glob(ctx: RuntimeContext, pattern: Any) -> list[str]:
+def glob(ctx: BuiltinContext, pattern: Any) -> list[str]:
     """Paths matching ``pattern``, absolute and sorted."""
     import glob as glob_lib
 
@@ -134,12 +134,12 @@ def glob(ctx: RuntimeContext, pattern: Any) -> list[str]:
 
 
 @needs_context
-def exists(ctx: RuntimeContext, filepath: Any) -> bool:
+def exists(ctx: BuiltinContext, filepath: Any) -> bool:
     return os.path.exists(_resolve(ctx, filepath))
 
 
 @needs_context
-def size(ctx: RuntimeContext, filepath: Any) -> int:
+def size(ctx: BuiltinContext, filepath: Any) -> int:
     path = _resolve(ctx, filepath)
     try:
         return os.stat(path).st_size
@@ -148,22 +148,22 @@ def size(ctx: RuntimeContext, filepath: Any) -> int:
 
 
 @needs_context
-def modpath(ctx: RuntimeContext) -> str:
+def modpath(ctx: BuiltinContext) -> str:
     return ctx.root
 
 
 @needs_context
-def workdir(ctx: RuntimeContext) -> str:
+def workdir(ctx: BuiltinContext) -> str:
     return ctx.workdir
 
 
 @needs_context
-def current(ctx: RuntimeContext) -> str:
+def current(ctx: BuiltinContext) -> str:
     return ctx.current_file
 
 
 @needs_context
-def abs(ctx: RuntimeContext, filepath: Any) -> str:
+def abs(ctx: BuiltinContext, filepath: Any) -> str:
     path = _resolve(ctx, filepath)
     if not os.path.exists(path):
         raise KclRuntimeError(f"Could not get the absolute path of {path}")
@@ -171,7 +171,7 @@ def abs(ctx: RuntimeContext, filepath: Any) -> str:
 
 
 @needs_context
-def write(ctx: RuntimeContext, filepath: Any, content: Any) -> None:
+def write(ctx: BuiltinContext, filepath: Any, content: Any) -> None:
     path = _resolve(ctx, filepath, WRITE)
     try:
         _access(ctx).write_text(path, _content(content))
@@ -180,7 +180,7 @@ def write(ctx: RuntimeContext, filepath: Any, content: Any) -> None:
 
 
 @needs_context
-def append(ctx: RuntimeContext, filepath: Any, content: Any) -> None:
+def append(ctx: BuiltinContext, filepath: Any, content: Any) -> None:
     path = _resolve(ctx, filepath, WRITE)
     try:
         _access(ctx).write_text(path, _content(content), append=True)
@@ -195,7 +195,7 @@ def _content(content: Any) -> str:
 
 
 @needs_context
-def mkdir(ctx: RuntimeContext, directory: Any, exists: Any = False) -> None:
+def mkdir(ctx: BuiltinContext, directory: Any, exists: Any = False) -> None:
     from kclpy.vm.builtins.convert import truthy
 
     path = _resolve(ctx, directory, WRITE)
@@ -208,7 +208,7 @@ def mkdir(ctx: RuntimeContext, directory: Any, exists: Any = False) -> None:
 
 
 @needs_context
-def delete(ctx: RuntimeContext, filepath: Any) -> None:
+def delete(ctx: BuiltinContext, filepath: Any) -> None:
     path = _resolve(ctx, filepath, WRITE)
     try:
         with _access(ctx).parent(path, WRITE) as (folder, name):
@@ -220,7 +220,7 @@ def delete(ctx: RuntimeContext, filepath: Any) -> None:
 
 
 @needs_context
-def cp(ctx: RuntimeContext, src: Any, dest: Any) -> None:
+def cp(ctx: BuiltinContext, src: Any, dest: Any) -> None:
     access = _access(ctx)
     source = _resolve(ctx, src)
     target = _resolve(ctx, dest, WRITE)
@@ -233,7 +233,7 @@ def cp(ctx: RuntimeContext, src: Any, dest: Any) -> None:
 
 
 @needs_context
-def mv(ctx: RuntimeContext, src: Any, dest: Any) -> None:
+def mv(ctx: BuiltinContext, src: Any, dest: Any) -> None:
     access = _access(ctx)
     source = _resolve(ctx, src, WRITE)
     target = _resolve(ctx, dest, WRITE)
@@ -285,7 +285,7 @@ def _copy(access: Access, source: str, target: str) -> None:
 
 
 @needs_context
-def read_env(ctx: RuntimeContext, key: Any) -> Any:
+def read_env(ctx: BuiltinContext, key: Any) -> Any:
     """The environment variable ``key``, or Undefined when it is not set (``--no-fs``
     closes the host's environment too)."""
     _access(ctx).check_enabled(f"read the environment variable '{key}'")

@@ -28,7 +28,7 @@ from kclpy.vm.fs_policy import WRITE, Access
 from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 if TYPE_CHECKING:
-    from kclpy.vm.builtins.context import RuntimeContext
+    from kclpy.vm.builtins.context import BuiltinContext
 
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1
@@ -444,7 +444,7 @@ def validate(value: Any) -> bool:
     return True
 
 
-def _access(ctx: RuntimeContext) -> Access:
+def _access(ctx: BuiltinContext) -> Access:
     return Access(ctx.fs_policy, ctx.root, ctx.current_file)
 
 
@@ -455,7 +455,7 @@ _ERROR_KINDS: Final = {
 }  # fmt: skip
 
 
-def write_text(ctx: RuntimeContext, filename: Any, text: str, debug_error: bool = False) -> None:
+def write_text(ctx: BuiltinContext, filename: Any, text: str, debug_error: bool = False) -> None:
     """Write ``text`` to ``filename``; errors are worded as the reference words them
     (``debug_error``: as ``dump_all_to_file`` does, with Rust's debug form of the error)."""
     access = _access(ctx)
@@ -479,7 +479,7 @@ def write_text(ctx: RuntimeContext, filename: Any, text: str, debug_error: bool 
 
 @needs_context
 def dump_to_file(
-    ctx: RuntimeContext,
+    ctx: BuiltinContext,
     data: Any,
     filename: Any,
     sort_keys: Any = False,

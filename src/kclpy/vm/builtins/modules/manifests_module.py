@@ -7,7 +7,7 @@ and ``sep`` (``"---"``; documents are joined by ``"\\n" + sep + "\\n"``). Unknow
 keys are ignored. ``ignore_private`` defaults to True, as documented, when an ``opts``
 dict is passed (even ``{}``), but to False when ``opts`` is left out: the reference
 prints private keys only then. The writing itself belongs to the emitter, which receives the
-values and the normalised options through the RuntimeContext.
+values and the normalised options through the BuiltinContext.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from kclpy.vm.builtins.registry import needs_context
 from kclpy.vm.values import KclRuntimeError
 
 if TYPE_CHECKING:
-    from kclpy.vm.builtins.context import RuntimeContext
+    from kclpy.vm.builtins.context import BuiltinContext
 
 DEFAULT_OPTIONS: Final[dict[str, Any]] = {
     "sort_keys": False,
@@ -48,7 +48,7 @@ _NO_OPTIONS: Final = object()
 
 
 @needs_context
-def yaml_stream(ctx: RuntimeContext, values: Any, opts: Any = _NO_OPTIONS) -> None:
+def yaml_stream(ctx: BuiltinContext, values: Any, opts: Any = _NO_OPTIONS) -> None:
     """Make ``values`` the program output, as a YAML stream."""
     if not isinstance(values, list):
         raise KclRuntimeError("invalid list value")

@@ -13,17 +13,17 @@ from kclpy.vm.builtins.registry import needs_context
 from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 if TYPE_CHECKING:
-    from kclpy.vm.builtins.context import RuntimeContext
+    from kclpy.vm.builtins.context import BuiltinContext
 
 
 @needs_context
-def catch(ctx: RuntimeContext, func: Any) -> Any:
+def catch(ctx: BuiltinContext, func: Any) -> Any:
     """Run ``func()``; Undefined on success, else the message of the error it raised."""
     try:
         ctx.call(func, [], {})
     except KclRuntimeError as error:
         # a failed check reports its own message, without "Check failed on ..."
-        return getattr(error, "check_message", None) or error.message
+        return error.check_message or error.message
     return UNDEFINED
 
 

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Iterator
 
-    from kclpy.vm.builtins.context import RuntimeContext
+    from kclpy.vm.builtins.context import BuiltinContext
 
 _MAX_DEPTH: Final = 128
 _CORE: Final = "tag:yaml.org,2002:"
@@ -508,7 +508,7 @@ def validate(value: Any) -> bool:
 
 @needs_context
 def dump_to_file(
-    ctx: RuntimeContext,
+    ctx: BuiltinContext,
     data: Any,
     filename: Any,
     sort_keys: Any = False,
@@ -524,7 +524,7 @@ def dump_to_file(
 
 @needs_context
 def dump_all_to_file(
-    ctx: RuntimeContext,
+    ctx: BuiltinContext,
     data: Any,
     filename: Any,
     sort_keys: Any = False,

@@ -1,0 +1,77 @@
+"""The LR driver reduces marked rules without calling their actions; each action
+must compute exactly what the driver does in its place (ply calls the actions
+when it builds the tables in memory)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kclpy.syntax import driver, parse_source, parsetab
+from kclpy.syntax.parser import get_parser
+
+
+def _marked_rules() -> list[tuple[str, driver.Rule, list[str]]]:
+    machine = driver.Machine(get_parser())
+    rules = []
+    for (text, *_), rule in zip(parsetab._lr_productions, machine.rules, strict=True):
+        if rule[3] != driver.CALL:
+            rules.append((text, rule, text.split("->")[1].split()))
+    return rules
+
+
+def _run_action(rule: driver.Rule, body: list[str]) -> tuple[Any, list[Any]]:
+    """The action's result on symbols holding fresh values (None for ``empty``,
+    a list for a list symbol), and those values."""
+    name, _length, action, _kind, _goto = rule
+    values: list[Any] = [
+        None if symbol == "empty" else [object()] if symbol == name else object() for symbol in body
+    ]
+    production = driver.Production(None)
+    production.slice = [driver.Symbol(name)] + [
+        driver.Symbol(symbol, value) for symbol, value in zip(body, values, strict=True)
+    ]
+    action(production)
+    return production.slice[0].value, values
+
+
+_MARKED = _marked_rules()
+
+
+@pytest.mark.parametrize(("text", "rule", "body"), _MARKED, ids=[text for text, _, _ in _MARKED])
+def test_marked_rule_actions_do_what_the_driver_does(
+    text: str, rule: driver.Rule, body: list[str]
+) -> None:
+    kind = rule[3]
+    result, values = _run_action(rule, body)
+    if getattr(rule[2], "valueless", False):
+        assert result is None  # nothing reads the value of a separator
+    elif kind == driver.UNIT:
+        assert result is values[0]
+    elif kind == driver.EMPTY:
+        assert result is None
+    elif kind == driver.KEEP_FIRST:
+        assert result is values[0]
+    elif kind == driver.START:
+        assert result == [values[0]]
+    else:
+        assert kind == driver.COLLECT
+        assert result is values[0] and result[-1] is values[-1] and len(result) == 2
+
+
+def test_every_kind_is_used() -> None:
+    kinds = {rule[3] for _, rule, _ in _MARKED}
+    assert kinds == {driver.UNIT, driver.EMPTY, driver.KEEP_FIRST, driver.START, driver.COLLECT}
+
+
+def test_recovery_through_an_inserted_newline() -> None:
+    # the error handler skips to the end of the line and, finding no NEWLINE token
+    # there, inserts one (in the slot of a token already read) to close the bad
+    # statement; the diagnostics are the reference's
+    module, diagnostics = parse_source("b = f({x = 1)\nc = 2\n")
+    assert [type(stmt).__name__ for stmt in module.body] == ["AssignStmt"]
+    assert [d.message for d in diagnostics] == [
+        'expected one of [")"] got newline',
+        "unexpected token ')'",
+    ]

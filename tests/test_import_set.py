@@ -23,8 +23,9 @@ RUN_MODULES = frozenset(
     kclpy kclpy.api kclpy.cli kclpy.cli.base kclpy.cli.build kclpy.cli.doc kclpy.cli.fmt
     kclpy.cli.import_command kclpy.cli.package kclpy.depth kclpy.vm.fs_policy kclpy.vm.limits
     kclpy.cli.lint kclpy.cli.misc kclpy.cli.run kclpy.cli.testing kclpy.cli.vet
-    kclpy.compile kclpy.compile.cache kclpy.compile.code kclpy.compile.opcodes kclpy.diag
+    kclpy.compile kclpy.compile.code kclpy.compile.opcodes kclpy.diag
     kclpy.diag.codes kclpy.diag.diagnostic kclpy.emit kclpy.loader kclpy.settings
+    kclpy.pipeline kclpy.pipeline.cache kclpy.pipeline.driver
     kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.syntax.universe kclpy.vm kclpy.vm.builtins
     kclpy.vm.builtins.compare kclpy.vm.builtins.context kclpy.vm.builtins.convert
     kclpy.vm.builtins.registry kclpy.vm.access kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects

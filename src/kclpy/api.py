@@ -18,109 +18,23 @@ mutable state with another run.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kclpy.depth import TOO_DEEP, deep, innermost_span
-from kclpy.diag import Code, Diagnostic, Label, make_error
-from kclpy.source import SourceFile, Span, read_source
+from kclpy.depth import deep
+from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.pipeline import driver
+from kclpy.pipeline.driver import RunResult as RunResult
+from kclpy.pipeline.driver import options_dict
+from kclpy.pipeline.driver import parse_option as parse_option
+from kclpy.pipeline.driver import runtime_diagnostic as runtime_diagnostic
+from kclpy.source import SourceFile, read_source
 
 if TYPE_CHECKING:
-    from kclpy.compile.cache import ProgramCache
-    from kclpy.compile.code import PackageCode
+    from kclpy.loader import Program
     from kclpy.monorepo.report import BuildReport, StackJob, StackOutput
-    from kclpy.vm.values import KclRuntimeError, Location
 
 MAIN = "__main__"
-
-
-class RunResult:
-    """The outcome of a run: the emitted text and values, print output, diagnostics."""
-
-    __slots__ = ("diagnostics", "documents", "format", "log", "text")
-
-    def __init__(
-        self,
-        text: str = "",
-        documents: list[Any] | None = None,
-        log: str = "",
-        diagnostics: list[Diagnostic] | None = None,
-        format: str = "yaml",
-    ) -> None:
-        self.text = text
-        self.documents: list[Any] = [] if documents is None else documents
-        self.log = log
-        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
-        self.format = format
-
-    def _fields(self) -> tuple[Any, ...]:
-        return (self.text, self.documents, self.log, self.diagnostics, self.format)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RunResult) and self._fields() == other._fields()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return (
-            f"RunResult(text={self.text!r}, documents={self.documents!r}, log={self.log!r}, "
-            f"diagnostics={self.diagnostics!r}, format={self.format!r})"
-        )
-
-    @property
-    def ok(self) -> bool:
-        return not any(d.is_error for d in self.diagnostics)
-
-    @property
-    def yaml(self) -> str:
-        """The YAML text (when the run's format was yaml)."""
-        return self.text
-
-
-_SCIENTIFIC = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$")
-_NAME_CONSTANTS = {"True": True, "False": False, "None": None, "Undefined": None}
-
-
-def parse_option(text: str) -> tuple[str, Any]:
-    """``key=value`` of ``-D``, decoded as the reference does.
-
-    The value is JSON when it parses as JSON, except that numbers written in
-    scientific notation stay strings (``12e1`` is an image tag, not 120.0);
-    ``True``/``False``/``None`` are the KCL constants; anything else is a string.
-    """
-    parts = text.split("=")
-    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-        raise ValueError("Invalid value for top level arguments")
-    key, value = parts
-    stripped = value.strip()
-    if _SCIENTIFIC.match(stripped):
-        return key, value
-    try:
-        import json
-
-        return key, json.loads(value, parse_constant=_reject_constant)
-    except ValueError:
-        pass
-    if stripped in _NAME_CONSTANTS:
-        return key, _NAME_CONSTANTS[stripped]
-    return key, value
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(name)
-
-
-def _options_dict(options: Mapping[str, Any] | Iterable[str] | None) -> dict[str, Any]:
-    if options is None:
-        return {}
-    if isinstance(options, Mapping):
-        return dict(options)
-    result: dict[str, Any] = {}
-    for item in options:
-        key, value = parse_option(item)
-        result[key] = value
-    return result
 
 
 def run(code: str, *, filename: str = "main.k", **kwargs: Any) -> RunResult:
@@ -159,160 +73,52 @@ def run_files(
     ``timeout`` in seconds (0: none). The file builtins may use the module root plus
     ``allow_fs_read`` / ``allow_fs_write`` folders; ``no_fs`` closes the file system.
     """
-    result = RunResult(format=format)
     try:
-        option_values = _options_dict(options)
+        option_values = options_dict(options)
     except ValueError as error:
-        result.diagnostics.append(make_error(Code.EVALUATION_ERROR, str(error), None))
-        return result
-    # --- compiled-program cache (kclpy.compile.cache): a hit skips load/check/compile ---
-    from kclpy.compile.cache import open_cache
-
-    cache = (
-        None
-        if sources or overrides
-        else open_cache(files, work_dir, dict(external_pkgs or {}), check)
+        return RunResult(format=format, diagnostics=[driver.option_error(error)])
+    inputs = driver.Inputs(
+        files,
+        work_dir,
+        dict(external_pkgs or {}),
+        dict(sources or {}),
+        check,
+        _override_edit(overrides),
     )
-    cached = cache.lookup() if cache is not None else None
-    if cache is not None and cached is not None:
-        codes, root, files_by_path = cached, cache.root, dict[str, SourceFile]()
-    else:
-        loaded = _load_check_compile(
-            files, work_dir, external_pkgs, sources, check, result, cache, overrides
-        )
-        if loaded is None:
-            return result
-        codes, root, files_by_path = loaded
-    # --- end of cache ---
-    from kclpy.vm.fs_policy import FsPolicy
-    from kclpy.vm.limits import AUTO, ResourceLimits
-    from kclpy.vm.runner import Runner
-    from kclpy.vm.values import KclRuntimeError
+    settings = driver.RunSettings(
+        option_values,
+        path_selector,
+        strict_range_check,
+        max_memory,
+        timeout,
+        allow_fs_read,
+        allow_fs_write,
+        no_fs,
+    )
+    from kclpy.emit import EmitOptions
 
-    memory = AUTO if max_memory is None else max_memory
-    runner = Runner(
-        codes, MAIN, option_values, work_dir, root,
-        FsPolicy.from_options(allow_fs_read, allow_fs_write, no_fs),
-        ResourceLimits(memory, timeout),
-    )  # fmt: skip
-    runner.set_strict_range_check(strict_range_check)
-    try:
-        output = runner.run()
-        documents = output.documents
-        if path_selector:
-            from kclpy.select import select_paths
-
-            documents = select_paths(documents, path_selector)
-    except KclRuntimeError as error:
-        result.log = runner.log
-        result.diagnostics.append(runtime_diagnostic(error, files_by_path))
-        return result
-    result.log = output.log
-    result.documents = documents
-    from kclpy import emit
-
-    emit_options = emit.EmitOptions(
+    emit_options = EmitOptions(
         format=format,
         sort_keys=sort_keys,
         disable_none=disable_none,
         show_hidden=show_hidden,
         include_schema_type_path=include_schema_type_path,
     )
-    try:
-        result.text = emit.render(documents, emit_options, output.stream_options)
-    except KclRuntimeError as error:
-        result.diagnostics.append(runtime_diagnostic(error, files_by_path))
-    return result
+    return driver.run(inputs, settings, emit_options)
 
 
-def _load_check_compile(
-    files: Sequence[str],
-    work_dir: str,
-    external_pkgs: Mapping[str, str] | None,
-    sources: Mapping[str, str] | None,
-    check: bool,
-    result: RunResult,
-    cache: ProgramCache | None,
-    overrides: Sequence[str] = (),
-) -> tuple[dict[str, PackageCode], str, dict[str, SourceFile]] | None:
-    """Load, check and compile a program (storing it in ``cache`` when it is clean).
+def _override_edit(overrides: Sequence[str]) -> driver.Edit | None:
+    """The ``-O`` specs as the driver's edit of the loaded program (None: no edit)."""
+    if not overrides:
+        return None
 
-    Returns the codes, the program root and the loaded files, or None when a
-    stage reported an error (its diagnostics are in ``result``).
-    """
-    from kclpy.compile.cache import RecordingLoader
-    from kclpy.compile.stmts import PackageCompiler
-    from kclpy.loader import Loader
-
-    loader = (
-        cache.loader()
-        if cache is not None
-        else Loader(work_dir, dict(external_pkgs or {}), dict(sources or {}))
-    )
-    program = loader.load(files)
-    result.diagnostics.extend(program.diagnostics)
-    if not program.has_errors and overrides:
+    def edit(program: Program) -> list[Diagnostic]:
         from kclpy.tools.override import apply_overrides
 
         # -O specs rewrite the main package's syntax trees before checking
-        result.diagnostics.extend(apply_overrides(program, list(overrides)))
-    if not result.ok:
-        return None
-    from kclpy.sema import check_program, resolve_program
+        return apply_overrides(program, list(overrides))
 
-    # without the type checks names are still resolved: the compiler reads the bindings
-    model = check_program(program) if check else resolve_program(program)
-    result.diagnostics.extend(model.diagnostics)
-    if not result.ok:
-        return None
-    codes = {}
-    for pkgpath, modules in program.packages.items():
-        compiler = PackageCompiler(pkgpath, modules, model)
-        try:
-            codes[pkgpath] = compiler.compile()
-        except RecursionError as error:  # beyond kclpy.depth's budget
-            result.diagnostics.append(
-                make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error))
-            )
-            return None
-        result.diagnostics.extend(compiler.diagnostics)
-    if not result.ok:
-        return None
-    if cache is not None and not result.diagnostics and isinstance(loader, RecordingLoader):
-        cache.store(codes, loader)
-    files_by_path = {
-        module.file.path: module.file for modules in program.packages.values() for module in modules
-    }
-    return codes, program.root, files_by_path
-
-
-def runtime_diagnostic(error: KclRuntimeError, files: Mapping[str, SourceFile]) -> Diagnostic:
-    """A located runtime error as a diagnostic (its kind, message, position, KCL stack)."""
-    from kclpy.diag.codes import code_for_kind
-
-    code = code_for_kind(error.kind)
-    if code.id != "E3M38" and error.kind in ("Deprecated", "RecursionError", "InternalError"):
-        code = Code.EVALUATION_ERROR
-    diagnostic = make_error(code, error.message, _span(error.location, files))
-    if error.primary_label:
-        diagnostic.labels[0].message = error.primary_label
-    for where, message in error.related:
-        diagnostic.labels.append(Label(_span(where, files), message))
-    stack = [_span(where, files) for where in error.stack]
-    diagnostic.stack = [Label(span, "") for span in stack if span is not None]
-    return diagnostic
-
-
-def _span(location: Location | None, files: Mapping[str, SourceFile]) -> Span | None:
-    if location is None:
-        return None
-    path, start, end = location
-    file = files.get(path)
-    if file is None:
-        if not path or not os.path.isfile(path):
-            return None
-        file, _ = read_source(path)
-    return Span(file, start, end)
+    return edit
 
 
 def override_file(path: str, specs: Sequence[str]) -> bool:
@@ -335,20 +141,18 @@ def list_variables(files: Sequence[str], names: Sequence[str] | None = None) -> 
 
 def list_options(files: Sequence[str], work_dir: str = "") -> list[Any]:
     """Every ``option()`` call of a program: name, type, required, default, help."""
-    from kclpy.loader import Loader
     from kclpy.tools.variables import list_options as collect
 
-    return list(collect(Loader(work_dir).load(files)))
+    return list(collect(driver.load(driver.Inputs(files, work_dir))))
 
 
 def get_schema_types(
     files: Sequence[str], schema_name: str | None = None, work_dir: str = ""
 ) -> dict[str, Any]:
     """Schema types of a program's main package (and variables typed by a schema)."""
-    from kclpy.loader import Loader
     from kclpy.tools.schema_types import get_schema_types as collect
 
-    return dict(collect(Loader(work_dir).load(files), schema_name))
+    return dict(collect(driver.load(driver.Inputs(files, work_dir)), schema_name))
 
 
 def validate_code(
@@ -372,12 +176,12 @@ def validate_code(
     return validate_data(
         code,
         data,
-        lambda program: run(program, filename=filename, external_pkgs=external_pkgs).diagnostics,
         data_format=format,
         schema=schema,
         attribute_name=attribute_name,
         code_path=filename,
         data_path=data_filename,
+        externals=external_pkgs,
     )
 
 
@@ -416,9 +220,7 @@ def parse_program(
 ) -> Any:
     """Load and parse a program: a ``kclpy.loader.Program`` (packages of syntax trees,
     import tables, diagnostics), without checking or running it."""
-    from kclpy.loader import Loader
-
-    return Loader(work_dir, dict(external_pkgs or {})).load(files)
+    return driver.load(driver.Inputs(files, work_dir, dict(external_pkgs or {})))
 
 
 def must_run(code: str, **kwargs: Any) -> RunResult:
@@ -478,36 +280,35 @@ def test(
         for name in os.listdir(package_dir)
         if name.endswith(".k") and os.path.isfile(os.path.join(package_dir, name))
     )
-    result = RunResult()
-    option_values = _options_dict(options)
-    loaded = _load_check_compile(files, package_dir, external_pkgs, None, True, result, None)
+    option_values = options_dict(options)
+    diagnostics: list[Diagnostic] = []
+    inputs = driver.Inputs(files, package_dir, dict(external_pkgs or {}))
+    compiled = driver.front_end(inputs, diagnostics)
     names = _test_names(files)
     pattern = run_pattern(run_regexp) if run_regexp else None
     names = [name for name in names if pattern is None or pattern.search(name)]
-    if loaded is None:
-        failure = next(d for d in result.diagnostics if d.is_error)
+    if compiled is None:
+        failure = next(d for d in diagnostics if d.is_error)
         return [TestCaseResult(name, failure, 0.0) for name in names]
-    codes, root, files_by_path = loaded
-    from kclpy.vm.runner import Runner
-    from kclpy.vm.values import UNDEFINED, KclRuntimeError
+    from kclpy.vm.values import KclRuntimeError
 
-    runner = Runner(codes, MAIN, option_values, package_dir, root)
+    runner = driver.start(compiled, driver.RunSettings(option_values))
     try:
         runner.run()
     except KclRuntimeError as error:
-        failure = runtime_diagnostic(error, files_by_path)
+        failure = runtime_diagnostic(error, compiled.files)
         return [TestCaseResult(name, failure, 0.0) for name in names]
     outcomes: list[TestCaseResult] = []
     for name in names:
-        function = runner.main_value(name)
-        if function is UNDEFINED:
+        done, function = driver.finished_value(runner, name)
+        if not done:
             continue
         start = time.perf_counter()
         error_diagnostic = None
         try:
             runner.call(function, [], {})
         except KclRuntimeError as error:
-            error_diagnostic = runtime_diagnostic(error, files_by_path)
+            error_diagnostic = runtime_diagnostic(error, compiled.files)
         outcomes.append(TestCaseResult(name, error_diagnostic, time.perf_counter() - start))
         if fail_fast and error_diagnostic is not None:
             break
@@ -590,34 +391,6 @@ def generate_doc(path: str = ".", format: str = "md") -> str:
     return run(path, format)
 
 
-def compile_stack(job: StackJob) -> StackOutput:
-    """Compile one stack of a monorepo build (what ``kcl run`` would print in its
-    folder, or its rendered diagnostics). Module level, so that worker processes and
-    Dask workers can receive it."""
-    import time
-
-    from kclpy.diag.render import render_all
-    from kclpy.monorepo.report import StackOutput
-
-    start = time.perf_counter()
-    flags = set(job.flags)
-    result = run_files(
-        list(job.files),
-        options=list(job.options),
-        work_dir=job.path,
-        external_pkgs=dict(job.externals),
-        disable_none="disable_none" in flags,
-        sort_keys="sort_keys" in flags,
-        show_hidden="show_hidden" in flags,
-        strict_range_check="strict_range_check" in flags,
-    )
-    seconds = time.perf_counter() - start
-    if not result.ok:
-        errors = result.log + render_all(result.diagnostics, "human", False)
-        return StackOutput(job.name, False, "", errors, seconds)
-    return StackOutput(job.name, True, result.log + result.text, "", seconds)
-
-
 def build(
     paths: str | Sequence[str] = ".",
     *,
@@ -640,6 +413,7 @@ def build(
     build cannot start."""
     from kclpy.monorepo import BuildOptions
     from kclpy.monorepo import build as run
+    from kclpy.monorepo.pipeline import compile_stack
 
     options = BuildOptions(
         paths=[paths] if isinstance(paths, str) else list(paths),
@@ -653,6 +427,13 @@ def build(
         ship=ship,
     )
     return run(options, compile_stack)
+
+
+def compile_stack(job: StackJob) -> StackOutput:
+    """Compile one stack of a monorepo build (``kclpy.monorepo.pipeline``)."""
+    from kclpy.monorepo.pipeline import compile_stack as compile_one
+
+    return compile_one(job)
 
 
 def generate_kcl(source: str, mode: str = "json", *, filename: str = "<string>") -> str:

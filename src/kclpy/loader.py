@@ -5,20 +5,89 @@ parsed files of every package reachable through imports, keyed by package path
 (``__main__`` for the entry files), each file's import table, and diagnostics
 (syntax errors, missing modules, import cycles, package resolution). Packages
 declared in ``kcl.mod`` are resolved (and downloaded when missing) by ``kclpy.mod``.
+
+The program also records what loading it read (``Program.reads``): the sha256 of
+every file parsed and the answer of every package lookup. The driver's cache
+(``kclpy.pipeline.cache``) keys and validates its entries with that record. A
+``ParseMemo`` handed to the loader shares parsed files by path and content digest
+between the programs of one process (a build worker, one ``kcl lint`` run).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
 from collections.abc import Iterable
+from typing import Any
 
 from kclpy.diag import Code, Diagnostic, make_error
-from kclpy.syntax import ast, parse_file, parse_source
+from kclpy.syntax import ast, parse_bytes, parse_file, parse_source
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
 MAIN = "__main__"
 _KCL_MOD = re.compile(r"^\$\{(\w+):KCL_MOD\}")
+
+Parsed = tuple[ast.Module, list[Diagnostic]]
+Probe = tuple[str, tuple[str, list[str]] | None]
+
+
+def _load_sha256() -> Any:
+    """SHA-256 from the interpreter's own module when it has one (``hashlib`` loads
+    OpenSSL, ~4 ms of every start-up); the digest is the same either way."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            return __import__(name).sha256
+        except (ImportError, AttributeError):
+            continue
+    import hashlib  # pragma: no cover - an interpreter built without them
+
+    return hashlib.sha256  # pragma: no cover
+
+
+_sha256 = _load_sha256()
+
+
+def digest(data: bytes) -> str:
+    """The hex sha256 of ``data`` (the content key of files and cache entries)."""
+    text: str = _sha256(data).hexdigest()
+    return text
+
+
+class Reads:
+    """What loading a program read: each parsed file's digest ("" for a missing or
+    unreadable file), each package lookup (``Loader.candidate``, found or not) and each
+    package discovery with its answer. ``complete`` is False when a file could not be
+    recorded (given as text, missing, unreadable). The on-disk cache validates its
+    entries with it; impact analysis takes a stack's dependencies from it."""
+
+    __slots__ = ("complete", "discoveries", "files", "probes")
+
+    def __init__(self) -> None:
+        self.files: list[tuple[str, str]] = []
+        self.probes: list[Probe] = []
+        self.discoveries: list[tuple[str, str | None]] = []
+        self.complete = True
+
+
+class ParseMemo:
+    """Parsed files shared between the loads of one process, keyed by path and content
+    digest, the ``limit`` most recently used kept. The syntax trees are never mutated
+    after parsing (overrides rewrite their own copies), so programs can share them."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        self.limit = limit
+        self._entries: OrderedDict[tuple[str, str], Parsed] = OrderedDict()
+
+    def parse(self, path: str, data: bytes, key: str) -> Parsed:
+        entry = self._entries.get((path, key))
+        if entry is None:
+            entry = self._entries[(path, key)] = parse_bytes(data, path)
+            if len(self._entries) > self.limit:
+                self._entries.popitem(last=False)
+        else:
+            self._entries.move_to_end((path, key))
+        return entry[0], list(entry[1])
 
 
 class Program:
@@ -29,6 +98,7 @@ class Program:
         self.packages: dict[str, list[ast.Module]] = {}
         self.imports: dict[int, dict[str, str]] = {}  # module id -> {local name: pkgpath}
         self.diagnostics: list[Diagnostic] = []
+        self.reads = Reads()
 
     @property
     def has_errors(self) -> bool:
@@ -68,16 +138,17 @@ def mod_dependencies(
 def package_files(directory: str) -> list[str]:
     """The ``.k`` files of a package folder, sorted, without ``_test.k`` files."""
     try:
-        names = sorted(os.listdir(directory))
+        with os.scandir(directory) as entries:  # file types without a stat per file
+            names = [
+                entry.name
+                for entry in entries
+                if entry.name.endswith(".k")
+                and not entry.name.endswith("_test.k")
+                and entry.is_file()
+            ]
     except OSError:
         return []
-    return [
-        os.path.join(directory, name)
-        for name in names
-        if name.endswith(".k")
-        and not name.endswith("_test.k")
-        and os.path.isfile(os.path.join(directory, name))
-    ]
+    return [os.path.join(directory, name) for name in sorted(names)]
 
 
 class Loader:
@@ -88,15 +159,25 @@ class Loader:
         work_dir: str = "",
         externals: dict[str, str] | None = None,
         sources: dict[str, str] | None = None,
+        memo: ParseMemo | None = None,
     ) -> None:
         self.work_dir = os.path.abspath(work_dir or os.getcwd())
         self.externals = {name: os.path.abspath(path) for name, path in (externals or {}).items()}
         self.sources = sources or {}  # path -> text, for code given as strings
+        self.memo = memo
         self.program = Program(self.work_dir)
         self._loading: list[str] = []
         self._package_dirs: dict[str, str] = {}
 
     def load(self, inputs: Iterable[str]) -> Program:
+        """Every package of the program whose entries are ``inputs``."""
+        files = self.entries(inputs)
+        self.load_package(MAIN, files, None)
+        return self.program
+
+    def entries(self, inputs: Iterable[str]) -> list[str]:
+        """The first, cheap step of :meth:`load` (nothing parsed): the module's
+        dependencies, the program root and the main package's files."""
         items = list(inputs)
         # the module's packages first: entries may name them (``${konfig:KCL_MOD}/...``)
         resolved_root = self.add_dependencies(self.entry_dir(items))
@@ -118,8 +199,7 @@ class Loader:
         if root != resolved_root:
             self.add_dependencies(first_dir)
         self._package_dirs[MAIN] = first_dir
-        self.load_package(MAIN, files, None)
-        return self.program
+        return files
 
     def entry_dir(self, items: list[str]) -> str:
         """The folder of the first entry that is not a package reference."""
@@ -156,14 +236,30 @@ class Loader:
             return item
         return os.path.join(root, item[match.end() :].lstrip("/"))
 
-    def parse(self, path: str) -> tuple[ast.Module, list[Diagnostic]]:
+    def parse(self, path: str) -> Parsed:
+        """One file of the program, parsed; its digest goes into ``program.reads``."""
+        reads = self.program.reads
         text = self.sources.get(path)
         if text is not None:
+            reads.complete = False
             return parse_source(text, path)
         if not os.path.isfile(path):
+            reads.complete = False
+            reads.files.append((path, ""))  # a file made here later changes the program
             module, _ = parse_source("", path)
             return module, [make_error(Code.IO_ERROR, f"Cannot find the kcl file: {path}", None)]
-        return parse_file(path)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            reads.complete = False
+            reads.files.append((path, ""))
+            return parse_file(path)  # its diagnostic says why
+        key = digest(data)
+        reads.files.append((path, key))
+        if self.memo is not None:
+            return self.memo.parse(path, data, key)
+        return parse_bytes(data, path)
 
     def load_package(self, pkgpath: str, files: list[str], site: ast.ImportStmt | None) -> None:
         modules: list[ast.Module] = []
@@ -258,7 +354,9 @@ class Loader:
                     continue
                 found = os.path.join(place, versions[-1])
             self.externals[name] = os.path.abspath(found)
+            self.program.reads.discoveries.append((name, self.externals[name]))
             return self.externals[name]
+        self.program.reads.discoveries.append((name, None))
         return None
 
     def root_of(self, path: str) -> str:
@@ -271,6 +369,14 @@ class Loader:
         return self.program.root
 
     def candidate(self, base: str) -> tuple[str, list[str]] | None:
+        """The package at ``base`` (a folder of .k files or ``base.k``), noted in
+        ``program.reads``."""
+        found = self.find(base)
+        self.program.reads.probes.append((base, found))
+        return found
+
+    def find(self, base: str) -> tuple[str, list[str]] | None:
+        """The package at ``base`` without noting the lookup."""
         if os.path.isdir(base):
             files = package_files(base)
             if files:

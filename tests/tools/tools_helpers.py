@@ -6,50 +6,26 @@ from typing import Any
 
 from reference import ReferenceFailed, call_reference, reference_available
 
-from kclpy import emit
-from kclpy.compile.stmts import PackageCompiler
 from kclpy.diag import Diagnostic
-from kclpy.loader import MAIN, Loader
-from kclpy.sema import check_program
+from kclpy.emit import EmitOptions
+from kclpy.loader import Program
+from kclpy.pipeline import driver
 from kclpy.tools.override import apply_overrides
-from kclpy.vm.runner import Runner
-from kclpy.vm.values import KclRuntimeError
 
 HAVE_REFERENCE = reference_available()
 
 
 def run_with_overrides(code: str, specs: list[str]) -> tuple[str, list[Diagnostic]]:
-    """Load ``code`` as main.k, apply the specs, check, compile and run it: (YAML, errors)."""
-    loader = Loader("", {}, {"main.k": code})
-    program = loader.load(["main.k"])
-    errors = [d for d in program.diagnostics if d.is_error]
-    errors += apply_overrides(program, specs)
-    if errors:
-        return "", errors
-    model = check_program(program)
-    errors = [d for d in model.diagnostics if d.is_error]
-    if errors:
-        return "", errors
-    codes = {}
-    for pkgpath, modules in program.packages.items():
-        compiler = PackageCompiler(pkgpath, modules, model)
-        codes[pkgpath] = compiler.compile()
-        errors += [d for d in compiler.diagnostics if d.is_error]
-    if errors:
-        return "", errors
-    runner = Runner(codes, MAIN, {}, "", program.root)
-    try:
-        output = runner.run()
-        text = emit.render(output.documents, emit.EmitOptions(), output.stream_options)
-    except KclRuntimeError as error:
-        return "", _runtime(error)
-    return text, []
+    """Run ``code`` as main.k through the driver with the specs applied after loading:
+    (YAML, errors)."""
 
+    def edit(program: Program) -> list[Diagnostic]:
+        return apply_overrides(program, specs)
 
-def _runtime(error: KclRuntimeError) -> list[Diagnostic]:
-    from kclpy.diag import Code, make_error
-
-    return [make_error(Code.EVALUATION_ERROR, str(error), None)]
+    inputs = driver.Inputs(["main.k"], sources={"main.k": code}, edit=edit)
+    result = driver.run(inputs, driver.RunSettings(), EmitOptions())
+    errors = [d for d in result.diagnostics if d.is_error]
+    return ("", errors) if errors else (result.text, [])
 
 
 _SCRIPT = r"""

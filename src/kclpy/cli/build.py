@@ -15,9 +15,9 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _handle(args: argparse.Namespace) -> int:
-    from kclpy.api import compile_stack
     from kclpy.monorepo import BuildError
     from kclpy.monorepo.command import main
+    from kclpy.monorepo.pipeline import compile_stack
 
     try:
         return main(args, compile_stack)

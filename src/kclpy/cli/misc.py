@@ -54,8 +54,8 @@ def _configure_clean(parser: argparse.ArgumentParser) -> None:
 
 
 def _clean(args: argparse.Namespace) -> int:
-    """Remove the compiled-module cache (``kclpy.compile.cache.cache_dir``)."""
-    from kclpy.compile.cache import cache_dir
+    """Remove the compiled-module cache (``kclpy.pipeline.cache.cache_dir``)."""
+    from kclpy.pipeline.cache import cache_dir
 
     folder = cache_dir()
     if folder is None:

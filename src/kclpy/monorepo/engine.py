@@ -2,9 +2,10 @@
 change reaches, compile them (in process, on local workers or on a Dask cluster),
 settle each against its golden, and report.
 
-The compile function is handed in by the caller (``kclpy.api`` hands in its
-pipeline), so this package stays below the API. Takes ``BuildOptions``; returns a
-``BuildReport`` with one result per selected stack, in stack order.
+The compile function is handed in by the caller: ``kclpy.monorepo.pipeline.
+compile_stack`` (the driver, with the process's in-memory cache tier) from ``kcl
+build`` and ``kclpy.build``, another one from tests. Takes ``BuildOptions``; returns
+a ``BuildReport`` with one result per selected stack, in stack order.
 """
 
 from __future__ import annotations

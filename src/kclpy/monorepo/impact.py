@@ -10,7 +10,9 @@ loader probed (a file added to or removed from a package), or when it lies in th
 stack's own folder or its ``ci-test`` folder. A change to a shared model thus
 reaches every stack that imports it, directly or transitively.
 
-Parsing is shared between stacks: each file is parsed once per analysis.
+The loader's record of a program's reads (``Program.reads``) gives those files and
+places. Parsing is shared between stacks through a ``ParseMemo``: each file is parsed
+once per analysis.
 Takes stacks and changed paths; returns the affected stacks. ``changed_since``
 asks git for the files changed since a revision (committed, staged, unstaged and
 untracked).
@@ -23,10 +25,8 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kclpy.diag import Diagnostic
-from kclpy.loader import Loader
+from kclpy.loader import Loader, ParseMemo
 from kclpy.monorepo.stacks import MOD_FILE, Stack
-from kclpy.syntax import ast
 
 _LOCK_FILE = "kcl.mod.lock"
 
@@ -53,51 +53,25 @@ class Dependencies:
         return path.endswith(".k") and (folder in self.probes or path[:-2] in self.probes)
 
 
-class _ParseMemo:
-    """Parse results shared by the loaders of one analysis."""
-
-    def __init__(self) -> None:
-        self.parsed: dict[str, tuple[ast.Module, list[Diagnostic]]] = {}
-
-
-class _DependencyLoader(Loader):
-    """A ``Loader`` that records what it reads and probes, parsing through a memo."""
-
-    def __init__(self, stack: Stack, memo: _ParseMemo) -> None:
-        super().__init__(stack.path, dict(stack.externals), {})
-        self.memo = memo
-        self.read: set[str] = set()
-        self.probed: set[str] = set()
-
-    def parse(self, path: str) -> tuple[ast.Module, list[Diagnostic]]:
-        self.read.add(os.path.realpath(path))
-        cached = self.memo.parsed.get(path)
-        if cached is None:
-            cached = self.memo.parsed[path] = super().parse(path)
-        return cached
-
-    def candidate(self, base: str) -> tuple[str, list[str]] | None:
-        self.probed.add(os.path.realpath(base))
-        return super().candidate(base)
-
-
 def dependencies(stacks: Sequence[Stack]) -> dict[str, Dependencies]:
     """The dependencies of every stack, keyed by the stack's path."""
-    memo = _ParseMemo()
+    memo = ParseMemo()
     result: dict[str, Dependencies] = {}
     for stack in stacks:
-        loader = _DependencyLoader(stack, memo)
+        loader = Loader(stack.path, dict(stack.externals), {}, memo)
         if stack.files:
             loader.load(list(stack.files))
+        reads = loader.program.reads
         roots = {stack.path, *(path for _, path in stack.externals), *loader.externals.values()}
-        files = set(loader.read) | {os.path.realpath(p) for p in stack.definition}
+        files = {os.path.realpath(path) for path, _ in reads.files}
+        files.update(os.path.realpath(p) for p in stack.definition)
         for root in map(os.path.realpath, roots):
             files.add(os.path.join(root, MOD_FILE))
             files.add(os.path.join(root, _LOCK_FILE))
         folder = os.path.realpath(stack.path)
         result[stack.path] = Dependencies(
             files=frozenset(files),
-            probes=frozenset(loader.probed),
+            probes=frozenset(os.path.realpath(base) for base, _ in reads.probes),
             folders=frozenset({folder, os.path.join(folder, "ci-test")}),
         )
     return result

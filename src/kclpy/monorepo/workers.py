@@ -4,8 +4,8 @@ Each worker is a process that compiles one stack at a time, handed to it over it
 own pipe, so that when a worker dies (a crash, the OOM killer) the stack it was
 compiling is known: it is retried once on a fresh worker, then reported as failed;
 the other stacks go on. Workers ignore SIGINT (the parent stops them) and share
-the on-disk compiled-module cache; each keeps its own in-memory state between
-stacks. Results are handed to a callback as they arrive.
+the on-disk compiled-module cache; each keeps its own in-memory tier of it between
+stacks (``kclpy.monorepo.pipeline``). Results are handed to a callback as they arrive.
 
 Takes jobs, the compile function and a worker count; calls ``on_output`` once per
 job, in completion order.

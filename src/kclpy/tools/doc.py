@@ -19,8 +19,9 @@ import os
 from typing import Any
 
 from kclpy.diag import Diagnostic
-from kclpy.loader import Loader, find_root, package_files
-from kclpy.sema import SchemaInfo, check_program
+from kclpy.loader import find_root, package_files
+from kclpy.pipeline import driver
+from kclpy.sema import SchemaInfo
 from kclpy.sema.docstrings import description
 from kclpy.sema.types import DictType, ListType, LitType, SchemaType, Type, UnionType
 from kclpy.syntax import ast
@@ -55,8 +56,8 @@ def generate_doc(path: str = ".", format: str = "md") -> str:
         imports = os.path.join(folder, "__kclpy_doc_imports__.k")
         sources[imports] = "".join(f"import {p} as _doc{i}\n" for i, p in enumerate(others))
         files = [*files, imports]
-    program = Loader(folder, {}, sources).load(files)
-    model = check_program(program)
+    program = driver.load(driver.Inputs(files, folder, sources=sources))
+    model = driver.check(program)
     errors = [d for d in [*program.diagnostics, *model.diagnostics] if d.is_error]
     if errors:
         raise DocError("the program has errors", errors)

@@ -31,8 +31,9 @@ from typing import Any
 
 from kclpy.diag import Code, Diagnostic
 from kclpy.diag.render import render_human, to_json
-from kclpy.loader import MAIN, Loader, Program, package_files
-from kclpy.sema import Model, check_program
+from kclpy.loader import MAIN, Loader, ParseMemo, Program, package_files
+from kclpy.pipeline import driver
+from kclpy.sema import Model
 from kclpy.syntax import ast, parse_source
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 from kclpy.tools.lint_rules import (
@@ -217,27 +218,6 @@ def _package_dirs(base: str) -> list[str]:
     return found
 
 
-class _CachingLoader(Loader):
-    """A loader that shares parsed files between the programs of one lint run."""
-
-    def __init__(
-        self,
-        work_dir: str,
-        externals: dict[str, str],
-        sources: dict[str, str],
-        cache: dict[str, tuple[ast.Module, list[Diagnostic]]],
-    ) -> None:
-        super().__init__(work_dir, externals, sources)
-        self._cache = cache
-
-    def parse(self, path: str) -> tuple[ast.Module, list[Diagnostic]]:
-        key = path if path in self.sources else os.path.abspath(path)
-        hit = self._cache.get(key)
-        if hit is None:
-            hit = self._cache[key] = super().parse(path)
-        return hit[0], list(hit[1])
-
-
 # --------------------------------------------------------------------------- the run
 
 
@@ -257,12 +237,12 @@ def lint(
     ignored = check_selectors(ignore or [], "ignore")
     if max_line_length is not None and max_line_length <= 0:
         raise LintConfigError("max_line_length must be a positive integer")
-    cache: dict[str, tuple[ast.Module, list[Diagnostic]]] = {}
+    memo = ParseMemo()  # the programs of one run share their parsed files
     configs: dict[str, LintConfig] = {}
     report = LintReport()
     seen: set[tuple[str, str, str, int]] = set()
     for work_dir, files in program_inputs(paths, sources):
-        loader = _CachingLoader(work_dir, dict(external_pkgs or {}), dict(sources or {}), cache)
+        loader = Loader(work_dir, dict(external_pkgs or {}), dict(sources or {}), memo)
         program = loader.load(files)
         config = configs.get(program.root)
         if config is None:
@@ -312,7 +292,7 @@ def _findings(
     program: Program, loader: Loader, config: LintConfig, keep_scopes: bool = False
 ) -> tuple[list[Finding], Model]:
     findings = [Finding(d) for d in program.diagnostics]
-    model = check_program(program, keep_scopes)
+    model = driver.check(program, keep_scopes)
     for diagnostic in model.diagnostics:
         # a checker failure on a tree the parser already rejected adds nothing
         if diagnostic.code != Code.INTERNAL_ERROR or not program.has_errors:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kclpy.loader import MAIN, Program
-from kclpy.sema import Model, SchemaInfo, Symbol, SymbolKind, check_program
+from kclpy.pipeline import driver
+from kclpy.sema import Model, SchemaInfo, Symbol, SymbolKind
 from kclpy.sema.docstrings import summary
 from kclpy.sema.types import SchemaType
 from kclpy.syntax import ast
@@ -101,7 +102,7 @@ def get_schema_types(
     ``model`` to reuse an existing check of the program.
     """
     if model is None:
-        model = check_program(program)
+        model = driver.check(program)
     mapping: dict[str, SchemaTypeInfo] = {}
     for info in model.schemas.values():
         if info.is_rule or (info.pkgpath or MAIN) != MAIN:

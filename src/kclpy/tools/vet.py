@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
+from kclpy.depth import deep
 from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.emit import EmitOptions
+from kclpy.pipeline import driver
 from kclpy.syntax import ast, parse_source
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -101,20 +104,28 @@ def _prepare(
     return name, value
 
 
+@deep
+def _run(text: str, path: str, externals: Mapping[str, str] | None) -> list[Diagnostic]:
+    """The diagnostics of running ``text`` as the file ``path``."""
+    inputs = driver.Inputs([path], externals=dict(externals or {}), sources={path: text})
+    return driver.run(inputs, driver.RunSettings(), EmitOptions()).diagnostics
+
+
 def validate_data(
     code: str,
     data: str,
-    run: Callable[[str], list[Diagnostic]],
     *,
     data_format: str = "json",
     schema: str | None = None,
     attribute_name: str = "value",
     code_path: str = "main.k",
     data_path: str = "data",
+    externals: Mapping[str, str] | None = None,
 ) -> list[Diagnostic]:
-    """The errors of validating ``data`` (``run`` runs a KCL program text and returns
-    its diagnostics). The data goes into the program one entry per line, so an error
-    in it is moved to the data file's line and column (:mod:`kclpy.tools.vet_positions`)."""
+    """The errors of validating ``data`` (the program runs through the driver as the
+    file ``code_path``, with the ``-E`` packages ``externals``). The data goes into the
+    program one entry per line, so an error in it is moved to the data file's line and
+    column (:mod:`kclpy.tools.vet_positions`)."""
     from kclpy.tools.vet_positions import PositionedLiteral
 
     prepared = _prepare(code, data, data_format, schema, attribute_name, code_path)
@@ -123,6 +134,6 @@ def validate_data(
     name, value = prepared
     head = f"{code.rstrip()}\n\n{attribute_name} = {name} "
     literal = PositionedLiteral.build(data, value, data_path, to_kcl)
-    errors = [d for d in run(head + literal.text + "\n") if d.is_error]
+    errors = [d for d in _run(head + literal.text + "\n", code_path, externals) if d.is_error]
     first_line = head.count("\n") + 1
     return [literal.relocate(error, code_path, first_line) for error in errors]

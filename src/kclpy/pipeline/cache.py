@@ -1,20 +1,30 @@
-"""The on-disk cache of compiled programs: a repeated run skips lex/parse/check/compile.
+"""The driver's cache of compiled code, in two tiers the driver consults between stages.
 
+**On disk** (:class:`ProgramCache`): a repeated run skips lex/parse/check/compile.
 The checker needs the syntax trees of every imported package to check the main
 package, so the unit of caching is a whole program: the compiled ``PackageCode``
 of every package of a run whose loading, checking and compiling produced no
-diagnostic at all.
+diagnostic at all. Processes share it (``kcl run``, build workers).
+
+**In process** (:class:`MemoryTier`, handed to the driver by a process that runs
+many programs, such as a ``kcl build`` worker): parsed files by path and content
+digest (``kclpy.loader.ParseMemo``), compiled packages by :func:`package_keys`
+(content and import context, below), and the packages read back from disk entries
+by the digest of their bytes. So a package that many programs import is parsed,
+compiled and unpickled once per process, not once per program. Each table keeps
+its most recently used entries only.
 
 An entry lives at ``<cache dir>/programs/<key>.bin``. The key is a sha256 over
 the bytecode version, the kclpy and Python versions, a fingerprint of
 kclpy's own source files (size and mtime), the work directory, the
 program root, the external packages, the entry files (after expansion) and the
 ``check`` flag; it is computed by running only the cheap first step of the
-``Loader`` (input expansion, ``kcl.mod``), with no parsing. An entry holds two
-pickles (protocol 5): first a manifest, then the codes. The manifest lists
-every file the loader parsed with the sha256 of its bytes, and every package
-lookup the loader made (``Loader.candidate``: folder or file probes, including
-the ones that found nothing) with its answer. An entry is used only when every
+``Loader`` (``Loader.entries``: input expansion, ``kcl.mod``), with no parsing. An
+entry holds two pickles (protocol 5): first a manifest, then a dict of package path
+to (digest, pickled ``PackageCode``). The manifest is the loaded program's
+``Program.reads``: every file the loader parsed with the sha256 of its bytes, and
+every package lookup the loader made (``Loader.candidate``: folder or file probes,
+including the ones that found nothing) with its answer. An entry is used only when every
 file still has its digest and every lookup still gives the same answer, so an
 edit anywhere in the program, a new file in a package folder or a package that
 appears where an import used to fall through all invalidate it.
@@ -32,23 +42,21 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import os
 import pickle
 import sys
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from kclpy import __version__
 from kclpy.compile import code as code_module
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
-from kclpy.diag import Diagnostic
-from kclpy.loader import MAIN, Loader
-from kclpy.syntax import ast, parse_bytes
+from kclpy.loader import Loader, ParseMemo, Program, digest
 
 _PROTOCOL = 5
-_FORMAT = 2  # layout of an entry (manifest pickle, then codes pickle)
-
-Probe = tuple[str, tuple[str, list[str]] | None]
+_FORMAT = 3  # layout of an entry (manifest pickle, then a pickle of per-package pickles)
 
 _CODE_MODULE = "kclpy.compile.code"
 _SAFE_BUILTINS = frozenset({"set", "frozenset", "complex", "slice", "bytearray"})
@@ -95,27 +103,6 @@ def cache_dir() -> str | None:
     return os.path.join(base, "kclpy")
 
 
-def _digest(data: bytes) -> str:
-    digest: str = _sha256(data).hexdigest()
-    return digest
-
-
-def _load_sha256() -> Any:
-    """SHA-256 from the interpreter's own module when it has one (``hashlib`` loads
-    OpenSSL, ~4 ms of every start-up); the digest is the same either way."""
-    for name in ("_sha2", "_sha256"):
-        try:
-            return __import__(name).sha256
-        except (ImportError, AttributeError):
-            continue
-    import hashlib  # pragma: no cover - an interpreter built without them
-
-    return hashlib.sha256  # pragma: no cover
-
-
-_sha256 = _load_sha256()
-
-
 @functools.cache
 def implementation_fingerprint() -> str:
     """A digest of the path, size and mtime of every kclpy source file.
@@ -135,66 +122,76 @@ def implementation_fingerprint() -> str:
                 except OSError:
                     continue
                 entries.append((os.path.relpath(path, package), stat.st_size, stat.st_mtime_ns))
-    return _digest(repr(entries).encode("utf-8", "surrogatepass"))
+    return digest(repr(entries).encode("utf-8", "surrogatepass"))
 
 
-class RecordingLoader(Loader):
-    """A ``Loader`` that notes the digest of every file it parses and every package lookup."""
+class _Recent:
+    """A mapping that keeps its ``limit`` most recently used entries."""
 
-    def __init__(
-        self,
-        work_dir: str = "",
-        externals: dict[str, str] | None = None,
-        sources: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(work_dir, externals, sources)
-        self.file_digests: list[tuple[str, str]] = []
-        self.probes: list[Probe] = []
-        self.discoveries: list[tuple[str, str | None]] = []
-        self.complete = True  # False when a file could not be recorded
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._entries: OrderedDict[Hashable, PackageCode] = OrderedDict()
 
-    def parse(self, path: str) -> tuple[ast.Module, list[Diagnostic]]:
-        if path in self.sources:
-            self.complete = False
-            return super().parse(path)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            self.complete = False
-            return super().parse(path)
-        self.file_digests.append((path, _digest(data)))
-        return parse_bytes(data, path)
-
-    def candidate(self, base: str) -> tuple[str, list[str]] | None:
-        found = super().candidate(base)
-        self.probes.append((base, None if found is None else (found[0], list(found[1]))))
+    def get(self, key: Hashable) -> PackageCode | None:
+        found = self._entries.get(key)
+        if found is not None:
+            self._entries.move_to_end(key)
         return found
 
-    def discover(self, name: str) -> str | None:
-        found = super().discover(name)
-        self.discoveries.append((name, found))
-        return found
+    def put(self, key: Hashable, code: PackageCode) -> None:
+        self._entries[key] = code
+        if len(self._entries) > self.limit:
+            self._entries.popitem(last=False)
 
 
-class _ProbeLoader(Loader):
-    """Runs only the first step of ``Loader.load``: the root, externals and entry files."""
+class MemoryTier:
+    """The in-process tier: parsed files, compiled packages and packages read back
+    from disk entries, shared by the programs one process runs."""
 
-    def __init__(
-        self,
-        work_dir: str = "",
-        externals: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(work_dir, externals, {})
-        self.main_files: list[str] = []
+    def __init__(self, limit: int = 1024) -> None:
+        self.parses = ParseMemo(limit)
+        self.compiled = _Recent(limit)
+        self.unpickled = _Recent(limit)
 
-    def load_package(self, pkgpath: str, files: list[str], site: ast.ImportStmt | None) -> None:
-        if pkgpath == MAIN:
-            self.main_files = list(files)
+
+def package_keys(program: Program) -> dict[str, str | None]:
+    """The content key of each package's compiled code: its path, the digest of each
+    of its files with that file's import table, and the keys of the packages it imports
+    (so a change anywhere below it changes it). None when a file of it was not read
+    from disk (given as text) or an import cycle runs through it."""
+    digests = dict(program.reads.files)
+    keys: dict[str, str | None] = {}
+
+    def key_of(name: str, visiting: frozenset[str]) -> str | None:
+        if name in keys:
+            return keys[name]
+        modules = program.packages.get(name)
+        if modules is None:  # a system module or plugin: its name is its content
+            return name
+        if name in visiting:
+            return None
+        parts: list[object] = [name]
+        for module in modules:
+            table = program.imports_of(module)
+            file_digest = digests.get(module.file.path)
+            if not file_digest:
+                keys[name] = None
+                return None
+            parts.append((module.file.path, file_digest, sorted(table.items())))
+            for target in sorted(set(table.values())):
+                inner = key_of(target, visiting | {name})
+                if inner is None:
+                    keys[name] = None
+                    return None
+                parts.append(inner)
+        keys[name] = digest(repr(parts).encode("utf-8", "surrogatepass"))
+        return keys[name]
+
+    return {pkgpath: key_of(pkgpath, frozenset()) for pkgpath in program.packages}
 
 
 class ProgramCache:
-    """The cache entry of one run's inputs: look it up, or store the compiled codes."""
+    """The on-disk entry of one run's inputs: look it up, or store the compiled codes."""
 
     def __init__(
         self,
@@ -206,8 +203,8 @@ class ProgramCache:
     ) -> None:
         self.work_dir = work_dir
         self.externals = dict(externals)
-        self._probe = _ProbeLoader(work_dir, dict(externals))
-        self._probe.load(files)
+        self._probe = Loader(work_dir, dict(externals))
+        main_files = self._probe.entries(files)
         self.root = self._probe.program.root
         key_parts = (
             _FORMAT,
@@ -218,71 +215,73 @@ class ProgramCache:
             self._probe.work_dir,
             self.root,
             sorted(self._probe.externals.items()),
-            self._probe.main_files,
+            main_files,
             check,
         )
-        self.key = _digest(repr(key_parts).encode("utf-8", "surrogatepass"))
+        self.key = digest(repr(key_parts).encode("utf-8", "surrogatepass"))
         self.path = os.path.join(directory, "programs", self.key + ".bin")
 
-    def loader(self) -> RecordingLoader:
-        """The loader to use on a miss (it records what ``store`` needs)."""
-        return RecordingLoader(self.work_dir, dict(self.externals), {})
-
-    def lookup(self) -> dict[str, PackageCode] | None:
-        """The cached codes when the entry exists and is still valid, else None."""
+    def lookup(self, memory: MemoryTier | None = None) -> dict[str, PackageCode] | None:
+        """The cached codes when the entry exists and is still valid, else None
+        (packages already read back in this process come from ``memory``)."""
         try:
             with open(self.path, "rb") as handle:
                 manifest = _Unpickler(handle).load()
                 if not self._valid(manifest):
                     return None
-                codes = _Unpickler(handle).load()
+                blobs = _Unpickler(handle).load()
+            return {
+                pkgpath: _read_package(blob_digest, blob, memory)
+                for pkgpath, (blob_digest, blob) in blobs.items()
+            }
         except Exception:  # a missing, unreadable or corrupt entry is a miss
             return None
-        if not isinstance(codes, dict) or not all(
-            isinstance(code, PackageCode) for code in codes.values()
-        ):
-            return None
-        return codes
 
     def _valid(self, manifest: Any) -> bool:
         if not isinstance(manifest, dict) or manifest.get("key") != self.key:
             return False
-        for path, digest in manifest["files"]:
+        for path, file_digest in manifest["files"]:
             try:
                 with open(path, "rb") as handle:
-                    if _digest(handle.read()) != digest:
+                    if digest(handle.read()) != file_digest:
                         return False
             except OSError:
                 return False
-        for base, answer in manifest["probes"]:
-            found = self._probe.candidate(base)
-            if (None if found is None else (found[0], list(found[1]))) != answer:
-                return False
+        find = self._probe.find
+        if any(find(base) != answer for base, answer in manifest["probes"]):
+            return False
         # a vendored package or $KCL_PKG_PATH entry found now must be the one used then
         # (a new name_<version> folder makes the entry stale)
         discover = self._probe.discover
         return all(discover(name) == answer for name, answer in manifest["discoveries"])
 
-    def store(self, codes: Mapping[str, PackageCode], loader: RecordingLoader) -> bool:
+    def store(self, codes: Mapping[str, PackageCode], program: Program) -> bool:
         """Write the entry atomically; False (and no entry) when it cannot be written."""
-        if not loader.complete:
+        reads = program.reads
+        if not reads.complete:
             return False
         manifest = {
             "key": self.key,
-            "files": loader.file_digests,
-            "probes": loader.probes,
-            "discoveries": loader.discoveries,
+            "files": reads.files,
+            "probes": reads.probes,
+            "discoveries": reads.discoveries,
         }
         folder = os.path.dirname(self.path)
         temp = ""
         try:
+            blobs = {}
+            for pkgpath, code in codes.items():
+                buffer = io.BytesIO()
+                _Pickler(buffer, protocol=_PROTOCOL).dump(code)
+                blob = buffer.getvalue()
+                blobs[pkgpath] = (digest(blob), blob)
             os.makedirs(folder, exist_ok=True)
             import tempfile
 
             fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".bin", dir=folder)
             with os.fdopen(fd, "wb") as handle:
                 _Pickler(handle, protocol=_PROTOCOL).dump(manifest)
-                _Pickler(handle, protocol=_PROTOCOL).dump(dict(codes))
+                _Pickler(handle, protocol=_PROTOCOL).dump(blobs)
             os.replace(temp, self.path)
         except Exception:  # a cache that cannot be written is no cache, not an error
             if temp:
@@ -290,6 +289,18 @@ class ProgramCache:
                     os.unlink(temp)
             return False
         return True
+
+
+def _read_package(blob_digest: str, blob: bytes, memory: MemoryTier | None) -> PackageCode:
+    """One package of an entry, unpickled (once per process with ``memory``)."""
+    found = memory.unpickled.get(blob_digest) if memory is not None else None
+    if found is None:
+        found = _Unpickler(io.BytesIO(blob)).load()
+        if not isinstance(found, PackageCode):
+            raise pickle.UnpicklingError("an entry holds something other than code")
+        if memory is not None:
+            memory.unpickled.put(blob_digest, found)
+    return found
 
 
 def open_cache(

@@ -1,7 +1,8 @@
-"""The on-disk cache of compiled programs (``kclpy.compile.cache``)."""
+"""The driver's cache of compiled programs (``kclpy.pipeline.cache``): on disk, in process."""
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import subprocess
@@ -11,9 +12,12 @@ from pathlib import Path
 import pytest
 
 import kclpy
-from kclpy.compile import cache as cache_module
+from kclpy import loader as loader_module
 from kclpy.diag.render import render
+from kclpy.emit import EmitOptions
 from kclpy.loader import Loader
+from kclpy.pipeline import cache as cache_module
+from kclpy.pipeline import driver
 from kclpy.source import SourceFile
 
 MAIN_TEXT = """\
@@ -253,6 +257,119 @@ def test_entries_hold_only_compiled_code(cache_dir: Path, project: Path) -> None
 
     with entry.open("rb") as handle:
         Recorder(handle).load()
-        codes = Recorder(handle).load()
+        blobs = Recorder(handle).load()
+    assert classes == set()  # the manifest and the table of packages are plain data
+    assert set(blobs) == {"__main__", "pkg"}
+    for _, blob in blobs.values():
+        Recorder(io.BytesIO(blob)).load()
     assert {module for module, _ in classes} == {"kclpy.compile.code"}
-    assert set(codes) == {"__main__", "pkg"}
+
+
+def _stack(root: Path, name: str, value: int) -> Path:
+    """A program beside ``project`` importing its shared package ``pkg``."""
+    folder = root / name
+    folder.mkdir()
+    (folder / "main.k").write_text(f'import pkg\n\na = pkg.App {{name = "{name}"}}\nv = {value}\n')
+    return folder
+
+
+def _inputs(folder: Path, root: Path) -> driver.Inputs:
+    return driver.Inputs([str(folder / "main.k")], str(folder), {"pkg": str(root / "pkg")})
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[str]:
+    """Calls of ``owner.name`` (by their first argument after self), while still calling it."""
+    calls: list[str] = []
+    original = getattr(owner, name)
+
+    def counted(*args: object) -> object:
+        calls.append(str(args[1]))
+        return original(*args)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def test_the_memory_tier_parses_and_compiles_a_shared_package_once(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KCLPY_NO_CACHE", "1")
+    parsed = _counting(monkeypatch, loader_module, "parse_bytes")
+    compiled = _counting(monkeypatch, driver, "_compile_package")
+    memory = cache_module.MemoryTier()
+    texts = []
+    for index in range(3):
+        folder = _stack(tmp_path, f"s{index}", index)
+        result = driver.run(_inputs(folder, project), driver.RunSettings(), EmitOptions(), memory)
+        assert result.ok, result.diagnostics
+        texts.append(result.text)
+    app = str(project / "pkg" / "app.k")
+    assert parsed.count(app) == 1
+    assert compiled.count("pkg") == 1 and compiled.count("__main__") == 3
+    assert texts[2] == "a:\n  name: s2\n  replicas: 1\nv: 2\n"
+    # an edit of the shared package is a new content key: parsed and compiled again
+    (project / "pkg" / "app.k").write_text(PKG_TEXT.replace("= 1", "= 4"))
+    result = driver.run(_inputs(folder, project), driver.RunSettings(), EmitOptions(), memory)
+    assert "replicas: 4" in result.text
+    assert parsed.count(app) == 2 and compiled.count("pkg") == 2
+
+
+def test_the_memory_tier_reads_a_shared_package_back_once(
+    cache_dir: Path, tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders = [_stack(tmp_path, f"s{index}", index) for index in range(3)]
+    expected = []
+    for folder in folders:  # fill the disk tier
+        result = driver.run(_inputs(folder, project), driver.RunSettings(), EmitOptions())
+        expected.append(result.text)
+    assert len(_entries(cache_dir)) == 3
+    unpickled = _counting(monkeypatch, cache_module._Unpickler, "__init__")
+    _forbid_parsing(monkeypatch)
+    memory = cache_module.MemoryTier()
+    texts = [
+        driver.run(_inputs(folder, project), driver.RunSettings(), EmitOptions(), memory).text
+        for folder in folders
+    ]
+    assert texts == expected
+    # per entry: the manifest and the package table, then __main__; pkg once in all
+    assert len(unpickled) == 3 * 3 + 1
+
+
+def test_a_package_key_follows_its_imports(tmp_path: Path) -> None:
+    (tmp_path / "low").mkdir()
+    (tmp_path / "mid").mkdir()
+    (tmp_path / "low" / "a.k").write_text("v = 1\n")
+    (tmp_path / "mid" / "a.k").write_text("import low\n\nw = low.v\n")
+    (tmp_path / "main.k").write_text("import mid\n\nx = mid.w\n")
+
+    def key() -> str | None:
+        program = driver.load(driver.Inputs([str(tmp_path / "main.k")], str(tmp_path)))
+        return cache_module.package_keys(program)["mid"]
+
+    before = key()
+    assert before is not None and key() == before
+    (tmp_path / "low" / "a.k").write_text("v = 2\n")
+    assert key() != before
+    text_program = driver.load(driver.Inputs(["main.k"], str(tmp_path), sources={"main.k": ""}))
+    assert cache_module.package_keys(text_program) == {"__main__": None}
+
+
+def test_the_memory_tables_keep_only_the_most_recently_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = _counting(monkeypatch, loader_module, "parse_bytes")
+    memo = loader_module.ParseMemo(limit=2)
+    paths = []
+    for name in ("a", "b", "c"):
+        path = tmp_path / f"{name}.k"
+        path.write_text(f"{name} = 1\n")
+        paths.append(str(path))
+
+    def parse(path: str) -> None:
+        data = Path(path).read_bytes()
+        memo.parse(path, data, loader_module.digest(data))
+
+    for path in [paths[0], paths[1], paths[0], paths[2], paths[0], paths[1]]:
+        parse(path)
+    # a, b; a again (a hit, now the newest); c pushes out b; a a hit; b parsed again
+    assert parsed == [paths[0], paths[1], paths[2], paths[1]]

@@ -1,0 +1,411 @@
+"""The one pipeline of kclpy: load -> check -> compile -> run -> emit.
+
+Every entry point runs programs through these stages: the API (``kclpy.api``), the
+commands (``kclpy.cli``), the tools (lint, doc, test, vet), monorepo builds and the
+language server (which runs the front end only). Each stage is a function over
+explicit data:
+
+* :func:`load`: ``Inputs`` (entry files, work folder, ``-E`` packages, source texts)
+  -> a ``kclpy.loader.Program`` (parsed packages, import tables, what it read);
+* :func:`check`: Program -> ``kclpy.sema.Model`` (bindings, types, diagnostics);
+* :func:`compile_program`: Program -> ``PackageCode`` per package;
+* :func:`front_end`: the three above, consulting the cache between them -> ``Compiled``
+  (the codes, the program root, the loaded files for error positions), or None with
+  the diagnostics that stopped it;
+* :func:`execute`: Compiled and ``RunSettings`` (``-D`` options, limits, file-system
+  policy) -> the VM's ``RunOutput`` (documents, print log, a ``yaml_stream`` request);
+* :func:`render`: the documents and ``EmitOptions`` -> text, by ``kclpy.emit``.
+
+:func:`run` chains them into a :class:`RunResult` (``kcl run``, ``kclpy.run_files``).
+Stages collect diagnostics; only the driver decides to stop after a stage that
+reported an error.
+
+The cache (``kclpy.pipeline.cache``) is a layer the driver consults: before loading it
+looks the inputs up on disk (a hit skips load, check and compile); after a clean
+compile it stores the codes. A process running many programs hands in a
+``MemoryTier``, which the loader consults per file and :func:`compile_program` per
+package. Where the driver needs the VM's state (the print log after an error, the
+values of a finished package) it reads it through the two adapters at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kclpy.depth import TOO_DEEP, innermost_span
+from kclpy.diag import Code, Diagnostic, Label, make_error
+from kclpy.loader import MAIN, Loader, Program
+from kclpy.source import SourceFile, Span, read_source
+
+if TYPE_CHECKING:
+    from kclpy.compile.code import PackageCode
+    from kclpy.emit import EmitOptions
+    from kclpy.pipeline.cache import MemoryTier
+    from kclpy.sema import Model
+    from kclpy.vm.runner import Runner, RunOutput
+    from kclpy.vm.values import KclRuntimeError, Location
+
+Edit = Callable[[Program], list[Diagnostic]]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What to load: entry files (or package folders), the work folder, ``-E``
+    packages, texts standing for files, whether to type-check, and an ``edit`` of the
+    loaded program before checking (``-O`` overrides) and its key for the cache."""
+
+    files: Sequence[str]
+    work_dir: str = ""
+    externals: Mapping[str, str] = field(default_factory=dict)
+    sources: Mapping[str, str] = field(default_factory=dict)
+    check: bool = True
+    edit: Edit | None = None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How to run: ``-D`` option values, ``--path-selector``, limits
+    (``kclpy.vm.limits``; ``max_memory`` None: the default) and file-system policy."""
+
+    options: Mapping[str, Any] = field(default_factory=dict)
+    path_selector: Sequence[str] = ()
+    strict_range_check: bool = False
+    max_memory: int | None = None
+    timeout: float = 0.0
+    allow_fs_read: Sequence[str] = ()
+    allow_fs_write: Sequence[str] = ()
+    no_fs: bool = False
+
+
+@dataclass
+class Compiled:
+    """The front end's product: every package's code, the program root, the loaded
+    files (empty after a cache hit) to place runtime errors, and the work folder the
+    file builtins resolve against (as given: "" is the current folder)."""
+
+    codes: dict[str, PackageCode]
+    root: str
+    files: dict[str, SourceFile]
+    work_dir: str = ""
+
+
+class RunResult:
+    """The outcome of a run: the emitted text and values, print output, diagnostics."""
+
+    __slots__ = ("diagnostics", "documents", "format", "log", "text")
+
+    def __init__(
+        self,
+        text: str = "",
+        documents: list[Any] | None = None,
+        log: str = "",
+        diagnostics: list[Diagnostic] | None = None,
+        format: str = "yaml",
+    ) -> None:
+        self.text = text
+        self.documents: list[Any] = [] if documents is None else documents
+        self.log = log
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.format = format
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.text, self.documents, self.log, self.diagnostics, self.format)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunResult) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(text={self.text!r}, documents={self.documents!r}, log={self.log!r}, "
+            f"diagnostics={self.diagnostics!r}, format={self.format!r})"
+        )
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def yaml(self) -> str:
+        """The YAML text (when the run's format was yaml)."""
+        return self.text
+
+
+def _has_error(diagnostics: Sequence[Diagnostic]) -> bool:
+    return any(d.is_error for d in diagnostics)
+
+
+# --------------------------------------------------------------------------- options
+
+
+_SCIENTIFIC = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$")
+_NAME_CONSTANTS = {"True": True, "False": False, "None": None, "Undefined": None}
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """``key=value`` of ``-D``, decoded as the reference does.
+
+    The value is JSON when it parses as JSON, except that numbers written in
+    scientific notation stay strings (``12e1`` is an image tag, not 120.0);
+    ``True``/``False``/``None`` are the KCL constants; anything else is a string.
+    """
+    parts = text.split("=")
+    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+        raise ValueError("Invalid value for top level arguments")
+    key, value = parts
+    stripped = value.strip()
+    if _SCIENTIFIC.match(stripped):
+        return key, value
+    try:
+        import json
+
+        return key, json.loads(value, parse_constant=_reject_constant)
+    except ValueError:
+        pass
+    if stripped in _NAME_CONSTANTS:
+        return key, _NAME_CONSTANTS[stripped]
+    return key, value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def option_error(error: ValueError) -> Diagnostic:
+    """A bad ``-D`` value as the reference reports it."""
+    return make_error(Code.EVALUATION_ERROR, str(error), None)
+
+
+def options_dict(options: Mapping[str, Any] | Iterable[str] | None) -> dict[str, Any]:
+    """``-D`` values given as a dict or as ``key=value`` texts; ValueError for a bad one."""
+    if options is None:
+        return {}
+    if isinstance(options, Mapping):
+        return dict(options)
+    result: dict[str, Any] = {}
+    for item in options:
+        key, value = parse_option(item)
+        result[key] = value
+    return result
+
+
+# --------------------------------------------------------------------------- stages
+
+
+def load(inputs: Inputs, memory: MemoryTier | None = None) -> Program:
+    """Stage 1: the program's packages, parsed (through ``memory`` when given)."""
+    loader = Loader(
+        inputs.work_dir,
+        dict(inputs.externals),
+        dict(inputs.sources),
+        memory.parses if memory is not None else None,
+    )
+    return loader.load(inputs.files)
+
+
+def check(program: Program, keep_scopes: bool = False) -> Model:
+    """Stage 2: the checked model (``keep_scopes``: the nested scopes, for editors)."""
+    from kclpy.sema import check_program
+
+    return check_program(program, keep_scopes)
+
+
+def resolve(program: Program) -> Model:
+    """Stage 2 without the type checks (``check=False``): names are still bound, the
+    compiler reads the bindings."""
+    from kclpy.sema import resolve_program
+
+    return resolve_program(program)
+
+
+def compile_program(
+    program: Program,
+    model: Model,
+    diagnostics: list[Diagnostic],
+    memory: MemoryTier | None = None,
+) -> dict[str, PackageCode] | None:
+    """Stage 3: every package's code (a package ``memory`` holds is not compiled
+    again), or None when compiling reported an error (added to ``diagnostics``)."""
+    from kclpy.pipeline.cache import package_keys
+
+    keys = package_keys(program) if memory is not None else {}
+    codes: dict[str, PackageCode] = {}
+    for pkgpath, modules in program.packages.items():
+        key = keys.get(pkgpath)
+        found = memory.compiled.get(key) if memory is not None and key is not None else None
+        if found is None:
+            found, problems = _compile_package(model, pkgpath, modules)
+            diagnostics.extend(problems)
+            if found is None:
+                return None
+            if memory is not None and key is not None and not problems:
+                memory.compiled.put(key, found)
+        codes[pkgpath] = found
+    return None if _has_error(diagnostics) else codes
+
+
+def _compile_package(
+    model: Model, pkgpath: str, modules: list[Any]
+) -> tuple[PackageCode | None, list[Diagnostic]]:
+    """One package through the compiler: its code (None when too deep) and diagnostics."""
+    from kclpy.compile.stmts import PackageCompiler
+
+    compiler = PackageCompiler(pkgpath, modules, model)
+    try:
+        code = compiler.compile()
+    except RecursionError as error:  # beyond kclpy.depth's budget
+        return None, [make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error))]
+    return code, list(compiler.diagnostics)
+
+
+def front_end(
+    inputs: Inputs, diagnostics: list[Diagnostic], memory: MemoryTier | None = None
+) -> Compiled | None:
+    """Load, edit, check and compile, consulting the on-disk cache first (inputs given
+    as text or edited are never cached); None when a stage reported an error."""
+    from kclpy.pipeline.cache import open_cache
+
+    cache = None
+    if inputs.edit is not None:
+        memory = None  # an edit rewrites syntax trees: never shared ones, never under their key
+    elif not inputs.sources:
+        cache = open_cache(inputs.files, inputs.work_dir, dict(inputs.externals), inputs.check)
+    cached = cache.lookup(memory) if cache is not None else None
+    if cache is not None and cached is not None:
+        return Compiled(cached, cache.root, {}, inputs.work_dir)
+    program = load(inputs, memory)
+    diagnostics.extend(program.diagnostics)
+    if not program.has_errors and inputs.edit is not None:
+        diagnostics.extend(inputs.edit(program))
+    if _has_error(diagnostics):
+        return None
+    model = check(program) if inputs.check else resolve(program)
+    diagnostics.extend(model.diagnostics)
+    if _has_error(diagnostics):
+        return None
+    codes = compile_program(program, model, diagnostics, memory)
+    if codes is None:
+        return None
+    if cache is not None and not diagnostics:
+        cache.store(codes, program)
+    files = {
+        module.file.path: module.file for modules in program.packages.values() for module in modules
+    }
+    return Compiled(codes, program.root, files, inputs.work_dir)
+
+
+def start(compiled: Compiled, settings: RunSettings) -> Runner:
+    """A VM ready to run the compiled program with ``settings``."""
+    from kclpy.vm.fs_policy import FsPolicy
+    from kclpy.vm.limits import AUTO, ResourceLimits
+    from kclpy.vm.runner import Runner
+
+    memory = AUTO if settings.max_memory is None else settings.max_memory
+    runner = Runner(
+        compiled.codes, MAIN, dict(settings.options), compiled.work_dir, compiled.root,
+        FsPolicy.from_options(settings.allow_fs_read, settings.allow_fs_write, settings.no_fs),
+        ResourceLimits(memory, settings.timeout),
+    )  # fmt: skip
+    runner.set_strict_range_check(settings.strict_range_check)
+    return runner
+
+
+def execute(runner: Runner, settings: RunSettings) -> RunOutput:
+    """Stage 4: run the main package; the documents narrowed by ``path_selector``.
+    Raises ``KclRuntimeError``."""
+    output = runner.run()
+    if settings.path_selector:
+        from kclpy.select import select_paths
+
+        output.documents = select_paths(output.documents, settings.path_selector)
+    return output
+
+
+def render(output: RunOutput, options: EmitOptions) -> str:
+    """Stage 5: the text of the run's documents. Raises ``kclpy.emit.EmitError``."""
+    from kclpy import emit
+
+    return emit.render(output.documents, options, output.stream_options)
+
+
+def run(
+    inputs: Inputs,
+    settings: RunSettings,
+    options: EmitOptions,
+    memory: MemoryTier | None = None,
+) -> RunResult:
+    """The whole pipeline (``kcl run``): text and documents, or diagnostics."""
+    from kclpy.vm.values import KclRuntimeError
+
+    result = RunResult(format=options.format)
+    compiled = front_end(inputs, result.diagnostics, memory)
+    if compiled is None:
+        return result
+    runner = start(compiled, settings)
+    try:
+        output = execute(runner, settings)
+    except KclRuntimeError as error:
+        result.log = output_log(runner)
+        result.diagnostics.append(runtime_diagnostic(error, compiled.files))
+        return result
+    result.log = output.log
+    result.documents = output.documents
+    try:
+        result.text = render(output, options)
+    except KclRuntimeError as error:
+        result.diagnostics.append(runtime_diagnostic(error, compiled.files))
+    return result
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def runtime_diagnostic(error: KclRuntimeError, files: Mapping[str, SourceFile]) -> Diagnostic:
+    """A located runtime error as a diagnostic (its kind, message, position, KCL stack)."""
+    from kclpy.diag.codes import code_for_kind
+
+    code = code_for_kind(error.kind)
+    if code.id != "E3M38" and error.kind in ("Deprecated", "RecursionError", "InternalError"):
+        code = Code.EVALUATION_ERROR
+    diagnostic = make_error(code, error.message, _span(error.location, files))
+    if error.primary_label:
+        diagnostic.labels[0].message = error.primary_label
+    for where, message in error.related:
+        diagnostic.labels.append(Label(_span(where, files), message))
+    stack = [_span(where, files) for where in error.stack]
+    diagnostic.stack = [Label(span, "") for span in stack if span is not None]
+    return diagnostic
+
+
+def _span(location: Location | None, files: Mapping[str, SourceFile]) -> Span | None:
+    if location is None:
+        return None
+    path, start, end = location
+    file = files.get(path)
+    if file is None:
+        if not path or not os.path.isfile(path):
+            return None
+        file, _ = read_source(path)
+    return Span(file, start, end)
+
+
+# --------------------------------------------------------------------------- VM adapters
+
+
+def output_log(runner: Runner) -> str:
+    """What the program printed before it stopped."""
+    return runner.log
+
+
+def finished_value(runner: Runner, name: str) -> tuple[bool, Any]:
+    """(True, value) when the main package's top-level ``name`` was evaluated, else
+    (False, None)."""
+    from kclpy.vm.values import UNDEFINED
+
+    value = runner.main_value(name)
+    return (False, None) if value is UNDEFINED else (True, value)

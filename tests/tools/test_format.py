@@ -182,6 +182,24 @@ def test_long_lambda_signature_gets_one_parameter_per_line() -> None:
     assert kclpy.run(out + "x = f(1, 2, 3, 4)\n").text.endswith("x: 1\n")
 
 
+def test_deep_nesting_is_laid_out_level_by_level() -> None:
+    """2,000 nested configs (a lone entry whose value is a config gets a block):
+    every level but the innermost on its own lines. Blocks are built as lists of lines (joining and
+    splitting each level's text made this cubic: 2,000 levels took minutes)."""
+    depth = 2000
+    source = "a = " + "{x: " * depth + "1" + "}" * depth + "\n"
+    lines = ["a = {"]
+    lines.extend("    " * level + "x: {" for level in range(1, depth - 1))
+    lines.append("    " * (depth - 1) + "x: {x: 1}")
+    lines.extend("    " * level + "}" for level in reversed(range(depth - 1)))
+    expected = "\n".join(lines) + "\n"
+    out = kclpy.format_code(source)
+    assert out == expected
+    assert kclpy.format_code(out) == out
+    inline = "a = " + "{x: [" * depth + "1" + "]}" * depth + "\n"  # no block rule applies
+    assert kclpy.format_code(inline) == inline
+
+
 def _write(folder: Path, name: str, text: str) -> Path:
     path = folder / name
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -92,17 +92,8 @@ class ExprPrinter(PrinterBase):
             return "*" + self.expr(node.value, indent)
         if isinstance(node, ast.DoubleStarredExpr):
             return "**" + self.expr(node.value, indent)
-        if isinstance(node, ast.ListExpr):
-            return self.list_expr(node, indent)
-        if isinstance(node, ast.ConfigExpr):
-            return self.config_expr(node, indent)
-        if isinstance(node, ast.SchemaExpr):
-            text = self.expr(node.name, indent)
-            if node.args or node.keywords or self.has_call_parens(node):
-                span = (node.name.span.end, node.config.span.start)
-                text += f"({self.arguments(node.args, node.keywords, indent, span)})"
-            # the parser also takes a dict comprehension there: `S {k: v for k, v in d}`
-            return f"{text} {self.expr(node.config, indent)}"
+        if isinstance(node, ast.ListExpr | ast.ConfigExpr | ast.SchemaExpr):
+            return "\n".join(self.expr_lines(node, indent))
         if isinstance(node, ast.ListCompExpr):
             return f"[{self.expr(node.elt, indent)}{self.clauses(node.generators, indent)}]"
         if isinstance(node, ast.DictCompExpr):
@@ -115,6 +106,23 @@ class ExprPrinter(PrinterBase):
         if isinstance(node, ast.ListIfItem):
             return self.list_if_inline(node, indent)
         return self.src(node)  # pragma: no cover - every expression kind is handled above
+
+    def expr_lines(self, node: ast.Expr, indent: int) -> list[str]:
+        """An expression as its lines. Lists, configs and schema expressions build
+        their lines without joining and splitting the text of what they contain,
+        so deep nesting costs the size of the output, not that size per level."""
+        if isinstance(node, ast.ListExpr):
+            return self.list_lines(node, indent)
+        if isinstance(node, ast.ConfigExpr):
+            return self.config_lines(node, indent)
+        if isinstance(node, ast.SchemaExpr):
+            text = self.expr(node.name, indent)
+            if node.args or node.keywords or self.has_call_parens(node):
+                span = (node.name.span.end, node.config.span.start)
+                text += f"({self.arguments(node.args, node.keywords, indent, span)})"
+            # the parser also takes a dict comprehension there: `S {k: v for k, v in d}`
+            return prefixed(text + " ", self.expr_lines(node.config, indent))
+        return self.expr(node, indent).split("\n")
 
     def quant_expr(self, node: ast.QuantExpr, indent: int) -> str:
         names = ", ".join(self.expr(v, indent) for v in node.variables)
@@ -263,16 +271,16 @@ class ExprPrinter(PrinterBase):
 
     # ------------------------------------------------------------------ lists and configs
 
-    def list_expr(self, node: ast.ListExpr, indent: int) -> str:
+    def list_lines(self, node: ast.ListExpr, indent: int) -> list[str]:
         items = node.items
         if not items and not self.comment_before(node.span.end):
-            return "[]"
+            return ["[]"]
         return self.bracketed(node, items, indent, "[]", self.multiline(node, items))
 
-    def config_expr(self, node: ast.ConfigExpr, indent: int) -> str:
+    def config_lines(self, node: ast.ConfigExpr, indent: int) -> list[str]:
         entries = node.entries
         if not entries and not self.comment_before(node.span.end):
-            return "{}"
+            return ["{}"]
         block = self.multiline(node, entries) or any(
             isinstance(e, ast.ConfigIfEntry) for e in entries
         )
@@ -292,26 +300,32 @@ class ExprPrinter(PrinterBase):
 
     def bracketed(
         self, node: ast.Node, members: Sequence[ast.Node], indent: int, pair: str, block: bool
-    ) -> str:
+    ) -> list[str]:
         """A list or config: on one line, or one member per line (``block``, or when a
         member but the last would span lines: the next run would see a member on
         a later line and break it up, so this keeps formatting idempotent)."""
         if not block:
             mark = self.next
-            texts = [self.member(member, indent) for member in members]
-            if all("\n" not in text for text in texts[:-1]):
-                return pair[0] + ", ".join(texts) + pair[1]
+            texts = [self.member(member, indent) for member in members[:-1]]
+            if all("\n" not in text for text in texts):
+                last = self.member_lines(members[-1], indent)
+                lines = prefixed(pair[0] + "".join(text + ", " for text in texts), last)
+                lines[-1] += pair[1]
+                return lines
             self.next = mark  # print again, as a block
         lines = [pair[0] + self.trailing_on_line(node.span.start, self.first_start(members))]
         lines.extend(self.members_block(members, indent + 1, node.span.end))
         lines.append(INDENT * indent + pair[1])
-        return "\n".join(lines)
+        return lines
 
     def member(self, member: ast.Node, indent: int) -> str:
+        return "\n".join(self.member_lines(member, indent))
+
+    def member_lines(self, member: ast.Node, indent: int) -> list[str]:
         if isinstance(member, ast.ConfigEntry):
-            return self.entry(member, indent)
+            return self.entry_lines(member, indent)
         assert isinstance(member, ast.Expr)
-        return self.expr(member, indent)
+        return self.expr_lines(member, indent)
 
     def members_block(self, members: Sequence[ast.Node], indent: int, end: int) -> list[str]:
         """The items of a multi-line list or the entries of a multi-line config, one per
@@ -326,7 +340,7 @@ class ExprPrinter(PrinterBase):
             if isinstance(member, ast.ListIfItem | ast.ConfigIfEntry):
                 lines.extend(self.if_member(member, indent))
             else:
-                lines.extend((INDENT * indent + self.member(member, indent)).split("\n"))
+                lines.extend(prefixed(INDENT * indent, self.member_lines(member, indent)))
                 lines[-1] += self.trailing(member.span.end, limit)
             previous = member
         lines.extend(self.leading(end - 1, indent))
@@ -373,10 +387,17 @@ class ExprPrinter(PrinterBase):
         return text
 
     def entry(self, entry: ast.ConfigEntry, indent: int) -> str:
-        value = self.expr(entry.value, indent)
+        return "\n".join(self.entry_lines(entry, indent))
+
+    def entry_lines(self, entry: ast.ConfigEntry, indent: int) -> list[str]:
+        value = self.expr_lines(entry.value, indent)
         if entry.key is None:
-            return value if value.startswith("**") else "**" + value
+            return value if value[0].startswith("**") else prefixed("**", value)
         key = self.expr(entry.key, indent)
-        if entry.op == ":":
-            return f"{key}: {value}"
-        return f"{key} {entry.op} {value}"
+        return prefixed(f"{key}: " if entry.op == ":" else f"{key} {entry.op} ", value)
+
+
+def prefixed(prefix: str, lines: list[str]) -> list[str]:
+    """``lines`` with ``prefix`` put before the first (the list itself, changed)."""
+    lines[0] = prefix + lines[0]
+    return lines

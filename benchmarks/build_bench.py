@@ -2,6 +2,7 @@
 
     python benchmarks/build_bench.py --sizes 300,1000 [--reference-sample 40]
         [--dask] [--work /tmp/kclpy-build-bench] [--json out.json]
+    python benchmarks/build_bench.py --profile 60 --work DIR   # one process, cold stages
 
 For each size (stacks; projects = size / 3) it generates the repository (seed 7),
 then times, as whole processes:
@@ -17,6 +18,11 @@ then times, as whole processes:
   stacks, extrapolated to stacks/s.
 
 Peak RSS is the largest of the process tree (``resource.getrusage`` of children).
+
+``--profile N`` instead compiles the first N stacks of the 300-stack repository in
+this process, as one build worker does (its in-memory tier, the on-disk cache off):
+their CPU seconds, then the same under ``cProfile`` with the share of each stage
+(load, check, compile, run, render) in the total.
 Numbers are measurements, never test assertions.
 """
 
@@ -33,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -141,6 +148,67 @@ def bench(size: int, work: Path, sample: int, dask: bool) -> dict[str, object]:
     return row
 
 
+STAGES = ("load", "check", "compile_program", "execute", "render")  # driver functions
+
+
+def profile(work: Path, count: int) -> dict[str, object]:
+    """CPU seconds of ``count`` cold stacks in one process (a build worker: its
+    in-memory tier, the on-disk cache off), and of each driver stage; of the check,
+    the packages' own checks (imported packages apart from the stack's ``__main__``)."""
+    os.environ["KCLPY_NO_CACHE"] = "1"
+    from kclpy.monorepo import pipeline, stacks
+    from kclpy.monorepo.report import StackJob
+    from kclpy.pipeline import driver
+    from kclpy.sema.declare import DeclarationChecker
+
+    repo = work / "mono-300"
+    if not repo.is_dir():
+        generate(repo, 100, ("dev", "staging", "prod"), 7, 12)
+    found = stacks.discover([str(repo)], str(repo))[:count]
+    spent: dict[str, float] = {}
+    for stage in STAGES:
+        setattr(driver, stage, _timer(getattr(driver, stage), spent, lambda *_, s=stage: s))
+    nested: list[float] = []
+
+    def package(_: object, pkgpath: str) -> str:
+        return "check: __main__" if pkgpath == "__main__" else "check: imported packages"
+
+    check_package = DeclarationChecker.check_package
+    DeclarationChecker.check_package = _timer(check_package, spent, package, nested)  # type: ignore[method-assign]
+    start = time.process_time()
+    for item in found:
+        job = StackJob(item.name, item.path, item.files, item.options, item.externals, item.flags)
+        pipeline.compile_stack(job)
+    seconds = time.process_time() - start
+    row: dict[str, object] = {"stacks": len(found), "cpu_s": round(seconds, 2)}
+    for name, value in spent.items():
+        row[name] = f"{value:.2f} s, {100 * value / seconds:.1f}%"
+    return row
+
+
+def _timer(
+    function: Any, spent: dict[str, float], name: Any, nested: list[float] | None = None
+) -> Any:
+    """``function`` adding its CPU time to ``spent[name(*args)]`` (exclusive of nested
+    calls that share ``nested``)."""
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        if nested is not None:
+            nested.append(0.0)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            elapsed = time.process_time() - start
+            inner = nested.pop() if nested is not None else 0.0
+            if nested:
+                nested[-1] += elapsed
+            key = name(*args)
+            spent[key] = spent.get(key, 0.0) + elapsed - inner
+
+    return timed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="300,1000")
@@ -148,7 +216,11 @@ def main() -> None:
     parser.add_argument("--dask", action="store_true")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kclpy-bench")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--profile", type=int, default=0, metavar="N")
     args = parser.parse_args()
+    if args.profile:
+        print(json.dumps(profile(args.work, args.profile)), flush=True)
+        return
     rows = []
     for size in (int(part) for part in args.sizes.split(",")):
         row = bench(size, args.work, args.reference_sample, args.dask)

@@ -8,11 +8,11 @@ diagnostic at all. Processes share it (``kcl run``, build workers).
 
 **In process** (:class:`MemoryTier`, handed to the driver by a process that runs
 many programs, such as a ``kcl build`` worker): parsed files by path and content
-digest (``kclpy.loader.ParseMemo``), compiled packages by :func:`package_keys`
-(content and import context, below), and the packages read back from disk entries
-by the digest of their bytes. So a package that many programs import is parsed,
-compiled and unpickled once per process, not once per program. Each table keeps
-its most recently used entries only.
+digest (``kclpy.loader.ParseMemo``), checked packages (``kclpy.sema.reuse``) and
+compiled packages by :func:`package_keys` (content and import context, below), and
+the packages read back from disk entries by the digest of their bytes. So a package
+that many programs import is parsed, checked, compiled and unpickled once per
+process, not once per program. Each table keeps its most recently used entries only.
 
 An entry lives at ``<cache dir>/programs/<key>.bin``. The key is a sha256 over
 the bytecode version, the kclpy and Python versions, a fingerprint of
@@ -48,12 +48,17 @@ import pickle
 import sys
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kclpy import __version__
 from kclpy.compile import code as code_module
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
 from kclpy.loader import Loader, ParseMemo, Program, digest
+
+if TYPE_CHECKING:
+    from kclpy.sema.reuse import CheckedPackage  # not at run time: a hit never checks
+
+Entry = TypeVar("Entry")
 
 _PROTOCOL = 5
 _FORMAT = 3  # layout of an entry (manifest pickle, then a pickle of per-package pickles)
@@ -125,33 +130,34 @@ def implementation_fingerprint() -> str:
     return digest(repr(entries).encode("utf-8", "surrogatepass"))
 
 
-class _Recent:
+class _Recent(Generic[Entry]):
     """A mapping that keeps its ``limit`` most recently used entries."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._entries: OrderedDict[Hashable, PackageCode] = OrderedDict()
+        self._entries: OrderedDict[Hashable, Entry] = OrderedDict()
 
-    def get(self, key: Hashable) -> PackageCode | None:
+    def get(self, key: Hashable) -> Entry | None:
         found = self._entries.get(key)
         if found is not None:
             self._entries.move_to_end(key)
         return found
 
-    def put(self, key: Hashable, code: PackageCode) -> None:
-        self._entries[key] = code
+    def put(self, key: Hashable, value: Entry) -> None:
+        self._entries[key] = value
         if len(self._entries) > self.limit:
             self._entries.popitem(last=False)
 
 
 class MemoryTier:
-    """The in-process tier: parsed files, compiled packages and packages read back
-    from disk entries, shared by the programs one process runs."""
+    """The in-process tier: parsed files, checked packages, compiled packages and
+    packages read back from disk entries, shared by the programs one process runs."""
 
     def __init__(self, limit: int = 1024) -> None:
         self.parses = ParseMemo(limit)
-        self.compiled = _Recent(limit)
-        self.unpickled = _Recent(limit)
+        self.checked: _Recent[CheckedPackage] = _Recent(limit)
+        self.compiled: _Recent[PackageCode] = _Recent(limit)
+        self.unpickled: _Recent[PackageCode] = _Recent(limit)
 
 
 def package_keys(program: Program) -> dict[str, str | None]:

@@ -23,9 +23,10 @@ reported an error.
 The cache (``kclpy.pipeline.cache``) is a layer the driver consults: before loading it
 looks the inputs up on disk (a hit skips load, check and compile); after a clean
 compile it stores the codes. A process running many programs hands in a
-``MemoryTier``, which the loader consults per file and :func:`compile_program` per
-package. Where the driver needs the VM's state (the print log after an error, the
-values of a finished package) it reads it through the two adapters at the end.
+``MemoryTier``, which the loader consults per file, :func:`check` (through
+``kclpy.sema.reuse``) and :func:`compile_program` per package. Where the driver needs
+the VM's state (the print log after an error, the values of a finished package) it
+reads it through the two adapters at the end.
 """
 
 from __future__ import annotations
@@ -208,11 +209,23 @@ def load(inputs: Inputs, memory: MemoryTier | None = None) -> Program:
     return loader.load(inputs.files)
 
 
-def check(program: Program, keep_scopes: bool = False) -> Model:
-    """Stage 2: the checked model (``keep_scopes``: the nested scopes, for editors)."""
+def check(
+    program: Program,
+    keep_scopes: bool = False,
+    memory: MemoryTier | None = None,
+    keys: dict[str, str | None] | None = None,
+) -> Model:
+    """Stage 2: the checked model (``keep_scopes``: the nested scopes, for editors); a
+    package ``memory`` holds checked is not checked again (``keys``: its
+    ``package_keys``, when already computed)."""
+    from kclpy.pipeline.cache import package_keys
     from kclpy.sema import check_program
+    from kclpy.sema.reuse import PackageReuse
 
-    return check_program(program, keep_scopes)
+    if memory is None or keep_scopes:
+        return check_program(program, keep_scopes)
+    reuse = PackageReuse(memory.checked, package_keys(program) if keys is None else keys)
+    return check_program(program, keep_scopes, reuse)
 
 
 def resolve(program: Program) -> Model:
@@ -228,12 +241,15 @@ def compile_program(
     model: Model,
     diagnostics: list[Diagnostic],
     memory: MemoryTier | None = None,
+    keys: dict[str, str | None] | None = None,
 ) -> dict[str, PackageCode] | None:
     """Stage 3: every package's code (a package ``memory`` holds is not compiled
-    again), or None when compiling reported an error (added to ``diagnostics``)."""
+    again; ``keys``: the program's ``package_keys``, when already computed), or None
+    when compiling reported an error (added to ``diagnostics``)."""
     from kclpy.pipeline.cache import package_keys
 
-    keys = package_keys(program) if memory is not None else {}
+    if keys is None:
+        keys = package_keys(program) if memory is not None else {}
     codes: dict[str, PackageCode] = {}
     for pkgpath, modules in program.packages.items():
         key = keys.get(pkgpath)
@@ -268,7 +284,7 @@ def front_end(
 ) -> Compiled | None:
     """Load, edit, check and compile, consulting the on-disk cache first (inputs given
     as text or edited are never cached); None when a stage reported an error."""
-    from kclpy.pipeline.cache import open_cache
+    from kclpy.pipeline.cache import open_cache, package_keys
 
     cache = None
     if inputs.edit is not None:
@@ -284,11 +300,12 @@ def front_end(
         diagnostics.extend(inputs.edit(program))
     if _has_error(diagnostics):
         return None
-    model = check(program) if inputs.check else resolve(program)
+    keys = package_keys(program) if memory is not None else None
+    model = check(program, False, memory, keys) if inputs.check else resolve(program)
     diagnostics.extend(model.diagnostics)
     if _has_error(diagnostics):
         return None
-    codes = compile_program(program, model, diagnostics, memory)
+    codes = compile_program(program, model, diagnostics, memory, keys)
     if codes is None:
         return None
     if cache is not None and not diagnostics:

@@ -10,7 +10,9 @@ expressions (``config``), calls and lambdas (``calls``), names and members
 
 ``check_program(program)`` declares and checks every package (imported ones
 first, as the reference does), then returns the :class:`Model` with the
-diagnostics in source order. Errors stop a run; warnings do not.
+diagnostics in source order; given a ``PackageReuse`` (``sema.reuse``), it takes
+the packages this process checked before from its store instead. Errors stop a
+run; warnings do not.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from kclpy.sema.model import Model
 from kclpy.sema.names import NameResolver
 from kclpy.sema.operators import OperatorChecker
 from kclpy.sema.resolve import resolve_program
+from kclpy.sema.reuse import PackageReuse
 from kclpy.sema.schemas import SchemaBuilder
 from kclpy.sema.stmts import StatementChecker
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
@@ -41,7 +44,7 @@ from kclpy.sema.types import FuncType
 class Checker:
     """Resolution and type checking of a whole program: the context and its parts."""
 
-    def __init__(self, program: Program, model: Model) -> None:
+    def __init__(self, program: Program, model: Model, reuse: PackageReuse | None = None) -> None:
         self.ctx = ctx = CheckContext(program, model)
         self.operators = OperatorChecker(ctx)
         self.assign = AssignabilityChecker(ctx)
@@ -52,7 +55,7 @@ class Checker:
         self.calls = CallChecker(ctx)
         self.statements = StatementChecker(ctx)
         self.schemas = SchemaBuilder(ctx)
-        self.declarations = DeclarationChecker(ctx)
+        self.declarations = DeclarationChecker(ctx) if reuse is None else reuse.declarations(ctx)
         for part in (
             self.annotations,
             self.names,
@@ -77,15 +80,18 @@ class Checker:
             self.declarations.check_package(pkgpath)
 
 
-def check_program(program: Program, keep_scopes: bool = False) -> Model:
+def check_program(
+    program: Program, keep_scopes: bool = False, reuse: PackageReuse | None = None
+) -> Model:
     """Resolve and type-check a loaded program; the model holds the diagnostics
     and (``resolution``) the bindings the compiler reads.
 
     ``keep_scopes`` keeps the tree of nested scopes (for editors); package scopes,
-    bindings and types are always kept.
+    bindings and types are always kept. With ``reuse`` (not with ``keep_scopes``),
+    packages checked before by this process are taken from its store (``sema.reuse``).
     """
     model = Model(keep_scopes)
-    checker = Checker(program, model)
+    checker = Checker(program, model, None if keep_scopes else reuse)
     collecting = gc.isenabled()
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did
     try:

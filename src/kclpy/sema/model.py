@@ -53,6 +53,15 @@ class Model:
         items.append((span.start, span.end, symbol))
         self._sorted.pop(path, None)
 
+    def file_occurrences(self, path: str) -> list[tuple[int, int, Symbol]]:
+        """A copy of a file's definitions and uses in recording order (``sema.reuse``)."""
+        return list(self._occurrences.get(path, ()))
+
+    def set_file_occurrences(self, path: str, items: list[tuple[int, int, Symbol]]) -> None:
+        """Replace a file's definitions and uses (a reused package's, ``sema.reuse``)."""
+        self._occurrences[path] = list(items)
+        self._sorted.pop(path, None)
+
     # ------------------------------------------------------------------ queries
 
     @property

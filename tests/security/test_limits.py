@@ -51,6 +51,13 @@ def test_many_small_allocations_cross_the_memory_limit(kcl: Kcl, tmp_path: Path)
     assert_limit(result, "main.k:1", "more than the memory limit of 300.0 MiB")
 
 
+def test_writing_a_big_result_is_bounded_too(kcl: Kcl, tmp_path: Path) -> None:
+    # the value fits (80 MB), its YAML text does not: the output stage runs under the limit
+    result = kcl(tmp_path, "x = [0] * 10**7\n", "--max-memory", "300M")
+    assert_limit(result, "", "more than the memory limit of 300.0 MiB")
+    assert result.stdout == ""
+
+
 def test_time_limit(kcl: Kcl, tmp_path: Path) -> None:
     result = kcl(tmp_path, ENDLESS, "--timeout", "1")
     assert_limit(result, "main.k:1", "longer than the time limit of 1s")

@@ -356,7 +356,8 @@ def run(
     result.log = output.log
     result.documents = output.documents
     try:
-        result.text = render(output, options)
+        with runner.under_limits():
+            result.text = render(output, options)
     except KclRuntimeError as error:
         result.diagnostics.append(runtime_diagnostic(error, compiled.files))
     return result

@@ -12,6 +12,7 @@ options, warnings), and, after a failure too, :attr:`Runner.log`;
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 
 from kclpy.compile.code import PackageCode
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
@@ -62,6 +63,12 @@ class Runner:
     def log(self) -> str:
         """The print output so far (after a failed run too)."""
         return self.runtime.log
+
+    def under_limits(self) -> AbstractContextManager[None]:
+        """The run's resource limits around other work on its values (writing the
+        output of a big result takes memory too); a tripped limit leaves as a
+        KclRuntimeError of kind ResourceLimitError."""
+        return guarded(self.runtime.limits)
 
     def set_strict_range_check(self, strict: bool) -> None:
         """``-r``: arithmetic results must fit 32-bit ints and floats."""

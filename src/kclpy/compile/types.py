@@ -1,4 +1,9 @@
-"""Type annotations (AST) to runtime type references (``TypeRef``)."""
+"""Type annotations (AST) to runtime type references (``TypeRef``).
+
+Takes an annotation and a function giving the runtime type of each named type in
+it (the compiler's, from the resolver's type bindings); returns the ``TypeRef``
+(None: ``any``), and the text of a type as the reference prints it.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,6 @@ from collections.abc import Callable
 
 from kclpy.compile.code import NameRef, TypeRef
 from kclpy.syntax import ast
-
-BASIC_TYPES = frozenset({"int", "float", "bool", "str", "any"})
 
 
 def type_text(node: ast.TypeNode | None) -> str:
@@ -41,17 +44,16 @@ def type_text(node: ast.TypeNode | None) -> str:
 
 def build_type(
     node: ast.TypeNode | None,
-    resolve_name: Callable[[str], NameRef | TypeRef],
+    resolve_name: Callable[[ast.NamedType], NameRef | TypeRef | None],
 ) -> TypeRef | None:
-    """The runtime type of an annotation; ``resolve_name`` maps schema/alias names."""
+    """The runtime type of an annotation; ``resolve_name`` gives each named type's
+    (a ``NameRef``: the schema it names)."""
     if node is None or isinstance(node, ast.AnyType):
         return None
     text = type_text(node)
     if isinstance(node, ast.NamedType):
-        if node.name in BASIC_TYPES:
-            return None if node.name == "any" else TypeRef(node.name, (), text)
-        resolved = resolve_name(node.name)
-        if isinstance(resolved, TypeRef):
+        resolved = resolve_name(node)
+        if resolved is None or isinstance(resolved, TypeRef):
             return resolved
         return TypeRef("schema", (resolved,), text)
     if isinstance(node, ast.ListType):

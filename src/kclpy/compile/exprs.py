@@ -26,7 +26,7 @@ from kclpy.compile.code import (
 )
 from kclpy.compile.emitter import Emitter
 from kclpy.compile.opcodes import OPERATOR_INDEX, Op
-from kclpy.compile.types import build_type
+from kclpy.compile.types import build_type, definition_ref, named_type_ref
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
 from kclpy.sema.bindings import Binding, BindingKind, TypeBinding, TypeKind
@@ -120,34 +120,11 @@ class ExprCompiler:
         return binding
 
     def named_type(self, node: ast.NamedType) -> NameRef | TypeRef | None:
-        """The runtime type of a named type: a basic type (None: any), an alias's
-        type, the number multiplier type, or a reference to a definition."""
-        binding = self.type_binding(node, node.name)
-        kind = binding.kind
-        if kind == TypeKind.BASIC:
-            return None if binding.name == "any" else TypeRef(binding.name, (), binding.name)
-        if kind == TypeKind.NUMBER_MULTIPLIER:
-            return TypeRef("number_multiplier", (), binding.name)
-        if kind == TypeKind.ALIAS:
-            resolved = build_type(binding.aliased, self.named_type)
-            return resolved if resolved is not None else TypeRef("any")
-        return self.definition_ref(binding)
-
-    def definition_ref(self, binding: TypeBinding) -> NameRef:
-        """A reference to a schema (or other definition) by its written name."""
-        if binding.pkgpath:
-            return NameRef(binding.name, -1, binding.pkgpath, binding.member)
-        return NameRef(binding.name, self.names.slots.get(binding.name, -1))
+        return named_type_ref(self.type_binding(node, node.name), self.names.slots, self.named_type)
 
     def reference(self, node: ast.Expr) -> NameRef:
         """The definition an expression names as a type (a parent, a mixin)."""
-        binding = self.type_binding(node, "?")
-        return self.definition_ref(binding)
-
-    def names_definition(self, node: ast.NamedType) -> bool:
-        """Whether a named type denotes a definition (not a basic type, an alias, the
-        number multiplier): the alias of a schema is that schema at run time."""
-        return self.type_binding(node, node.name).kind in (TypeKind.SCHEMA, TypeKind.UNKNOWN)
+        return definition_ref(self.type_binding(node, "?"), self.names.slots)
 
     def type_ref(self, node: ast.TypeNode | None) -> TypeRef | None:
         return build_type(node, self.named_type)

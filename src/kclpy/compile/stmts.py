@@ -25,6 +25,7 @@ from kclpy.compile.code import (
 )
 from kclpy.compile.exprs import ExprCompiler, PackageNames, Unit
 from kclpy.compile.opcodes import OPERATOR_INDEX, Op
+from kclpy.compile.types import names_definition
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
 from kclpy.sema import Model
@@ -246,7 +247,9 @@ class PackageCompiler:
         elif isinstance(stmt, ast.TypeAliasStmt):
             # an alias of a schema is that schema at run time (pkg.Alias {...} works)
             aliased = stmt.type
-            if isinstance(aliased, ast.NamedType) and compiler.names_definition(aliased):
+            if isinstance(aliased, ast.NamedType) and names_definition(
+                compiler.type_binding(aliased, aliased.name)
+            ):
                 head, *rest = aliased.name.split(".")
                 compiler.load_name(aliased, head)
                 for part in rest:

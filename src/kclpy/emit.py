@@ -1,8 +1,9 @@
 """Program results to the text ``kcl run`` prints (layer: emit, above the VM).
 
 Takes the output documents the VM produced and the run options; returns text. The
-writers themselves are in :mod:`kclpy.vm.serialize`; this module applies the output
-"plan" of the reference and joins documents.
+writers themselves are in :mod:`kclpy.values` (``yaml_writer``, ``json_writer``,
+``toml_writer``); this module applies the output "plan" of the reference and joins
+documents.
 
 Documents. Normally there is one: the dict of the main package's top-level variables.
 A bare top-level list whose elements are all dicts is a stream of documents instead
@@ -25,7 +26,7 @@ Plan (:func:`plan`), applied to every document, as the reference does:
 
 Text (:func:`render`), what ``kcl run`` writes to stdout:
 
-* YAML: each document as :func:`kclpy.vm.serialize.yaml_document` gives it, joined by
+* YAML: each document as :func:`kclpy.values.yaml_writer.yaml_document` gives it, joined by
   ``\\n---\\n``, then ``\\n``. An empty program prints ``{}\\n``.
 * JSON (``--format json``): each document as one line of compact JSON (``", "`` and
   ``": "``), joined by ``\\n``, then ``\\n`` (the reference's ``json_result`` plus the
@@ -49,15 +50,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from kclpy.vm.serialize import (
-    is_literal_block,
-    to_json,
-    to_toml,
-    to_yaml,
-    yaml_document,
-    yaml_roundtrip,
-)
-from kclpy.vm.values import KclRuntimeError, NumberMultiplier, SchemaInstance
+from kclpy.values import NumberMultiplier, SchemaInstance
+from kclpy.values.errors import KclRuntimeError
+from kclpy.values.json_writer import to_json
+from kclpy.values.toml_writer import to_toml
+from kclpy.values.yaml_writer import is_literal_block, to_yaml, yaml_document, yaml_roundtrip
 
 FORMATS: Final = ("yaml", "json", "toml")
 

@@ -50,9 +50,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from kclpy.values import NumberMultiplier, SchemaInstance
+from kclpy.values import SchemaInstance
 from kclpy.values.errors import KclRuntimeError
 from kclpy.values.json_writer import to_json
+from kclpy.values.scalars import DATA
 from kclpy.values.toml_writer import to_toml
 from kclpy.values.yaml_writer import is_literal_block, to_yaml, yaml_document, yaml_roundtrip
 
@@ -92,9 +93,6 @@ def schema_type_path(instance: SchemaInstance) -> str:
     return f"{package}.{name}"
 
 
-_DATA: Final = (str, int, float, list, dict, NumberMultiplier)
-
-
 class _Planner:
     __slots__ = ("disable_none", "show_hidden", "type_path")
 
@@ -109,7 +107,7 @@ class _Planner:
             if item is None:
                 if self.disable_none:
                     continue
-            elif not isinstance(item, _DATA):
+            elif not isinstance(item, DATA):
                 continue
             if not self.show_hidden and key[:1] == "_":
                 continue
@@ -126,7 +124,7 @@ class _Planner:
                 self.value(element)
                 for element in value
                 if (element is not None or not self.disable_none)
-                and (element is None or isinstance(element, _DATA))
+                and (element is None or isinstance(element, DATA))
             ]
         return value
 

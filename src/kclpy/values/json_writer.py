@@ -2,8 +2,8 @@
 
 Used by program output (:mod:`kclpy.emit`, ``--format json``) and by the system
 module ``json``; the rules every writer shares are in :mod:`kclpy.values.scalars`.
-Strings are escaped as serde_json does; floats as :func:`~kclpy.values.scalars.
-format_json_float` gives them.
+Strings are escaped as serde_json does; floats as
+:func:`~kclpy.values.scalars.format_json_float` gives them.
 """
 
 from __future__ import annotations

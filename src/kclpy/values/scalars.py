@@ -151,12 +151,13 @@ def yaml_float(x: float) -> float | None:
 # ---------------------------------------------------------------------------------------
 # What every writer shares
 
-# What can be written; everything else (Undefined, functions, types, modules) is not.
+# What can be written (by every writer and by emit's plan); everything else (Undefined,
+# functions, schema types, modules) is not.
 DATA: Final = (str, int, float, list, dict, NumberMultiplier)
 
 
 class Filter:
-    """The options every writer shares."""
+    """The options every writer shares (the YAML and JSON writers extend it)."""
 
     __slots__ = ("ignore_none", "ignore_private", "sort_keys")
 
@@ -173,6 +174,7 @@ class Filter:
 
 
 def entry_key(item: tuple[str, Any]) -> str:
+    """The key of a ``(key, value)`` entry: what ``sort_keys`` sorts by."""
     return item[0]
 
 

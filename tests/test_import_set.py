@@ -30,8 +30,8 @@ RUN_MODULES = frozenset(
     kclpy.vm.builtins.compare kclpy.vm.builtins.context kclpy.vm.builtins.convert
     kclpy.vm.builtins.registry kclpy.vm.access kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects
     kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schemas
-    kclpy.vm.typecheck kclpy.values kclpy.values.errors kclpy.values.json_writer
-    kclpy.values.scalars kclpy.values.toml_writer kclpy.values.yaml_writer
+    kclpy.vm.typecheck kclpy.values kclpy.values.errors kclpy.values.scalars
+    kclpy.values.yaml_writer
     """.split()  # noqa: SIM905
 )
 

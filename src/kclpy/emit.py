@@ -2,8 +2,9 @@
 
 Takes the output documents the VM produced and the run options; returns text. The
 writers themselves are in :mod:`kclpy.values` (``yaml_writer``, ``json_writer``,
-``toml_writer``); this module applies the output "plan" of the reference and joins
-documents.
+``toml_writer``; the JSON and TOML writers are imported when a run asks for them,
+which keeps them out of the start-up of a plain ``kcl run``); this module applies the
+output "plan" of the reference and joins documents.
 
 Documents. Normally there is one: the dict of the main package's top-level variables.
 A bare top-level list whose elements are all dicts is a stream of documents instead
@@ -52,9 +53,7 @@ from typing import Any, Final, NamedTuple
 
 from kclpy.values import SchemaInstance
 from kclpy.values.errors import KclRuntimeError
-from kclpy.values.json_writer import to_json
 from kclpy.values.scalars import DATA
-from kclpy.values.toml_writer import to_toml
 from kclpy.values.yaml_writer import is_literal_block, to_yaml, yaml_document, yaml_roundtrip
 
 FORMATS: Final = ("yaml", "json", "toml")
@@ -159,6 +158,8 @@ def _yaml(document: Any, options: EmitOptions) -> str:
 
 
 def _json(document: Any, options: EmitOptions) -> str:
+    from kclpy.values.json_writer import to_json
+
     if _fast(document, options):
         return to_json(
             document,
@@ -228,6 +229,8 @@ def render(
             raise EmitError(
                 "deserializing from YAML containing more than one document is not supported"
             )
+        from kclpy.values.toml_writer import to_toml
+
         try:
             return to_toml(_toml_data(documents[0], options), sort_keys=options.sort_keys)
         except ValueError as error:
@@ -257,6 +260,8 @@ def render_stream(
 ) -> str:
     """The text ``kcl run`` prints after ``manifests.yaml_stream(values, opts)``."""
     if format == "json":
+        from kclpy.values.json_writer import to_json
+
         # The reference reads its YAML stream back: one document stands for itself,
         # none for null, several for a list; of a list only the dicts are written.
         data = [

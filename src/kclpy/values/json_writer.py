@@ -2,7 +2,8 @@
 
 Used by program output (:mod:`kclpy.emit`, ``--format json``) and by the system
 module ``json``; the rules every writer shares are in :mod:`kclpy.values.scalars`.
-Strings are escaped as serde_json does; floats as
+Strings are escaped as serde_json does (``\\"``, ``\\\\``, ``\\n``... and ``\\u00XX``
+for other control characters; everything else raw); floats as
 :func:`~kclpy.values.scalars.format_json_float` gives them.
 """
 
@@ -12,12 +13,6 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from kclpy.values.scalars import Filter, format_json_float, scalar_text
-
-
-def json_string(text: str) -> str:
-    """A JSON string literal as serde_json writes it: ``\\"``, ``\\\\``, ``\\n``... and
-    ``\\u00XX`` for other control characters; everything else raw."""
-    return encode_basestring(text)
 
 
 def _json_other(value: Any) -> str | None:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import kclpy
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.limits import LimitExceeded, ResourceLimits, guarded, parse_size
-from kclpy.vm.values import KclRuntimeError
 
 ENDLESS = "x = [[i, j] for i in range(100000) for j in range(100000)]\n"
 

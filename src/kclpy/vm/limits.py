@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Final
 
-from kclpy.vm.values import KclRuntimeError
+from kclpy.values.errors import KclRuntimeError
 
 KIND: Final = "ResourceLimitError"
 _TICK: Final = 0.02

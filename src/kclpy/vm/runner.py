@@ -15,12 +15,13 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager
 
 from kclpy.compile.code import PackageCode
+from kclpy.values import UNDEFINED, Config, SchemaInstance, Value
+from kclpy.values.errors import KclRuntimeError, Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.interp import Interpreter
 from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits, guarded
 from kclpy.vm.objects import DONE, ModuleValue, PackageState
 from kclpy.vm.runtime import Runtime
-from kclpy.vm.values import UNDEFINED, Config, KclRuntimeError, Location, SchemaInstance, Value
 
 
 class RunOutput:
@@ -133,7 +134,7 @@ class Runner:
 
 def _has_output(root: dict[str, Value]) -> bool:
     """Whether the document of variables would print anything (visible data)."""
-    from kclpy.vm.values import is_data
+    from kclpy.values import is_data
 
     return any(
         not key.startswith("_") and value is not UNDEFINED and is_data(value)

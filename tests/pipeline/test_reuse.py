@@ -15,6 +15,7 @@ from kclpy.monorepo import stacks
 from kclpy.pipeline import driver
 from kclpy.pipeline.cache import MemoryTier
 from kclpy.sema import Model
+from kclpy.sema.bindings import Binding
 from kclpy.sema.declare import DeclarationChecker
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -161,6 +162,10 @@ def test_a_package_over_different_imports_is_not_shared(tmp_path: Path, checks: 
     assert checks.count("app") == 2 and checks.count("application") == 1
 
 
+def _bindings(table: dict[int, Binding]) -> list[tuple[int, object]]:
+    return [(node, binding.key()) for node, binding in table.items()]
+
+
 def test_a_reused_model_matches_a_checked_one(tmp_path: Path) -> None:
     _write(tmp_path, LIBRARIES)
     inputs = driver.Inputs(
@@ -180,6 +185,14 @@ def test_a_reused_model_matches_a_checked_one(tmp_path: Path) -> None:
         assert list(model.schemas) == list(alone.schemas)
         assert list(model.files) == list(alone.files)
         assert list(model.package_scopes) == list(alone.package_scopes)
+        assert _bindings(model.resolution) == _bindings(alone.resolution)
+        assert [
+            (node, binding.kind, binding.name, binding.pkgpath)
+            for node, binding in model.type_resolution.items()
+        ] == [
+            (node, binding.kind, binding.name, binding.pkgpath)
+            for node, binding in alone.type_resolution.items()
+        ]
     app = str(tmp_path / "app" / "app.k")
     assert [item[:2] for item in again.occurrences(app)] == [
         item[:2] for item in alone.occurrences(app)

@@ -96,7 +96,10 @@ def check_program(
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did
     try:
         checker.run()
-        resolve_program(program, model)  # the run-time binding of every name use
+        if reuse is None or keep_scopes:
+            resolve_program(program, model)  # the run-time binding of every name use
+        else:
+            reuse.resolve(program, model)
     except RecursionError as error:  # beyond kclpy.depth's budget: say where
         model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
     except Exception as error:  # a bug in the checker is an internal error, not a traceback

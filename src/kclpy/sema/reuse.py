@@ -7,11 +7,13 @@ and on what it imports, which its content key covers (the driver's
 transitively, the keys of the packages they import). :class:`CheckedPackage` is that
 product: the package scope (its symbols with their types, and through them its
 schemas), its entries in the model's node-keyed tables (types, bindings, schemas by
-full name, in recording order), the definitions and uses in its files, and the
-diagnostics its check reported. A :class:`CheckedStore` (the driver's in-process
-tier) keeps them by key; with one, the checker's declaration part is a
-:class:`ReusingDeclarations`, which checks a package only when the store holds no
-usable product for it, and stores the product of each package it checks.
+full name, in recording order), the definitions and uses in its files, the
+diagnostics its check reported and, once resolved, its run-time bindings
+(``Model.resolution`` and ``type_resolution``: :meth:`PackageReuse.resolve`). A
+:class:`CheckedStore` (the driver's in-process tier) keeps them by key; with one, the
+checker's declaration part is a :class:`ReusingDeclarations`, which checks a package
+only when the store holds no usable product for it, and stores the product of each
+package it checks.
 
 Identical results: a package's check runs nested checks of the packages it imports
 (at its imports, when not yet checked), so its diagnostics interleave with theirs. A
@@ -43,10 +45,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kclpy.diag import Diagnostic
 from kclpy.sema.declare import DeclarationChecker
+from kclpy.sema.resolve import Resolver
 from kclpy.sema.symbols import MAIN, Symbol
 
 if TYPE_CHECKING:
+    from kclpy.loader import Program
     from kclpy.sema.base import CheckContext
+    from kclpy.sema.model import Model
     from kclpy.syntax import ast
 
 Entries = tuple[dict[Any, Any], ...]  # new entries of the model's tables (see _tables)
@@ -59,7 +64,15 @@ Occurrences = dict[str, list[tuple[int, int, Symbol]]]
 class CheckedPackage:
     """What checking one package produced, as the checks of its importers read it."""
 
-    __slots__ = ("depends", "modules", "occurrences", "pkgpath", "references", "steps")
+    __slots__ = (
+        "depends",
+        "modules",
+        "occurrences",
+        "pkgpath",
+        "references",
+        "resolution",
+        "steps",
+    )
 
     def __init__(
         self,
@@ -75,6 +88,8 @@ class CheckedPackage:
         self.occurrences = occurrences  # per file of it, definitions and uses
         self.depends = depends  # the products below it, by package path
         self.references = [(symbol, len(symbol.references)) for symbol in _own_symbols(steps)]
+        # its entries of the model's run-time bindings (``sema.resolve``), once resolved
+        self.resolution: Entries | None = None
 
 
 class CheckedStore(Protocol):
@@ -86,14 +101,33 @@ class CheckedStore(Protocol):
 
 
 class PackageReuse:
-    """The store, and the package keys of the program being checked."""
+    """The store, the package keys of the program being checked, and the products
+    this program's check has used or stored (``installed``, by package path)."""
 
     def __init__(self, store: CheckedStore, keys: MutableMapping[str, str | None]) -> None:
         self.store = store
         self.keys = keys
+        self.installed: dict[str, CheckedPackage] = {}
 
     def declarations(self, ctx: CheckContext) -> ReusingDeclarations:
         return ReusingDeclarations(ctx, self)
+
+    def resolve(self, program: Program, model: Model) -> None:
+        """``resolve_program``, taking an installed package's bindings from its product
+        (a package's bindings follow from its syntax trees and imports alone)."""
+        resolver = Resolver(model)
+        tables: tuple[dict[Any, Any], ...] = (model.resolution, model.type_resolution)
+        for pkgpath, modules in program.packages.items():
+            product = self.installed.get(pkgpath)
+            if product is not None and product.resolution is not None:
+                for table, entries in zip(tables, product.resolution, strict=True):
+                    table.update(entries)
+                continue
+            starts = tuple(len(table) for table in tables)
+            resolver.package(modules, program.imports_of)
+            if product is not None:
+                ends = tuple(len(table) for table in tables)
+                product.resolution = _Window(starts, ends).entries(tables)
 
 
 class _Window:
@@ -166,7 +200,7 @@ class ReusingDeclarations(DeclarationChecker):
     def __init__(self, ctx: CheckContext, reuse: PackageReuse) -> None:
         super().__init__(ctx)
         self.reuse = reuse
-        self.installed: dict[str, CheckedPackage] = {}
+        self.installed = reuse.installed
         self.recordings: list[_Recording | None] = []  # None: not recorded, or a replay
 
     def check_package(self, pkgpath: str) -> None:

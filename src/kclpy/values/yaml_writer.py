@@ -253,6 +253,7 @@ class _Yaml(Filter):
     def mapping(self, out: StringIO, mapping: dict[str, Any], indent: int, inline: bool) -> int:
         """Write the entries of ``mapping`` with keys at column ``indent``, the first
         one right here when ``inline``."""
+        write = out.write
         pad = " " * indent
         newline_pad = "\n" + pad
         child = indent + 2
@@ -284,27 +285,28 @@ class _Yaml(Filter):
                     continue
             if flags == _EMPTY:
                 if not inline:
-                    out.write(newline_pad)
+                    write(newline_pad)
             elif flags:
-                out.write(pad)
+                write(pad)
             else:
-                out.write(newline_pad)
+                write(newline_pad)
             key_text = _KEY_CACHE.get(key)
             if key_text is None:
                 key_text = _key_text(key if isinstance(key, str) else str(key))
             if not key_text:
                 flags = self.complex_entry(out, key, value, indent)
             elif text is not None:
-                out.write(key_text + " " + text)
+                write(key_text + " " + text)
                 flags = 0
             else:
-                out.write(key_text)
+                write(key_text)
                 flags = self.node(out, value, child, False)
         return flags
 
     def sequence(self, out: StringIO, sequence: list[Any], indent: int, inline: bool) -> int:
         """Write the items of ``sequence`` with dashes at column ``indent``, the first
         one right here when ``inline``."""
+        write = out.write
         pad_dash = " " * indent + "- "
         newline_dash = "\n" + pad_dash
         child = indent + 2
@@ -332,13 +334,13 @@ class _Yaml(Filter):
                 if text is None:
                     continue
             if flags == _EMPTY:
-                out.write("- " if inline else newline_dash)
+                write("- " if inline else newline_dash)
             elif flags:
-                out.write(pad_dash)
+                write(pad_dash)
             else:
-                out.write(newline_dash)
+                write(newline_dash)
             if text is not None:
-                out.write(text)
+                write(text)
                 flags = 0
             else:
                 flags = self.node(out, value, child, True)

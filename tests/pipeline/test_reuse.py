@@ -234,3 +234,35 @@ def test_clearing_a_model_leaves_the_stored_packages_intact(tmp_path: Path) -> N
     for inputs in (first, second):
         _clear(driver.check(driver.load(inputs, memory), memory=memory))
     assert [_outcome(first, memory), _outcome(second, memory)] == expected
+
+
+EVICTED = {
+    "lib/lib.k": "schema Base:\n    replicas: int = 1\n",
+    "app/app.k": "import lib\n\nschema App(lib.Base):\n    name: str\n",
+    "other/other.k": "value = 1\n",
+    "one/main.k": 'import app\n\na = app.App {name = "a"}\n',
+    "between/main.k": "import other\nimport app\n\nb = other.value\n",
+    "two/main.k": (
+        "import lib\nimport app\n\n"
+        'base: lib.Base = app.App {name = "two"}\ncheck_app: app.App = base\n'
+    ),
+}
+
+
+def test_a_package_is_not_reused_over_another_check_of_its_imports(
+    tmp_path: Path, checks: list[str]
+) -> None:
+    # a store of two: when ``between`` runs, ``lib`` was evicted while ``app``, whose
+    # symbols refer to that check of ``lib``, stays; app is not reused over a new lib
+    _write(tmp_path, EVICTED)
+    externals = {name: str(tmp_path / name) for name in ("lib", "app", "other")}
+    programs = [
+        driver.Inputs([str(tmp_path / name / "main.k")], str(tmp_path / name), externals)
+        for name in ("one", "between", "two")
+    ]
+    without = _outcomes(programs, None)
+    del checks[:]
+    memory = MemoryTier()
+    memory.checked.limit = 2  # (the parsed files stay: the same syntax trees)
+    assert _outcomes(programs, memory) == without
+    assert checks.count("lib") == 2 and checks.count("app") == 2

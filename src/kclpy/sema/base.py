@@ -141,7 +141,7 @@ class CheckContext:
         self.bindings[node.id] = symbol
         where = span or node.span
         if symbol.span is None or where != symbol.span:
-            symbol.references.append(where)
+            symbol.add_reference(where)
         self.model.add_occurrence(where, symbol)
 
     def lookup_or_report(self, name: str, span: Span | None) -> Symbol | None:

@@ -53,6 +53,17 @@ class Model:
         items.append((span.start, span.end, symbol))
         self._sorted.pop(path, None)
 
+    def drop_tool_facts(self) -> None:
+        """Forget, in place, what only tools query: per-node types and symbols and the
+        occurrences. A run does this once checked, before compiling: the compiler
+        reads only ``resolution`` and ``imports``, and on big inputs these tables
+        were a third of the peak memory."""
+        self.types.clear()
+        self.bindings.clear()
+        self._occurrences.clear()
+        self._sorted.clear()
+        self._starts.clear()
+
     # ------------------------------------------------------------------ queries
 
     @property

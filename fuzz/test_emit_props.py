@@ -24,7 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kclpy.emit import EmitOptions, render
-from kclpy.vm.serialize import format_float, to_json, to_yaml
+from kclpy.values.json_writer import to_json
+from kclpy.values.scalars import format_float
+from kclpy.values.yaml_writer import to_yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -290,7 +290,7 @@ def test(
     if compiled is None:
         failure = next(d for d in diagnostics if d.is_error)
         return [TestCaseResult(name, failure, 0.0) for name in names]
-    from kclpy.vm.values import KclRuntimeError
+    from kclpy.values.errors import KclRuntimeError
 
     runner = driver.start(compiled, driver.RunSettings(option_values))
     try:

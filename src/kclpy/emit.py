@@ -1,8 +1,10 @@
 """Program results to the text ``kcl run`` prints (layer: emit, above the VM).
 
 Takes the output documents the VM produced and the run options; returns text. The
-writers themselves are in :mod:`kclpy.vm.serialize`; this module applies the output
-"plan" of the reference and joins documents.
+writers themselves are in :mod:`kclpy.values` (``yaml_writer``, ``json_writer``,
+``toml_writer``; the JSON and TOML writers are imported when a run asks for them,
+which keeps them out of the start-up of a plain ``kcl run``); this module applies the
+output "plan" of the reference and joins documents.
 
 Documents. Normally there is one: the dict of the main package's top-level variables.
 A bare top-level list whose elements are all dicts is a stream of documents instead
@@ -25,7 +27,7 @@ Plan (:func:`plan`), applied to every document, as the reference does:
 
 Text (:func:`render`), what ``kcl run`` writes to stdout:
 
-* YAML: each document as :func:`kclpy.vm.serialize.yaml_document` gives it, joined by
+* YAML: each document as :func:`kclpy.values.yaml_writer.yaml_document` gives it, joined by
   ``\\n---\\n``, then ``\\n``. An empty program prints ``{}\\n``.
 * JSON (``--format json``): each document as one line of compact JSON (``", "`` and
   ``": "``), joined by ``\\n``, then ``\\n`` (the reference's ``json_result`` plus the
@@ -49,15 +51,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from kclpy.vm.serialize import (
-    is_literal_block,
-    to_json,
-    to_toml,
-    to_yaml,
-    yaml_document,
-    yaml_roundtrip,
-)
-from kclpy.vm.values import KclRuntimeError, NumberMultiplier, SchemaInstance
+from kclpy.values import SchemaInstance
+from kclpy.values.errors import KclRuntimeError
+from kclpy.values.scalars import DATA
+from kclpy.values.yaml_writer import is_literal_block, to_yaml, yaml_document, yaml_roundtrip
 
 FORMATS: Final = ("yaml", "json", "toml")
 
@@ -95,9 +92,6 @@ def schema_type_path(instance: SchemaInstance) -> str:
     return f"{package}.{name}"
 
 
-_DATA: Final = (str, int, float, list, dict, NumberMultiplier)
-
-
 class _Planner:
     __slots__ = ("disable_none", "show_hidden", "type_path")
 
@@ -112,7 +106,7 @@ class _Planner:
             if item is None:
                 if self.disable_none:
                     continue
-            elif not isinstance(item, _DATA):
+            elif not isinstance(item, DATA):
                 continue
             if not self.show_hidden and key[:1] == "_":
                 continue
@@ -129,7 +123,7 @@ class _Planner:
                 self.value(element)
                 for element in value
                 if (element is not None or not self.disable_none)
-                and (element is None or isinstance(element, _DATA))
+                and (element is None or isinstance(element, DATA))
             ]
         return value
 
@@ -164,6 +158,8 @@ def _yaml(document: Any, options: EmitOptions) -> str:
 
 
 def _json(document: Any, options: EmitOptions) -> str:
+    from kclpy.values.json_writer import to_json
+
     if _fast(document, options):
         return to_json(
             document,
@@ -233,6 +229,8 @@ def render(
             raise EmitError(
                 "deserializing from YAML containing more than one document is not supported"
             )
+        from kclpy.values.toml_writer import to_toml
+
         try:
             return to_toml(_toml_data(documents[0], options), sort_keys=options.sort_keys)
         except ValueError as error:
@@ -262,6 +260,8 @@ def render_stream(
 ) -> str:
     """The text ``kcl run`` prints after ``manifests.yaml_stream(values, opts)``."""
     if format == "json":
+        from kclpy.values.json_writer import to_json
+
         # The reference reads its YAML stream back: one document stands for itself,
         # none for null, several for a list; of a list only the dicts are written.
         data = [

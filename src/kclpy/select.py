@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kclpy.vm.values import UNDEFINED, KclRuntimeError
+from kclpy.values import UNDEFINED
+from kclpy.values.errors import KclRuntimeError
 
 
 def select_path(document: Any, path: str) -> Any:

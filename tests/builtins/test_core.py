@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from kclpy.values import UNDEFINED, Config, NumberMultiplier, SchemaInstance
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins import compare, convert, core
 from kclpy.vm.builtins.core import BUILTINS
 from kclpy.vm.builtins.registry import takes_context
-from kclpy.vm.values import UNDEFINED, Config, KclRuntimeError, NumberMultiplier, SchemaInstance
 
 
 class Stub:

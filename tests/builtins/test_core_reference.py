@@ -23,10 +23,11 @@ from typing import Any
 
 import pytest
 
+from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins import compare
 from kclpy.vm.builtins.core import BUILTINS
 from kclpy.vm.builtins.strings import STRING_METHODS
-from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier, SchemaInstance
 from tests.reference import call_reference_lines, reference_available
 
 # ------------------------------------------------------------------ the harness

@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
+from kclpy.values import UNDEFINED
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins import modules as modules_package
 from kclpy.vm.builtins.registry import SYSTEM_MODULES, system_module, takes_context
 from kclpy.vm.fs_policy import DEFAULT_POLICY
 from kclpy.vm.merge import bit_or
-from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 
 class FakeContext:
@@ -128,7 +129,8 @@ def test_heavy_imports_stay_lazy() -> None:
     """Loading the modules imports none of the heavy libraries they use."""
     code = (
         "import sys\n"
-        "import kclpy.vm.serialize, kclpy.vm.merge, kclpy.vm.builtins.convert\n"
+        "import kclpy.values.yaml_writer, kclpy.values.json_writer, kclpy.values.toml_writer\n"
+        "import kclpy.vm.merge, kclpy.vm.builtins.convert\n"
         "from kclpy.vm.builtins.registry import SYSTEM_MODULES, system_module\n"
         "before = set(sys.modules)\n"
         "for name in SYSTEM_MODULES: system_module(name)\n"

@@ -24,9 +24,10 @@ from typing import Any
 import pytest
 from reference import call_reference
 
+from kclpy.values import UNDEFINED, UndefinedType
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.registry import system_module, takes_context
 from kclpy.vm.fs_policy import DEFAULT_POLICY
-from kclpy.vm.values import UNDEFINED, KclRuntimeError, UndefinedType
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("kcl_lib") is None, reason="the reference (kcl_lib) is not installed"
@@ -1371,7 +1372,7 @@ def _stream(values: list[Any], opts: Any = None) -> Case:
     kcl += f", opts={kcl_literal(opts)})" if opts is not None else ")"
 
     def call(ctx: FakeContext) -> Any:
-        from kclpy.vm.serialize import yaml_document
+        from kclpy.values.yaml_writer import yaml_document
 
         if opts is None:
             M("manifests")["yaml_stream"](ctx, values)

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.strings import STRING_METHODS, format_value
-from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier, SchemaInstance
 
 
 class Stub:

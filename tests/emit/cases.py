@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kclpy.emit import EmitOptions, stream_documents
-from kclpy.vm.values import NumberMultiplier
+from kclpy.values import NumberMultiplier
 
 from .oracle import (
     document_program,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kclpy.vm.values import NumberMultiplier
+from kclpy.values import NumberMultiplier
 
 from .oracle import schema_instance
 

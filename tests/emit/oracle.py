@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kclpy.vm.values import UNIT_FACTORS, NumberMultiplier, SchemaInstance
+from kclpy.values import UNIT_FACTORS, NumberMultiplier, SchemaInstance
 from tests.reference import call_reference_lines
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

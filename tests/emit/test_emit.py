@@ -19,7 +19,8 @@ from kclpy.emit import (
     schema_type_path,
     stream_documents,
 )
-from kclpy.vm.values import UNDEFINED, Config, KclRuntimeError
+from kclpy.values import UNDEFINED, Config
+from kclpy.values.errors import KclRuntimeError
 
 from .cases import EMIT_CASES, TOML_CASES, EmitCase
 from .goldens_io import load
@@ -93,7 +94,7 @@ def test_plan_root_list_is_partial() -> None:
 
 def test_schema_type_path() -> None:
     assert schema_type_path(schema_instance("P", {})) == "P"
-    from kclpy.vm.values import SchemaInstance
+    from kclpy.values import SchemaInstance
 
     assert schema_type_path(SchemaInstance(FakeSchema("S", "sub"), {})) == "sub.S"
     assert schema_type_path(SchemaInstance(FakeSchema("S", "a.b"), {})) == "a.b.S"

@@ -2,7 +2,8 @@
 
 Every golden case, plus seeded random documents under every output option, is run
 through the reference in a subprocess (a few batches) and compared with
-``kclpy.emit.render`` / ``kclpy.vm.serialize``. Skipped when ``kcl_lib`` is missing.
+``kclpy.emit.render`` / the writers of ``kclpy.values``. Skipped when ``kcl_lib`` is
+missing.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 import pytest
 
 from kclpy.emit import EmitError, EmitOptions, render
-from kclpy.vm.serialize import to_json, to_yaml
+from kclpy.values.json_writer import to_json
+from kclpy.values.yaml_writer import to_yaml
 from tests.reference import reference_available
 
 from . import goldens_io

@@ -1,4 +1,5 @@
-"""Golden and unit tests of kclpy.vm.serialize (expected texts from the reference).
+"""Golden and unit tests of the writers in kclpy.values (``yaml_writer``, ``json_writer``,
+``toml_writer``, ``scalars``); expected texts from the reference.
 
 The golden texts were recorded from kcl_lib 0.13.2 (``pytest --update-goldens``
 rewrites them); these tests do not need the reference installed.
@@ -10,18 +11,11 @@ import math
 
 import pytest
 
-from kclpy.vm import serialize
-from kclpy.vm.serialize import (
-    TomlError,
-    format_float,
-    format_json_float,
-    to_json,
-    to_toml,
-    to_yaml,
-    to_yaml_all,
-    yaml_document,
-)
-from kclpy.vm.values import UNDEFINED, NumberMultiplier
+from kclpy.values import UNDEFINED, NumberMultiplier, yaml_writer
+from kclpy.values.json_writer import to_json
+from kclpy.values.scalars import format_float, format_json_float
+from kclpy.values.toml_writer import TomlError, to_toml
+from kclpy.values.yaml_writer import to_yaml, to_yaml_all, yaml_document
 
 from .cases import ENCODE_CASES, EncodeCase
 from .goldens_io import load
@@ -171,7 +165,7 @@ def test_schema_instances_are_dicts() -> None:
 )
 def test_document_final_newline(text: str, kept: bool) -> None:
     expected = text if kept else text[:-1]
-    assert serialize._strip_final_newline(text) == expected
+    assert yaml_writer._strip_final_newline(text) == expected
 
 
 def test_yaml_document_examples() -> None:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import kclpy
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.limits import LimitExceeded, ResourceLimits, guarded, parse_size
-from kclpy.vm.values import KclRuntimeError
 
 ENDLESS = "x = [[i, j] for i in range(100000) for j in range(100000)]\n"
 
@@ -49,6 +49,13 @@ def test_many_small_allocations_cross_the_memory_limit(kcl: Kcl, tmp_path: Path)
     program = "x = [[i] * 1000 for i in range(1000000)]\n"
     result = kcl(tmp_path, program, "--max-memory", "300M")
     assert_limit(result, "main.k:1", "more than the memory limit of 300.0 MiB")
+
+
+def test_writing_a_big_result_is_bounded_too(kcl: Kcl, tmp_path: Path) -> None:
+    # the value fits (80 MB), its YAML text does not: the output stage runs under the limit
+    result = kcl(tmp_path, "x = [0] * 10**7\n", "--max-memory", "300M")
+    assert_limit(result, "", "more than the memory limit of 300.0 MiB")
+    assert result.stdout == ""
 
 
 def test_time_limit(kcl: Kcl, tmp_path: Path) -> None:

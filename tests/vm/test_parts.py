@@ -12,8 +12,9 @@ import kclpy
 from kclpy.compile.stmts import PackageCompiler
 from kclpy.loader import MAIN, Loader
 from kclpy.sema import check_program
+from kclpy.values import UNDEFINED
+from kclpy.values.errors import CheckFailure, KclRuntimeError
 from kclpy.vm.runner import Runner
-from kclpy.vm.values import UNDEFINED, CheckFailure, KclRuntimeError
 
 
 def runner_for(code: str) -> Runner:

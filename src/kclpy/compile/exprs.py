@@ -4,7 +4,9 @@ A :class:`Unit` is the frame of a code unit: the package top level, a schema (it
 parameters and the locals of its setters), or a lambda call. What a name means
 was decided by the resolver (``sema.resolve``: one binding per name use, in the
 Model); this module only turns each binding into its load instruction and gives
-each declaration a slot of its unit.
+each declaration a slot of its unit. Type names likewise: each has its type
+binding, which this module turns into a ``TypeRef`` (``compile.types``) or a
+``NameRef``; the only table it reads is its own, the package's global slots.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from kclpy.compile.code import (
 )
 from kclpy.compile.emitter import Emitter
 from kclpy.compile.opcodes import OPERATOR_INDEX, Op
-from kclpy.compile.types import build_type
+from kclpy.compile.types import build_type, definition_ref, named_type_ref
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
-from kclpy.sema.bindings import Binding, BindingKind
+from kclpy.sema.bindings import Binding, BindingKind, TypeBinding, TypeKind
 from kclpy.sema.resolve import is_int_literal, key_path
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast
@@ -66,24 +68,22 @@ class Unit:
 
 
 class PackageNames:
-    """What the compiler of one file reads: the program's bindings, the package's
-    global slots and type aliases, the file's imports (for type names)."""
+    """What the compiler of one file reads: the program's bindings of names and of
+    type names, and the package's global slots."""
 
-    __slots__ = ("aliases", "bindings", "file", "imports", "slots")
+    __slots__ = ("bindings", "file", "slots", "type_bindings")
 
     def __init__(
         self,
         slots: dict[str, int],
-        imports: dict[str, str],
-        aliases: dict[str, ast.TypeNode],
         file: SourceFile,
         bindings: Mapping[int, Binding],
+        type_bindings: Mapping[int, TypeBinding],
     ) -> None:
         self.slots = slots
-        self.imports = imports  # local name -> pkgpath, for the file being compiled
-        self.aliases = aliases
         self.file = file
         self.bindings = bindings  # node id -> binding (sema.resolve)
+        self.type_bindings = type_bindings  # node id -> type binding (sema.resolve)
 
 
 class ExprCompiler:
@@ -111,29 +111,23 @@ class ExprCompiler:
     def at(self, node: ast.Node) -> None:
         self.out.position = (node.span.start, node.span.end)
 
-    def resolve_type_name(self, name: str) -> NameRef | TypeRef:
-        if (
-            name.endswith(".NumberMultiplier")
-            and self.names.imports.get(name.rsplit(".", 1)[0]) == "units"
-        ):
-            return TypeRef("number_multiplier", (), name)
-        alias = self.names.aliases.get(name)
-        if alias is not None:
-            resolved = build_type(alias, self.resolve_type_name)
-            return resolved if resolved is not None else TypeRef("any")
-        return self.name_ref(name)
+    def type_binding(self, node: ast.Node, name: str) -> TypeBinding:
+        """The resolver's binding of the type name written at ``node``."""
+        binding = self.names.type_bindings.get(node.id)
+        if binding is None:  # a bug: the resolver did not walk this type name
+            self.error(DiagCode.INTERNAL_ERROR, f"internal error: '{name}' unresolved", node.span)
+            return TypeBinding(TypeKind.UNKNOWN, name)
+        return binding
 
-    def name_ref(self, name: str) -> NameRef:
-        """A reference to a schema (or other definition) by its written name."""
-        if "." in name:
-            alias, member = name.split(".", 1)
-            pkgpath = self.names.imports.get(alias)
-            if pkgpath is not None:
-                return NameRef(name, -1, pkgpath, member)
-        return NameRef(name, self.names.slots.get(name, -1))
+    def named_type(self, node: ast.NamedType) -> NameRef | TypeRef | None:
+        return named_type_ref(self.type_binding(node, node.name), self.names.slots, self.named_type)
+
+    def reference(self, node: ast.Expr) -> NameRef:
+        """The definition an expression names as a type (a parent, a mixin)."""
+        return definition_ref(self.type_binding(node, "?"), self.names.slots)
 
     def type_ref(self, node: ast.TypeNode | None) -> TypeRef | None:
-        return build_type(node, self.resolve_type_name)
+        return build_type(node, self.named_type)
 
     def unsupported(self, node: ast.Node) -> None:
         self.at(node)

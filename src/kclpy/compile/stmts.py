@@ -25,7 +25,7 @@ from kclpy.compile.code import (
 )
 from kclpy.compile.exprs import ExprCompiler, PackageNames, Unit
 from kclpy.compile.opcodes import OPERATOR_INDEX, Op
-from kclpy.compile.types import BASIC_TYPES
+from kclpy.compile.types import names_definition
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
 from kclpy.sema import Model
@@ -126,7 +126,6 @@ class PackageCompiler:
         self.package = PackageCode(pkgpath)
         self.slots: dict[str, int] = {}
         self.setters: dict[str, list[Setter]] = {}
-        self.aliases: dict[str, ast.TypeNode] = {}
         self.unit = Unit(None)
         self._names: dict[int, PackageNames] = {}
 
@@ -134,8 +133,7 @@ class PackageCompiler:
         names = self._names.get(module.id)
         if names is None:
             model = self.model
-            imports = model.imports.get(module.id, {})
-            names = PackageNames(self.slots, imports, self.aliases, module.file, model.resolution)
+            names = PackageNames(self.slots, module.file, model.resolution, model.type_resolution)
             self._names[module.id] = names
         return names
 
@@ -146,9 +144,6 @@ class PackageCompiler:
         order: dict[str, tuple[int, int]] = {}
         for file_index, module in enumerate(self.modules):
             self.package.files.append(module.file.path)
-            for stmt in module.body:
-                if isinstance(stmt, ast.TypeAliasStmt):
-                    self.aliases[stmt.name.name] = stmt.type
 
             def on_setter(
                 name: str,
@@ -252,10 +247,8 @@ class PackageCompiler:
         elif isinstance(stmt, ast.TypeAliasStmt):
             # an alias of a schema is that schema at run time (pkg.Alias {...} works)
             aliased = stmt.type
-            if (
-                isinstance(aliased, ast.NamedType)
-                and aliased.name not in BASIC_TYPES
-                and isinstance(compiler.resolve_type_name(aliased.name), NameRef)
+            if isinstance(aliased, ast.NamedType) and names_definition(
+                compiler.type_binding(aliased, aliased.name)
             ):
                 head, *rest = aliased.name.split(".")
                 compiler.load_name(aliased, head)
@@ -423,9 +416,8 @@ class SchemaCompiler:
         return code, compiler
 
     def ref(self, node: ast.Expr) -> NameRef:
-        text = dotted_name(node)
         _, compiler = self.new_code("<ref>")
-        return compiler.name_ref(text)
+        return compiler.reference(node)
 
     def compile(self) -> SchemaProto:
         stmt = self.stmt
@@ -484,9 +476,7 @@ class SchemaCompiler:
                     name = stmt.target.name
                     if name not in declared:
                         declared.add(name)
-                        type_ref = TypeRef(
-                            "schema", (compiler.name_ref(dotted_name(stmt.value.name)),)
-                        )
+                        type_ref = TypeRef("schema", (compiler.reference(stmt.value.name),))
                         span = stmt.target.span
                         self.proto.attrs.append(
                             AttrSpec(name, type_ref, False, (span.start, span.end), [])
@@ -660,14 +650,6 @@ def has_side_effects(stmt: ast.Stmt) -> bool:
             has_side_effects(s) for s in stmt.orelse
         )
     return False
-
-
-def dotted_name(node: ast.Expr) -> str:
-    if isinstance(node, ast.NameExpr):
-        return node.name
-    if isinstance(node, ast.SelectorExpr):
-        return f"{dotted_name(node.value)}.{node.attr}"
-    return "?"
 
 
 def compile_lambda(node: ast.LambdaExpr, outer: ExprCompiler) -> FunctionProto:

@@ -1,13 +1,21 @@
-"""Type annotations (AST) to runtime type references (``TypeRef``)."""
+"""Type annotations (AST) to runtime type references (``TypeRef``).
+
+Takes an annotation and, for each type name in it, the resolver's type binding
+(``sema.bindings.TypeBinding``); returns the ``TypeRef`` (None: ``any``): a basic
+type, an alias's type, the number multiplier type, or a schema by ``NameRef`` (a
+global slot of the package, given by the compiler, or a member of an imported
+package). Also the text of a type as the reference prints it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from kclpy.compile.code import NameRef, TypeRef
+from kclpy.sema.bindings import TypeBinding, TypeKind
 from kclpy.syntax import ast
 
-BASIC_TYPES = frozenset({"int", "float", "bool", "str", "any"})
+NamedTypes = Callable[[ast.NamedType], NameRef | TypeRef | None]
 
 
 def type_text(node: ast.TypeNode | None) -> str:
@@ -41,17 +49,16 @@ def type_text(node: ast.TypeNode | None) -> str:
 
 def build_type(
     node: ast.TypeNode | None,
-    resolve_name: Callable[[str], NameRef | TypeRef],
+    resolve_name: NamedTypes,
 ) -> TypeRef | None:
-    """The runtime type of an annotation; ``resolve_name`` maps schema/alias names."""
+    """The runtime type of an annotation; ``resolve_name`` gives each named type's
+    (a ``NameRef``: the schema it names)."""
     if node is None or isinstance(node, ast.AnyType):
         return None
     text = type_text(node)
     if isinstance(node, ast.NamedType):
-        if node.name in BASIC_TYPES:
-            return None if node.name == "any" else TypeRef(node.name, (), text)
-        resolved = resolve_name(node.name)
-        if isinstance(resolved, TypeRef):
+        resolved = resolve_name(node)
+        if resolved is None or isinstance(resolved, TypeRef):
             return resolved
         return TypeRef("schema", (resolved,), text)
     if isinstance(node, ast.ListType):
@@ -70,3 +77,33 @@ def build_type(
     if isinstance(node, ast.FunctionType):
         return TypeRef("function", (), text)
     return None
+
+
+def named_type_ref(
+    binding: TypeBinding, slots: Mapping[str, int], resolve_name: NamedTypes
+) -> NameRef | TypeRef | None:
+    """The runtime type of a bound type name (``resolve_name``: of the names of an
+    alias's type); a ``NameRef`` when it names a definition."""
+    kind = binding.kind
+    if kind == TypeKind.BASIC:
+        return None if binding.name == "any" else TypeRef(binding.name, (), binding.name)
+    if kind == TypeKind.NUMBER_MULTIPLIER:
+        return TypeRef("number_multiplier", (), binding.name)
+    if kind == TypeKind.ALIAS:
+        resolved = build_type(binding.aliased, resolve_name)
+        return resolved if resolved is not None else TypeRef("any")
+    return definition_ref(binding, slots)
+
+
+def definition_ref(binding: TypeBinding, slots: Mapping[str, int]) -> NameRef:
+    """A reference to the definition a type name denotes, by its written name: a
+    global ``slots`` of this package, or a member of an imported one."""
+    if binding.pkgpath:
+        return NameRef(binding.name, -1, binding.pkgpath, binding.member)
+    return NameRef(binding.name, slots.get(binding.name, -1))
+
+
+def names_definition(binding: TypeBinding) -> bool:
+    """Whether a type name denotes a definition (not a basic type, an alias, the number
+    multiplier): the alias of a schema is that schema at run time."""
+    return binding.kind in (TypeKind.SCHEMA, TypeKind.UNKNOWN)

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from kclpy.emit import EmitOptions
     from kclpy.pipeline.cache import MemoryTier
     from kclpy.sema import Model
+    from kclpy.values.errors import KclRuntimeError, Location
     from kclpy.vm.runner import Runner, RunOutput
-    from kclpy.vm.values import KclRuntimeError, Location
 
 Edit = Callable[[Program], list[Diagnostic]]
 
@@ -341,7 +341,7 @@ def run(
     memory: MemoryTier | None = None,
 ) -> RunResult:
     """The whole pipeline (``kcl run``): text and documents, or diagnostics."""
-    from kclpy.vm.values import KclRuntimeError
+    from kclpy.values.errors import KclRuntimeError
 
     result = RunResult(format=options.format)
     compiled = front_end(inputs, result.diagnostics, memory)
@@ -357,7 +357,8 @@ def run(
     result.log = output.log
     result.documents = output.documents
     try:
-        result.text = render(output, options)
+        with runner.under_limits():
+            result.text = render(output, options)
     except KclRuntimeError as error:
         result.diagnostics.append(runtime_diagnostic(error, compiled.files))
     return result
@@ -406,7 +407,7 @@ def output_log(runner: Runner) -> str:
 def finished_value(runner: Runner, name: str) -> tuple[bool, Any]:
     """(True, value) when the main package's top-level ``name`` was evaluated, else
     (False, None)."""
-    from kclpy.vm.values import UNDEFINED
+    from kclpy.values import UNDEFINED
 
     value = runner.main_value(name)
     return (False, None) if value is UNDEFINED else (True, value)

@@ -14,11 +14,24 @@ nothing (``UNDEFINED``). Two flags come first at run time: ``config_key`` (a key
 set earlier in an enclosing config literal shadows everything, as in the
 reference) and ``dynamic`` (inside a schema, the instance's attribute of that
 name, when it has one; the kind is then the fallback).
+
+A :class:`TypeBinding` is the same answer for a *type* name: what the written
+name of an annotation (an ``ast.NamedType``) or of a schema reference (a parent,
+a mixin, the schema of ``s: S {...}``) denotes. Type names are looked up in the
+package, not in the run-time scopes: a basic type (``BASIC``), a definition of
+this package or a member of an imported one (``SCHEMA``), a type alias of this
+package (``ALIAS``, with the aliased type, whose names are bound in their turn),
+``units.NumberMultiplier`` (``NUMBER_MULTIPLIER``), or nothing (``UNKNOWN``). The
+resolver fills ``Model.type_resolution``; the compiler turns each into a runtime
+type reference.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from kclpy.syntax import ast
 
 
 class BindingKind:
@@ -71,3 +84,37 @@ class Binding:
             text for text, on in ((" dynamic", self.dynamic), (" key", self.config_key)) if on
         )
         return f"<binding {self.name} kind={self.kind}{flags}>"
+
+
+class TypeKind:
+    """The kinds of type bindings."""
+
+    BASIC: Final = 0
+    SCHEMA: Final = 1
+    ALIAS: Final = 2
+    NUMBER_MULTIPLIER: Final = 3
+    UNKNOWN: Final = 4
+
+
+class TypeBinding:
+    """What one written type name denotes; shared by the uses of a name in a file."""
+
+    __slots__ = ("aliased", "kind", "member", "name", "pkgpath")
+
+    def __init__(
+        self,
+        kind: int,
+        name: str,
+        pkgpath: str = "",
+        member: str = "",
+        aliased: ast.TypeNode | None = None,
+    ) -> None:
+        self.kind = kind  # a TypeKind
+        self.name = name  # as written: "int", "Person", "k8s.Deployment"
+        self.pkgpath = pkgpath  # a member of an imported package: its path ("": this one)
+        self.member = member  # a member of an imported package: the name in it
+        self.aliased = aliased  # ALIAS: the aliased type (its names have bindings too)
+
+    def __repr__(self) -> str:
+        where = f" in {self.pkgpath}" if self.pkgpath else ""
+        return f"<type binding {self.name} kind={self.kind}{where}>"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from kclpy.diag import Code
 from kclpy.sema.base import CheckContext, name_span, suggestion_text
-from kclpy.sema.names import dotted_name
+from kclpy.sema.resolve import dotted_name
 from kclpy.sema.symbols import ScopeKind, SymbolKind
 from kclpy.sema.types import (
     ANY,

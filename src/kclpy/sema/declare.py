@@ -20,8 +20,8 @@ from kclpy.diag import Code, Label
 from kclpy.loader import iter_imports
 from kclpy.sema.base import CheckContext, is_private
 from kclpy.sema.config import literal_keys
-from kclpy.sema.names import dotted_name, target_parts
 from kclpy.sema.relations import is_upper_bound
+from kclpy.sema.resolve import dotted_name, target_parts
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import (
     ANY,

@@ -1,8 +1,9 @@
 """The semantic model of a checked program: what tools query.
 
 ``check_program`` returns a :class:`Model`. It keeps, keyed by AST node id, the
-type of every expression, the symbol every name refers to and (``resolution``)
-the run-time binding of every name use; per file, the
+type of every expression, the symbol every name refers to, (``resolution``)
+the run-time binding of every name use and (``type_resolution``) what every type
+name denotes; per file, the
 positions of every definition and use of a symbol (for ``symbol_at`` and
 ``references``); the package scopes; the schemas by full name; and the
 diagnostics. The language server, lint and ``kcl doc`` are built on it.
@@ -14,7 +15,7 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING
 
 from kclpy.diag import Diagnostic
-from kclpy.sema.bindings import Binding
+from kclpy.sema.bindings import Binding, TypeBinding
 from kclpy.sema.docstrings import attribute_docs, summary
 from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, Symbol, SymbolKind
 from kclpy.sema.types import SchemaType, Type
@@ -33,8 +34,8 @@ class Model:
         self.bindings: dict[int, Symbol] = {}
         # per name use, where its value lives at run time (filled by sema.resolve)
         self.resolution: dict[int, Binding] = {}
-        # per module id, the imports its names may refer to (its own over its package's)
-        self.imports: dict[int, dict[str, str]] = {}
+        # per type name use, what it denotes (filled by sema.resolve)
+        self.type_resolution: dict[int, TypeBinding] = {}
         self.package_scopes: dict[str, Scope] = {}
         self.schemas: dict[str, SchemaInfo] = {}
         self.keep_scopes = keep_scopes

@@ -7,7 +7,9 @@ attribute (TypeError ``attribute 'x' not found in 'P'``), a module must define i
 (and not as a private ``_name``), a string must have the method; dicts, unions
 and ``any`` accept every name. :class:`NameResolver` is the part of the checker
 that does this; it holds the context and the expression, assignability and
-config checkers it calls.
+config checkers it calls. It gives names their *types*; where a name's value
+lives at run time, and what a type name denotes, is ``sema.resolve``'s job, which
+also owns the syntactic facts both read (the root and path of a target).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, is_private, suggestion_text
 from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, module_member_types
+from kclpy.sema.resolve import target_parts
 from kclpy.sema.symbols import Symbol, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -47,35 +50,12 @@ if TYPE_CHECKING:
     from kclpy.sema.exprs import ExpressionChecker
 
 
-def target_parts(target: ast.Expr) -> tuple[ast.NameExpr | None, list[ast.Expr]]:
-    """The root name of an assignment target and its path (selectors and subscripts)."""
-    path: list[ast.Expr] = []
-    node = target
-    while isinstance(node, ast.SelectorExpr | ast.SubscriptExpr):
-        path.append(node)
-        node = node.value
-    path.reverse()
-    return (node if isinstance(node, ast.NameExpr) else None), path
-
-
 def _attr_span(node: ast.Node, attr: str) -> Span:
     """The span of the attribute name at the end of a selector (else the node's span)."""
     span = node.span
     if isinstance(node, ast.SelectorExpr) and span.end - span.start > len(attr):
         return Span(span.file, span.end - len(attr), span.end)
     return span
-
-
-def dotted_name(node: ast.Expr) -> str | None:
-    """``a.b.c`` for a chain of plain names, else None."""
-    parts: list[str] = []
-    while isinstance(node, ast.SelectorExpr) and not node.optional:
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.NameExpr):
-        return None
-    parts.append(node.name)
-    return ".".join(reversed(parts))
 
 
 class NameResolver:

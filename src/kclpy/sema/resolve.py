@@ -27,10 +27,27 @@ that key first (``config_key``): ``{a = 1, b = a}``. Example::
         v = [x + k + n for x in range(3)]   # x: LOCAL (depth 0), k: LOCAL, n: dynamic GLOBAL
         f = lambda y { y + k }  # y: LOCAL in the lambda, k: LOCAL depth 1
 
+Type names get a :class:`~kclpy.sema.bindings.TypeBinding` each
+(``Model.type_resolution``, keyed by the ``ast.NamedType``, or by the expression
+naming a schema's parent, a mixin, the schema of ``s: S {...}``): they are looked
+up in the package only, never in the run-time scopes, in the order basic type,
+member of an import of this file (``units.NumberMultiplier`` has its own kind),
+type alias of the package, definition of the package, unknown. Example::
+
+    import units
+    import k8s.api as api
+    type Port = int | str               # int, str: BASIC
+    schema S(api.Base):                 # api.Base: SCHEMA in package k8s.api
+        port: Port                      # Port: ALIAS of `int | str`
+        size: units.NumberMultiplier    # NUMBER_MULTIPLIER
+        peer?: S                        # S: SCHEMA of this package
+
 The resolver reports nothing: an undefined name gets an ``UNDEFINED`` binding and
 the stage that meets it says so (the checker before running, else the compiler).
-It owns the syntactic facts both sides need: which names a statement sets
-(:func:`walk_setters`) and the literal path of a config key (:func:`key_path`).
+It owns the syntactic facts the checker and the compiler both need: which names
+a statement sets (:func:`walk_setters`), the root and path of an assignment target
+(:func:`target_parts`), the literal path of a config key (:func:`key_path`) and the
+dotted name of a reference (:func:`dotted_name`).
 """
 
 from __future__ import annotations
@@ -41,7 +58,8 @@ from typing import Any
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, make_error
 from kclpy.loader import Program
-from kclpy.sema.bindings import Binding, BindingKind
+from kclpy.sema.annotations import BASIC_TYPES
+from kclpy.sema.bindings import Binding, BindingKind, TypeBinding, TypeKind
 from kclpy.sema.builtins import BUILTIN_FUNCTIONS
 from kclpy.sema.model import Model
 from kclpy.syntax import ast
@@ -66,21 +84,27 @@ class Resolver:
 
     def __init__(self, model: Model) -> None:
         self.resolution = model.resolution
-        self.visible_imports = model.imports  # per module id: the names it may import
+        self.type_resolution = model.type_resolution
         self.unit = CodeUnit(False, None)
         self.config_keys: list[set[str]] = []
         self.globals: set[str] = set()
-        self.imports: dict[str, str] = {}
+        self.imports: dict[str, str] = {}  # the names this module may import
+        self.aliases: dict[str, ast.TypeNode] = {}  # the package's type aliases
         self._shared: dict[tuple[int, str, int, int, str, bool, bool], Binding] = {}
         # this module's bindings of names no unit declares, by (name, in_schema, config_key)
         self._outer: dict[tuple[str, bool, bool], Binding] = {}
+        self._types: dict[str, TypeBinding] = {}  # this module's type bindings, by name
 
     # ------------------------------------------------------------------ packages
 
     def package(self, modules: list[ast.Module], imports_of: Callable[[ast.Module], Any]) -> None:
         self.globals = set()
+        self.aliases = {}
         for module in modules:
             walk_setters(module.body, [], lambda name, _stmt, _guards: self.globals.add(name))
+            for stmt in module.body:
+                if isinstance(stmt, ast.TypeAliasStmt):
+                    self.aliases[stmt.name.name] = stmt.type
         self.unit = CodeUnit(False, None)
         for module in modules:
             # the imports of one file are visible in the other files of its package
@@ -89,8 +113,9 @@ class Resolver:
                 if other is not module:
                     imports.update(imports_of(other))
             imports.update(imports_of(module))
-            self.visible_imports[module.id] = self.imports = imports
+            self.imports = imports
             self._outer = {}
+            self._types = {}
             for stmt in module.body:
                 self.top_stmt(stmt)
 
@@ -101,6 +126,7 @@ class Resolver:
             aliased = stmt.type
             if isinstance(aliased, ast.NamedType):  # the alias of a schema loads it
                 self.bind(aliased, aliased.name.split(".")[0])
+            self.annotation(aliased)
         elif isinstance(stmt, ast.IfStmt):
             self.expr(stmt.cond)
             for inner in (*stmt.body, *stmt.orelse):
@@ -116,10 +142,15 @@ class Resolver:
             self.optional(stmt.cond, stmt.test, stmt.msg)
         elif isinstance(stmt, ast.AssignStmt):
             self.optional(*stmt.targets, stmt.value)
-        elif isinstance(stmt, ast.AugAssignStmt | ast.UnificationStmt):
+            self.annotation(stmt.type)
+        elif isinstance(stmt, ast.AugAssignStmt):
             self.optional(stmt.target, stmt.value)
+        elif isinstance(stmt, ast.UnificationStmt):
+            self.optional(stmt.target, stmt.value)
+            self.reference(stmt.value.name)
         elif isinstance(stmt, ast.SchemaAttr):
             self.optional(stmt.value)
+            self.annotation(stmt.type)
             if stmt.op not in ("=", ""):  # `a |= v` reads the attribute
                 self.bind(stmt, stmt.name)
 
@@ -131,11 +162,15 @@ class Resolver:
         try:
             for param in stmt.params:
                 self.declare(param.name, param)
+                self.annotation(param.type)
             self.optional(*(param.default for param in stmt.params))
+            self.references(stmt)
             if isinstance(stmt, ast.SchemaStmt):
                 self.schema_body(stmt.body)
                 signature = stmt.index_signature
                 if signature is not None:  # after the body: the key is for the default
+                    self.annotation(signature.key_type)
+                    self.annotation(signature.value_type)
                     if signature.key_name:  # and the checks only
                         self.declare(signature.key_name, signature)
                     self.optional(signature.value)
@@ -143,6 +178,19 @@ class Resolver:
                 self.optional(check.cond, check.test, check.msg)
         finally:
             self.unit = saved
+
+    def references(self, stmt: ast.SchemaStmt | ast.RuleStmt) -> None:
+        """Bind the schemas a schema or rule names: its parent, mixins, host."""
+        if isinstance(stmt, ast.RuleStmt):
+            for parent in stmt.parents:
+                self.reference(parent)
+            if stmt.for_host is not None:
+                self.reference(stmt.for_host)
+            return
+        if stmt.parent is not None:
+            self.reference(stmt.parent)
+        for mixin in stmt.mixins:
+            self.reference(mixin)
 
     def schema_body(self, stmts: list[ast.Stmt]) -> None:
         for stmt in stmts:
@@ -203,6 +251,52 @@ class Resolver:
             self._shared[key] = binding
         return binding
 
+    # ------------------------------------------------------------------ type names
+
+    def annotation(self, node: ast.TypeNode | None) -> None:
+        """Bind every named type of an annotation (through lists, dicts, unions, functions)."""
+        if isinstance(node, ast.NamedType):
+            self.type_resolution[node.id] = self.lookup_type(node.name)
+        elif isinstance(node, ast.ListType):
+            self.annotation(node.elem)
+        elif isinstance(node, ast.DictType):
+            self.annotation(node.key)
+            self.annotation(node.value)
+        elif isinstance(node, ast.UnionType):
+            for member in node.types:
+                self.annotation(member)
+        elif isinstance(node, ast.FunctionType):
+            for param in node.params:
+                self.annotation(param)
+            self.annotation(node.ret)
+
+    def reference(self, node: ast.Expr) -> None:
+        """Bind an expression naming a schema (``Base``, ``pkg.Base``) as a type name."""
+        self.type_resolution[node.id] = self.lookup_type(dotted_name(node) or "?")
+
+    def lookup_type(self, name: str) -> TypeBinding:
+        binding = self._types.get(name)
+        if binding is None:
+            binding = self._types[name] = self.type_binding(name)
+        return binding
+
+    def type_binding(self, name: str) -> TypeBinding:
+        """What a type name written in this module denotes (see the module docstring)."""
+        if name in BASIC_TYPES:
+            return TypeBinding(TypeKind.BASIC, name)
+        head, dot, member = name.partition(".")
+        pkgpath = self.imports.get(head) if dot else None
+        if pkgpath is not None:
+            if pkgpath == "units" and member == "NumberMultiplier":
+                return TypeBinding(TypeKind.NUMBER_MULTIPLIER, name, pkgpath, member)
+            return TypeBinding(TypeKind.SCHEMA, name, pkgpath, member)
+        aliased = self.aliases.get(name)
+        if aliased is not None:
+            return TypeBinding(TypeKind.ALIAS, name, aliased=aliased)
+        if name in self.globals:
+            return TypeBinding(TypeKind.SCHEMA, name)
+        return TypeBinding(TypeKind.UNKNOWN, name)
+
     # ------------------------------------------------------------------ expressions
 
     def expr(self, node: ast.Expr) -> None:
@@ -238,6 +332,10 @@ class Resolver:
             )
         for keyword in node.keywords:
             self.expr(keyword.value)
+
+    def as_expr(self, node: ast.AsExpr) -> None:
+        self.expr(node.value)
+        self.annotation(node.type)
 
     def list_expr(self, node: ast.ListExpr) -> None:
         self.list_items(node.items)
@@ -346,6 +444,9 @@ class Resolver:
 
     def lambda_expr(self, node: ast.LambdaExpr) -> None:
         self.optional(*(param.default for param in node.params))
+        for param in node.params:
+            self.annotation(param.type)
+        self.annotation(node.return_type)
         saved_unit, saved_keys = self.unit, self.config_keys
         self.unit, self.config_keys = CodeUnit(False, saved_unit), []
         try:
@@ -363,6 +464,7 @@ class Resolver:
                 self.expr(stmt.value)
                 for target in stmt.targets:
                     self.lambda_target(target)
+                self.annotation(stmt.type)
             elif isinstance(stmt, ast.AugAssignStmt):
                 self.expr(stmt.value)
                 self.lambda_target(stmt.target)
@@ -437,12 +539,20 @@ def assigned_names(stmt: ast.Stmt) -> list[str]:
     return []
 
 
-def target_root_node(target: ast.Expr) -> ast.NameExpr | None:
-    """The name at the root of an assignment target (``a`` of ``a.b[0]``), if any."""
+def target_parts(target: ast.Expr) -> tuple[ast.NameExpr | None, list[ast.Expr]]:
+    """The root name of an assignment target and its path (selectors and subscripts)."""
+    path: list[ast.Expr] = []
     node = target
     while isinstance(node, ast.SelectorExpr | ast.SubscriptExpr):
+        path.append(node)
         node = node.value
-    return node if isinstance(node, ast.NameExpr) else None
+    path.reverse()
+    return (node if isinstance(node, ast.NameExpr) else None), path
+
+
+def target_root_node(target: ast.Expr) -> ast.NameExpr | None:
+    """The name at the root of an assignment target (``a`` of ``a.b[0]``), if any."""
+    return target_parts(target)[0]
 
 
 def target_root(target: ast.Expr) -> str | None:
@@ -475,11 +585,17 @@ def key_path(key: ast.Expr) -> tuple[str, ...] | None:
     return None
 
 
+def dotted_name(node: ast.Expr) -> str | None:
+    """``a.b.c`` for a chain of plain names, else None."""
+    path = key_path(node) if not isinstance(node, ast.StringExpr) else None
+    return ".".join(path) if path is not None else None
+
+
 def _parts(node: ast.Expr) -> tuple[ast.Expr | None, ...]:
     """The sub-expressions of the expressions resolved by ``Resolver.children``."""
     if isinstance(node, ast.BinaryExpr):
         return (node.left, node.right)
-    if isinstance(node, ast.SelectorExpr | ast.ParenExpr | ast.AsExpr):
+    if isinstance(node, ast.SelectorExpr | ast.ParenExpr):
         return (node.value,)
     if isinstance(node, ast.SubscriptExpr):
         return (node.value, node.index, node.lower, node.upper, node.step)
@@ -507,7 +623,7 @@ _DISPATCH: dict[type, Callable[[Resolver, Any], None]] = {
     ast.BinaryExpr: Resolver.children,
     ast.CompareExpr: Resolver.children,
     ast.IfExpr: Resolver.children,
-    ast.AsExpr: Resolver.children,
+    ast.AsExpr: Resolver.as_expr,
     ast.ListExpr: Resolver.list_expr,
     ast.ConfigExpr: Resolver.config_expr,
     ast.SchemaExpr: Resolver.schema_expr,

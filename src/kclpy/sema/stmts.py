@@ -21,8 +21,8 @@ from kclpy.diag import Code, Label
 from kclpy.sema.annotations import RESERVED_TYPE_LIST, RESERVED_TYPE_NAMES
 from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext, Expect, SchemaContext, is_private, name_span
-from kclpy.sema.names import target_parts
 from kclpy.sema.relations import is_upper_bound, sup, widen
+from kclpy.sema.resolve import target_parts
 from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
 from kclpy.sema.types import ANY, ANY_F, STR_T, SchemaType, Type
 from kclpy.syntax import ast

@@ -12,20 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kclpy.values import OP_INSERT, OP_OVERRIDE, OP_UNION, UNDEFINED, Config, SchemaInstance, Value
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str
 from kclpy.vm.merge import Rebuild
 from kclpy.vm.typecheck import value_type_name
-from kclpy.vm.values import (
-    OP_INSERT,
-    OP_OVERRIDE,
-    OP_UNION,
-    UNDEFINED,
-    Config,
-    KclRuntimeError,
-    SchemaInstance,
-    Value,
-)
 
 
 def get_item(value: Value, index: Value) -> Value:
@@ -86,7 +78,8 @@ def format_value(value: Value, spec: str | None) -> str:
     """``${value}`` in a string, or ``${value: #json}`` / ``#yaml``."""
     if spec is None:
         return to_str(value)
-    from kclpy.vm.serialize import to_json, to_yaml
+    from kclpy.values.json_writer import to_json
+    from kclpy.values.yaml_writer import to_yaml
 
     text = spec.strip().lstrip("#").strip().lower()
     if text == "json":

@@ -32,6 +32,16 @@ from kclpy.compile.code import (
 )
 from kclpy.compile.opcodes import OPERATORS, Op
 from kclpy.syntax.universe import is_plugin
+from kclpy.values import (
+    OP_INSERT,
+    OP_OVERRIDE,
+    OP_UNION,
+    UNDEFINED,
+    Config,
+    NumberMultiplier,
+    Value,
+)
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm import merge
 from kclpy.vm.access import (
     config_dynamic_entry,
@@ -64,16 +74,6 @@ from kclpy.vm.operators import BINARY, COMPARE, STRICT_BINARY, UNARY
 from kclpy.vm.runtime import Runtime
 from kclpy.vm.schemas import SchemaBuilder, check_failure
 from kclpy.vm.typecheck import value_type_name
-from kclpy.vm.values import (
-    OP_INSERT,
-    OP_OVERRIDE,
-    OP_UNION,
-    UNDEFINED,
-    Config,
-    KclRuntimeError,
-    NumberMultiplier,
-    Value,
-)
 
 MAX_DEPTH = 2000
 _OPS_BY_TEXT = {":": OP_UNION, "=": OP_OVERRIDE, "+=": OP_INSERT}

@@ -2,7 +2,9 @@
 
 Takes :class:`ResourceLimits` (``--max-memory``, ``--timeout`` or the API's
 arguments); raises :class:`KclRuntimeError` of kind ``ResourceLimitError`` (code
-E3R01) at the offending expression. Two mechanisms, neither in the dispatch loop:
+E3R01) at the offending expression (the output stage runs under the same limits,
+through ``Runner.under_limits``: a result can fit and its text not). Two mechanisms,
+neither in the dispatch loop:
 
 * **Checks before big allocations**: repetition (``s * n``), concatenation of long
   strings and lists and ``range()`` ask :func:`check_allocation` before building a
@@ -35,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Final
 
-from kclpy.vm.values import KclRuntimeError
+from kclpy.values.errors import KclRuntimeError
 
 KIND: Final = "ResourceLimitError"
 _TICK: Final = 0.02

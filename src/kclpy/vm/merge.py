@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kclpy.vm.typecheck import value_type_name
-from kclpy.vm.values import (
+from kclpy.values import (
     OP_INSERT,
     OP_OVERRIDE,
     OP_UNION,
     UNDEFINED,
     Config,
-    KclRuntimeError,
     SchemaInstance,
     UndefinedType,
     Value,
 )
+from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.typecheck import value_type_name
 
 Rebuild = Callable[[SchemaInstance, dict[str, Value]], Value]
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kclpy.compile.code import AttrSpec, Code, FunctionProto, PackageCode, SchemaProto
-from kclpy.vm.values import UNDEFINED, SchemaInstance, Value
+from kclpy.values import UNDEFINED, SchemaInstance, Value
 
 NOT_STARTED = 0
 IN_PROGRESS = 1

@@ -10,11 +10,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from kclpy.values import UNDEFINED
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.compare import ORDERING, contains, equal
 from kclpy.vm.builtins.convert import truthy
 from kclpy.vm.limits import CHECK_ABOVE, check_allocation
 from kclpy.vm.typecheck import value_type_name
-from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 INT_MIN = -(2**63)
 INT_MAX = 2**63 - 1

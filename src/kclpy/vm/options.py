@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from kclpy.values import UNDEFINED, Value
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.context import BuiltinContext
-from kclpy.vm.values import UNDEFINED, KclRuntimeError, Value
 
 
 def option(

@@ -19,7 +19,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier, Value
+from kclpy.values import UNDEFINED, NumberMultiplier, Value
+from kclpy.values.errors import KclRuntimeError
 
 ENTRY_POINT_GROUP = "kclpy.plugins"
 

@@ -12,14 +12,16 @@ options, warnings), and, after a failure too, :attr:`Runner.log`;
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 
 from kclpy.compile.code import PackageCode
+from kclpy.values import UNDEFINED, Config, SchemaInstance, Value
+from kclpy.values.errors import KclRuntimeError, Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.interp import Interpreter
 from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits, guarded
 from kclpy.vm.objects import DONE, ModuleValue, PackageState
 from kclpy.vm.runtime import Runtime
-from kclpy.vm.values import UNDEFINED, Config, KclRuntimeError, Location, SchemaInstance, Value
 
 
 class RunOutput:
@@ -62,6 +64,12 @@ class Runner:
     def log(self) -> str:
         """The print output so far (after a failed run too)."""
         return self.runtime.log
+
+    def under_limits(self) -> AbstractContextManager[None]:
+        """The run's resource limits around other work on its values (writing the
+        output of a big result takes memory too); a tripped limit leaves as a
+        KclRuntimeError of kind ResourceLimitError."""
+        return guarded(self.runtime.limits)
 
     def set_strict_range_check(self, strict: bool) -> None:
         """``-r``: arithmetic results must fit 32-bit ints and floats."""
@@ -126,7 +134,7 @@ class Runner:
 
 def _has_output(root: dict[str, Value]) -> bool:
     """Whether the document of variables would print anything (visible data)."""
-    from kclpy.vm.values import is_data
+    from kclpy.values import is_data
 
     return any(
         not key.startswith("_") and value is not UNDEFINED and is_data(value)

@@ -15,10 +15,11 @@ import os
 from collections.abc import Mapping
 
 from kclpy.compile.code import Code, PackageCode
+from kclpy.values import UNDEFINED, Value
+from kclpy.values.errors import Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits
 from kclpy.vm.objects import DONE, Builtin, Frame, ModuleValue, PackageState, SchemaType
-from kclpy.vm.values import UNDEFINED, Location, Value
 
 # a bare top-level expression of the main package: ((file index, offset), value)
 ExpressionValue = tuple[tuple[int, int], Value]

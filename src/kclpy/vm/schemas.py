@@ -14,6 +14,8 @@ from typing import Final, Protocol
 
 from kclpy.compile.code import AttrSpec, Code, IndexSignatureSpec, NameRef, TypeRef
 from kclpy.compile.opcodes import Op
+from kclpy.values import OP_INSERT, OP_OVERRIDE, OP_UNION, UNDEFINED, Config, SchemaInstance, Value
+from kclpy.values.errors import CheckFailure, KclRuntimeError, Location
 from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str
 from kclpy.vm.objects import (
@@ -29,18 +31,6 @@ from kclpy.vm.objects import (
 )
 from kclpy.vm.runtime import Runtime
 from kclpy.vm.typecheck import TypeChecker, value_type_name
-from kclpy.vm.values import (
-    OP_INSERT,
-    OP_OVERRIDE,
-    OP_UNION,
-    UNDEFINED,
-    CheckFailure,
-    Config,
-    KclRuntimeError,
-    Location,
-    SchemaInstance,
-    Value,
-)
 
 
 class Evaluator(Protocol):

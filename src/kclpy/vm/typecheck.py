@@ -11,15 +11,9 @@ from collections.abc import Callable
 from typing import Final
 
 from kclpy.compile.code import NameRef, TypeRef
+from kclpy.values import UNDEFINED, Config, NumberMultiplier, SchemaInstance, Value
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.objects import SchemaType
-from kclpy.vm.values import (
-    UNDEFINED,
-    Config,
-    KclRuntimeError,
-    NumberMultiplier,
-    SchemaInstance,
-    Value,
-)
 
 # (schema type, config) -> instance; raises KclRuntimeError when it does not fit
 Instantiate = Callable[[SchemaType, dict[str, Value]], Value]

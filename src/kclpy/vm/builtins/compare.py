@@ -1,7 +1,7 @@
 """Equality, ordering and membership with KCL's runtime semantics.
 
-Takes runtime values (see :mod:`kclpy.vm.values`) and returns ``bool`` / ``int``;
-raises :class:`~kclpy.vm.values.KclRuntimeError` with the reference's messages.
+Takes runtime values (see :mod:`kclpy.values`) and returns ``bool`` / ``int``;
+raises :class:`~kclpy.values.errors.KclRuntimeError` with the reference's messages.
 
 Equality (``==``, list membership, ``isunique``):
 
@@ -26,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.convert import type_name
-from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier, SchemaInstance
 
 _SCALARS: Final = frozenset({str, int, float, bool})
 _NUMBERS: Final = frozenset({int, float, bool})

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from kclpy.vm.values import Value
+from kclpy.values import Value
 
 if TYPE_CHECKING:
     from kclpy.vm.fs_policy import FsPolicy

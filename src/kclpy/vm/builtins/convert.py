@@ -3,7 +3,7 @@
 Owns ``str()`` and ``${}`` interpolation (:func:`to_str`), the quoting used inside
 dict text (:func:`quote`), type names for error messages (:func:`type_name`),
 ``typeof`` (:func:`typeof`) and truthiness (:func:`truthy`). Takes runtime values
-(see :mod:`kclpy.vm.values`), returns Python ``str`` / ``bool``.
+(see :mod:`kclpy.values`), returns Python ``str`` / ``bool``.
 
 Values that are not data (functions, schema types, modules) are recognised by
 duck typing: an object with a ``kcl_type_name`` attribute (``"function"``,
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kclpy.vm.values import UNDEFINED, NumberMultiplier, SchemaInstance
+from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
 
 FUNCTION_TEXT: Final = "function"
 

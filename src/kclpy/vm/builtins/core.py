@@ -1,9 +1,9 @@
 """KCL's builtin functions (everything callable without an import, except ``option``).
 
-Each function takes runtime values (see :mod:`kclpy.vm.values`) as the VM passes them
+Each function takes runtime values (see :mod:`kclpy.values`) as the VM passes them
 (positional and keyword arguments, named as in the reference where it accepts
 keywords) and returns a runtime value, or raises
-:class:`~kclpy.vm.values.KclRuntimeError` with the reference's message. ``print`` and
+:class:`~kclpy.values.errors.KclRuntimeError` with the reference's message. ``print`` and
 ``reduce`` take the :class:`~kclpy.vm.builtins.context.BuiltinContext` first.
 
 Like the reference, most numeric builtins return Undefined for an argument of the
@@ -22,11 +22,12 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.compare import equal, greater, less, sort_compare
 from kclpy.vm.builtins.context import BuiltinContext
 from kclpy.vm.builtins.convert import is_function, to_str, truthy, type_name, typeof
 from kclpy.vm.builtins.registry import needs_context
-from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier, SchemaInstance
 
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1

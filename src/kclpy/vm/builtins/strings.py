@@ -1,7 +1,7 @@
 """The methods of KCL strings (``"abc".upper()``), with the reference's quirks.
 
 Every function takes the receiver string first, then the method's arguments, and
-returns a runtime value or raises :class:`~kclpy.vm.values.KclRuntimeError`.
+returns a runtime value or raises :class:`~kclpy.values.errors.KclRuntimeError`.
 :data:`STRING_METHODS` maps each KCL method name to its function.
 
 Behaviour is Python's unless noted:
@@ -33,8 +33,8 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any, Final
 
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.convert import to_str, truthy, type_name
-from kclpy.vm.values import KclRuntimeError
 
 # Python's whitespace minus \x1c-\x1f: the Unicode White_Space property.
 WHITESPACE: Final = (

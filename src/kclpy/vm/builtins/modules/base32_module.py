@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 from typing import Any, Final
 
-from kclpy.vm.values import KclRuntimeError
+from kclpy.values.errors import KclRuntimeError
 
 _VALUES: Final = {
     **{char: index for index, char in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")},

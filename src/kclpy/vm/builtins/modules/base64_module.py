@@ -13,7 +13,7 @@ from __future__ import annotations
 import binascii
 from typing import Any, Final
 
-from kclpy.vm.values import KclRuntimeError
+from kclpy.values.errors import KclRuntimeError
 
 _ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _VALUES: Final = {ord(char): index for index, char in enumerate(_ALPHABET)}

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from kclpy.values import UNDEFINED
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.registry import needs_context
-from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext

@@ -16,8 +16,8 @@ import os
 import struct
 from typing import TYPE_CHECKING, Any, Final
 
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.registry import needs_context
-from kclpy.vm.values import KclRuntimeError
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kclpy.vm.values import KclRuntimeError
+from kclpy.values.errors import KclRuntimeError
 
 _FORMAT_ERROR: Final = "a Display implementation returned an error unexpectedly: Error"
 _MONTHS: Final = (

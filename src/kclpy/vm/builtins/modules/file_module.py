@@ -29,9 +29,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Final
 
+from kclpy.values import UNDEFINED
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.registry import needs_context
 from kclpy.vm.fs_policy import READ, WRITE, Access, replace_in
-from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext

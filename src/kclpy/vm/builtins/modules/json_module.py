@@ -1,6 +1,6 @@
 """The ``json`` system module: ``encode``, ``decode``, ``validate``, ``dump_to_file``, ``merge``.
 
-``encode`` and ``dump_to_file`` write with :func:`kclpy.vm.serialize.to_json` (compact
+``encode`` and ``dump_to_file`` write with :func:`kclpy.values.json_writer.to_json` (compact
 ``", "``/``": "`` style, or indented with ``indent``; Undefined omitted; schemas as
 their attributes). ``dump_to_file`` writes no final newline and returns Undefined; a
 relative file name is resolved against the directory of the running .k file (the
@@ -23,9 +23,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Final
 
+from kclpy.values import UNDEFINED
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.registry import needs_context
 from kclpy.vm.fs_policy import WRITE, Access
-from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext
@@ -414,7 +415,7 @@ def encode(
     ignore_none: Any = False,
 ) -> str:
     """``data`` as JSON text."""
-    from kclpy.vm.serialize import to_json
+    from kclpy.values.json_writer import to_json
 
     return to_json(
         data,

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.registry import needs_context
-from kclpy.vm.values import KclRuntimeError
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext

@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
-from kclpy.vm.values import KclRuntimeError
+from kclpy.values.errors import KclRuntimeError
 
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1

@@ -43,7 +43,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Final
 
-from kclpy.vm.values import KclRuntimeError
+from kclpy.values.errors import KclRuntimeError
 
 _POSIX: Final[dict[str, tuple[tuple[int, int], ...]]] = {
     "alnum": ((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)),

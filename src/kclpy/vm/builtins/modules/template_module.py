@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kclpy.vm.values import UNDEFINED, KclRuntimeError, NumberMultiplier
+from kclpy.values import UNDEFINED, NumberMultiplier
+from kclpy.values.errors import KclRuntimeError
 
 _ESCAPES: Final = {
     "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "`": "&#x60;",
@@ -340,7 +341,7 @@ def _display(value: Any, nested: bool = False) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        from kclpy.vm.serialize import format_json_float
+        from kclpy.values.scalars import format_json_float
 
         return format_json_float(value)
     if isinstance(value, str):

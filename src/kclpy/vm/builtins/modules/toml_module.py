@@ -3,7 +3,7 @@ and ``decode(value)``.
 
 kcl-lib 0.13.2 has no ``toml`` module at all (``import toml`` fails with
 CannotFindModule); kclpy provides one because the CLI can emit TOML. ``encode``
-writes with :func:`kclpy.vm.serialize.to_toml` (the emitter's TOML writer; the data
+writes with :func:`kclpy.values.toml_writer.to_toml` (the emitter's TOML writer; the data
 must be a dict at the top), after dropping ``_private`` keys and None values at every
 depth when asked to. ``decode`` reads TOML 1.0 with the standard library's
 ``tomllib``: tables become dicts, arrays lists; dates and times become their RFC 3339
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kclpy.vm.values import KclRuntimeError
+from kclpy.values.errors import KclRuntimeError
 
 _INT_MIN: Final = -(2**63)
 _INT_MAX: Final = 2**63 - 1
@@ -68,15 +68,15 @@ def encode(
     data: Any, sort_keys: Any = False, ignore_private: Any = False, ignore_none: Any = False
 ) -> str:
     """``data`` (a dict) as TOML text."""
-    from kclpy.vm import serialize
+    from kclpy.values import toml_writer
     from kclpy.vm.builtins.convert import truthy
 
     private, none = truthy(ignore_private), truthy(ignore_none)
     if private or none:
         data = _filtered(data, private, none)
     try:
-        return serialize.to_toml(data, sort_keys=truthy(sort_keys))
-    except serialize.TomlError as error:
+        return toml_writer.to_toml(data, sort_keys=truthy(sort_keys))
+    except toml_writer.TomlError as error:
         raise KclRuntimeError(str(error)) from None
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kclpy.vm.values import KclRuntimeError
+from kclpy.values.errors import KclRuntimeError
 
 # Each unit as numerator / denominator.
 _FACTORS: Final[dict[str, tuple[int, int]]] = {

@@ -1,7 +1,7 @@
 """The ``yaml`` system module: encode, decode and validate YAML text.
 
 Writing (``encode``, ``encode_all``, ``dump_to_file``, ``dump_all_to_file``) uses
-:mod:`kclpy.vm.serialize`; ``encode_all`` joins documents with ``"\\n---\\n"`` (so a
+:mod:`kclpy.values.yaml_writer`; ``encode_all`` joins documents with ``"\\n---\\n"`` (so a
 blank line precedes each ``---``, as in the reference). ``dump_*`` return Undefined
 and resolve a relative file name against the running .k file's folder.
 
@@ -38,8 +38,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from kclpy.values import UNDEFINED
+from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.registry import needs_context
-from kclpy.vm.values import UNDEFINED, KclRuntimeError
 
 if TYPE_CHECKING:
     import re
@@ -465,7 +466,7 @@ def encode(
     data: Any, sort_keys: Any = False, ignore_private: Any = False, ignore_none: Any = False
 ) -> str:
     """``data`` as one YAML document (with a final newline)."""
-    from kclpy.vm.serialize import to_yaml
+    from kclpy.values.yaml_writer import to_yaml
 
     return to_yaml(data, **_flags(sort_keys, ignore_private, ignore_none))
 
@@ -474,7 +475,7 @@ def encode_all(
     data: Any, sort_keys: Any = False, ignore_private: Any = False, ignore_none: Any = False
 ) -> str:
     """The items of ``data`` as a YAML stream (``"\\n---\\n"`` between documents)."""
-    from kclpy.vm.serialize import to_yaml_all
+    from kclpy.values.yaml_writer import to_yaml_all
 
     return to_yaml_all(_list(data), **_flags(sort_keys, ignore_private, ignore_none))
 

@@ -1,18 +1,7 @@
-"""Runtime values to YAML, JSON and TOML text, exactly as the reference KCL writes them.
+"""Runtime values to YAML text, exactly as the reference KCL writes them.
 
-Used by program output (:mod:`kclpy.emit`) and by the system modules ``yaml``, ``json``
-and ``manifests``. Takes the values of :mod:`kclpy.vm.values`; returns ``str``.
-
-Common rules for every writer:
-
-* Undefined, functions, schema types and modules are omitted, whether they are dict
-  values or list elements.
-* Schema instances are written as dicts, in their stored (output) order.
-* ``sort_keys`` sorts the keys of every dict (code-point order);
-  ``ignore_private`` drops keys starting with ``_`` at every depth; ``ignore_none``
-  drops None at every depth, list elements included.
-* A unit value (:class:`~kclpy.vm.values.NumberMultiplier`) is written as its float
-  value. inf and nan are written as ``null``.
+Used by program output (:mod:`kclpy.emit`) and by the system modules ``yaml`` and
+``manifests``; the rules every writer shares are in :mod:`kclpy.values.scalars`.
 
 YAML (:func:`to_yaml`) follows the reference (a serde-yaml/libyaml emitter), learnt by
 running it:
@@ -36,132 +25,16 @@ running it:
 * :func:`to_yaml` returns the document with a final newline (what ``yaml.encode``
   returns); a literal block that ends the document supplies that newline itself.
   :func:`yaml_document` returns the form ``kcl run`` uses for each output document.
-
-Floats (:func:`format_float`): shortest round-trip digits; ``.0`` on integral values;
-exponent form when the decimal exponent is < -5 or >= 16 (``1e16``, ``1e-6``,
-``0.00001``); JSON writes positive exponents with ``+`` (``1e+16``).
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Iterable
-from json.encoder import encode_basestring
+from collections.abc import Iterable
 from typing import Any, Final
 
-from kclpy.vm.values import NumberMultiplier
-
-# ---------------------------------------------------------------------------------------
-# Floats
-
-_INF: Final = math.inf
-
-
-def format_float(x: float) -> str:
-    """A float as YAML prints it: ``1.0``, ``0.00001``, ``1e16``, ``1e-6``; inf/nan ``null``.
-
-    The reference writes YAML from its own JSON text, read back with a fast float
-    parser that can be one unit in the last place off; the value printed is that
-    re-read value (``9.044889105823875e19`` prints as ``9.044889105823877e19``).
-    """
-    if x != x or x == _INF or x == -_INF:
-        return "null"
-    text = repr(x)
-    if len(text) > 16 or "e" in text:
-        reread = _reread(text)
-        if reread is None:
-            return "null"
-        if reread != x:
-            text = repr(reread)
-    mark = text.find("e")
-    if mark < 0:
-        return text
-    exponent = int(text[mark + 1 :])
-    if exponent == -5:
-        return _positional_e5(text[:mark])
-    return f"{text[:mark]}e{exponent}"
-
-
-def _reread(text: str) -> float | None:
-    """The float a fast JSON parser reads from the shortest digits ``text``."""
-    mark = text.find("e")
-    if mark < 0:
-        mantissa = text
-        exponent = 0
-    else:
-        mantissa = text[:mark]
-        exponent = int(text[mark + 1 :])
-    point = mantissa.find(".")
-    if point >= 0:
-        digits = mantissa[:point] + mantissa[point + 1 :]
-        exponent -= len(mantissa) - point - 1
-    else:
-        digits = mantissa
-    significand = int(digits)
-    negative = significand < 0 or mantissa[0] == "-"
-    significand = abs(significand)
-    if significand <= _EXACT_LIMIT and -22 <= exponent <= 22:
-        value: float | None = (
-            float(significand) * _POW10[exponent]
-            if exponent >= 0
-            else (float(significand) / _POW10[-exponent])
-        )
-    else:
-        value = _fast_parse(significand, exponent)
-    if value is None:
-        return None
-    return -value if negative else value
-
-
-_EXACT_LIMIT: Final = 2**53
-_POW10: Final = tuple(float(f"1e{power}") for power in range(309))
-
-
-def _fast_parse(significand: int, exponent: int) -> float | None:
-    """``significand * 10**exponent`` as a fast JSON float parser computes it: the
-    significand rounded to a float, then one multiplication or division by a power of
-    ten (in steps of 1e308 below 1e-308). None when the result overflows."""
-    value = float(significand)
-    while True:
-        if -308 <= exponent <= 308:
-            if exponent >= 0:
-                value *= _POW10[exponent]
-                return None if value == _INF else value
-            return value / _POW10[-exponent]
-        if value == 0.0:
-            return value
-        if exponent > 0:
-            return None
-        value /= 1e308
-        exponent += 308
-
-
-def format_json_float(x: float) -> str:
-    """A float as JSON prints it: like :func:`format_float` with ``e+`` for big values."""
-    if x != x or x == _INF or x == -_INF:
-        return "null"
-    text = repr(x)
-    mark = text.find("e")
-    if mark < 0:
-        return text
-    exponent = int(text[mark + 1 :])
-    mantissa = text[:mark]
-    if exponent == -5:
-        return _positional_e5(mantissa)
-    if exponent > 0:
-        return f"{mantissa}e+{exponent}"
-    return f"{mantissa}e{exponent}"
-
-
-def _positional_e5(mantissa: str) -> str:
-    """``1.234`` (of ``1.234e-05``) as ``0.00001234``."""
-    sign = ""
-    if mantissa.startswith("-"):
-        sign = "-"
-        mantissa = mantissa[1:]
-    return sign + "0.0000" + mantissa.replace(".", "")
-
+from kclpy.values import NumberMultiplier
+from kclpy.values.scalars import DATA, Filter, scalar_text, yaml_float
 
 # ---------------------------------------------------------------------------------------
 # YAML scalars
@@ -331,31 +204,6 @@ def _literal(text: str, indent: int) -> tuple[str, bool]:
 _AT_LINE_START: Final = 1
 
 
-# What can be written; everything else (Undefined, functions, types, modules) is not.
-_DATA: Final = (str, int, float, list, dict, NumberMultiplier)
-
-
-class _Filter:
-    """The options every writer shares."""
-
-    __slots__ = ("ignore_none", "ignore_private", "sort_keys")
-
-    def __init__(self, sort_keys: bool, ignore_private: bool, ignore_none: bool) -> None:
-        self.sort_keys = sort_keys
-        self.ignore_private = ignore_private
-        self.ignore_none = ignore_none
-
-    def entries(self, mapping: dict[str, Any]) -> Iterable[tuple[str, Any]]:
-        """The entries of ``mapping`` in output order (not yet filtered)."""
-        if self.sort_keys:
-            return sorted(mapping.items(), key=_first)
-        return mapping.items()
-
-
-def _first(item: tuple[str, Any]) -> str:
-    return item[0]
-
-
 # Key texts ("name:"), or "" for a key written as a complex key.
 _KEY_CACHE: dict[str, str] = {}
 # A mapping or sequence that wrote nothing (all its entries were filtered out).
@@ -389,25 +237,7 @@ def _line_text(value: str) -> str | None:
     return _scalar(value)
 
 
-def _other_text(value: Any, float_text: Callable[[float], str] | None = None) -> str | None:
-    """The text of a non-string scalar (YAML floats unless ``float_text`` says otherwise);
-    None for what is never written."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return int.__repr__(value)
-    if isinstance(value, float):
-        return (float_text or format_float)(value)
-    if isinstance(value, NumberMultiplier):
-        return (float_text or format_float)(value.value)
-    return None
-
-
-class _Yaml(_Filter):
+class _Yaml(Filter):
     """One YAML writing pass (holds the options; the output list is passed along).
 
     The methods return _AT_LINE_START when the output ends just after a line break
@@ -446,7 +276,7 @@ class _Yaml(_Filter):
             elif isinstance(value, str):
                 text = _line_text(value)
             else:
-                text = _other_text(value)
+                text = scalar_text(value)
                 if text is None:
                     continue
             if flags == _EMPTY:
@@ -495,7 +325,7 @@ class _Yaml(_Filter):
             elif isinstance(value, str):
                 text = _line_text(value)
             else:
-                text = _other_text(value)
+                text = scalar_text(value)
                 if text is None:
                     continue
             if flags == _EMPTY:
@@ -543,7 +373,7 @@ class _Yaml(_Filter):
                 else:  # never plain: the string has a line break
                     text = _double_quoted(value)
         else:
-            text = _other_text(value) or "null"
+            text = scalar_text(value) or "null"
         out.append(text if inline else " " + text)
         return flags
 
@@ -561,7 +391,7 @@ class _Yaml(_Filter):
         """Write a whole document (without the final newline)."""
         if isinstance(value, dict | list):
             return self.node(out, value, 0, True)
-        if value is not None and not isinstance(value, _DATA):
+        if value is not None and not isinstance(value, DATA):
             out.append("null")
             return 0
         return self.node(out, value, 2, True)
@@ -646,17 +476,17 @@ def yaml_roundtrip(
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float | NumberMultiplier):
-        return _yaml_float(value.value if isinstance(value, NumberMultiplier) else value)
+        return yaml_float(value.value if isinstance(value, NumberMultiplier) else value)
     options = (sort_keys, ignore_private, ignore_none)
     if isinstance(value, dict):
-        writer = _Filter(*options)
+        writer = Filter(*options)
         return {
             key: yaml_roundtrip(
                 item, sort_keys=sort_keys, ignore_private=ignore_private, ignore_none=ignore_none
             )
             for key, item in writer.entries(value)
             if not (ignore_private and key[:1] == "_")
-            and (isinstance(item, _DATA) or (item is None and not ignore_none))
+            and (isinstance(item, DATA) or (item is None and not ignore_none))
         }
     if isinstance(value, list):
         return [
@@ -664,7 +494,7 @@ def yaml_roundtrip(
                 item, sort_keys=sort_keys, ignore_private=ignore_private, ignore_none=ignore_none
             )
             for item in value
-            if isinstance(item, _DATA) or (item is None and not ignore_none)
+            if isinstance(item, DATA) or (item is None and not ignore_none)
         ]
     return None
 
@@ -711,304 +541,3 @@ def _strip_final_newline(text: str) -> str:
             header = line[colon + 1 :].lstrip() if colon >= 0 else ""
             return text if header in _BLOCK_HEADERS else text[:-1]
     return text
-
-
-# ---------------------------------------------------------------------------------------
-# JSON
-
-
-def json_string(text: str) -> str:
-    """A JSON string literal as serde_json writes it: ``\\"``, ``\\\\``, ``\\n``... and
-    ``\\u00XX`` for other control characters; everything else raw."""
-    return encode_basestring(text)
-
-
-def _json_other(value: Any) -> str | None:
-    """The JSON text of a non-string scalar; None for what is never written."""
-    return _other_text(value, format_json_float)
-
-
-class _Json(_Filter):
-    """One JSON writing pass; ``indent`` None (or 0) for the one-line form."""
-
-    __slots__ = ("step",)
-
-    def __init__(
-        self, sort_keys: bool, indent: int | None, ignore_private: bool, ignore_none: bool
-    ) -> None:
-        super().__init__(sort_keys, ignore_private, ignore_none)
-        self.step = " " * indent if indent else ""
-
-    def scalar(self, value: Any) -> str | None:
-        """The text of ``value`` when it is a scalar, "" when it is a container,
-        None when it is not written."""
-        kind = type(value)
-        if kind is str:
-            return encode_basestring(value)
-        if kind is dict or kind is list or isinstance(value, dict | list):
-            return ""
-        if kind is int:
-            return int.__repr__(value)
-        if isinstance(value, str):
-            return encode_basestring(value)
-        if value is None:
-            return None if self.ignore_none else "null"
-        return _json_other(value)
-
-    def value(self, out: list[str], value: Any, depth: int) -> None:
-        """Write a dict or list (``depth`` levels deep, for the indented form)."""
-        if self.step:
-            inner = "\n" + self.step * (depth + 1)
-            comma = "," + inner
-        else:
-            inner = ""
-            comma = ", "
-        ignore_private = self.ignore_private
-        if isinstance(value, dict):
-            separator = "{" + inner
-            for key, item in self.entries(value):
-                if ignore_private and key[:1] == "_":
-                    continue
-                text = self.scalar(item)
-                if text is None:
-                    continue
-                if text:
-                    out.append(separator + encode_basestring(key) + ": " + text)
-                else:
-                    out.append(separator + encode_basestring(key) + ": ")
-                    self.value(out, item, depth + 1)
-                separator = comma
-            if separator is comma:
-                out.append("\n" + self.step * depth + "}" if self.step else "}")
-            else:
-                out.append("{}")
-            return
-        separator = "[" + inner
-        for item in value:
-            text = self.scalar(item)
-            if text is None:
-                continue
-            if text:
-                out.append(separator + text)
-            else:
-                out.append(separator)
-                self.value(out, item, depth + 1)
-            separator = comma
-        if separator is comma:
-            out.append("\n" + self.step * depth + "]" if self.step else "]")
-        else:
-            out.append("[]")
-
-
-def to_json(
-    value: Any,
-    *,
-    sort_keys: bool = False,
-    indent: int | None = None,
-    ignore_private: bool = False,
-    ignore_none: bool = False,
-) -> str:
-    """``value`` as JSON text, as ``json.encode`` writes it (no final newline).
-
-    Without ``indent`` (or with 0) everything is on one line with ``, `` and ``: ``;
-    otherwise ``indent`` spaces per level, empty collections as ``[]`` and ``{}``.
-    """
-    writer = _Json(sort_keys, indent, ignore_private, ignore_none)
-    text = writer.scalar(value)
-    if text:
-        return text
-    if text is None:
-        return "null"
-    out: list[str] = []
-    writer.value(out, value, 0)
-    return "".join(out)
-
-
-# ---------------------------------------------------------------------------------------
-# TOML
-#
-# The reference writes TOML (``GenerateToml`` of its API, ``kcl run --format toml``)
-# by reading its YAML output back and handing it to a TOML serializer. So floats are
-# the values the YAML shows, None entries of tables are dropped, and None in an array
-# is an error. A table's entries come in three passes: plain values (arrays without
-# tables included), then arrays of tables (``[[a.b]]``), then sub-tables (``[a.b]``).
-# A table header is written before the table's first plain value, or for an empty
-# table, and always for an element of an array of tables; a table holding only
-# sub-tables gets no header of its own. A blank line comes before a header when the
-# enclosing table has already written something (a value or a header below it).
-
-_TOML_BARE_KEY: Final = re.compile(r"[A-Za-z0-9_\-]+\Z")
-_TOML_ESCAPE: Final = re.compile('[\\x00-\\x1f\\x7f"\\\\]')
-_TOML_ESCAPES: Final = {
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-    '"': '\\"',
-    "\\": "\\\\",
-}
-
-
-class TomlError(ValueError):
-    """A value TOML cannot represent (the reference fails the same way)."""
-
-
-def _toml_escape_char(match: re.Match[str]) -> str:
-    char = match.group()
-    known = _TOML_ESCAPES.get(char)
-    return known if known is not None else f"\\u{ord(char):04X}"
-
-
-def _toml_string(text: str) -> str:
-    return '"' + _TOML_ESCAPE.sub(_toml_escape_char, text) + '"'
-
-
-def _toml_key(key: str) -> str:
-    return key if _TOML_BARE_KEY.match(key) is not None else _toml_string(key)
-
-
-def _positional(x: float) -> str:
-    """``x`` in positional notation with its shortest digits (Rust's ``{}``), with
-    ``.0`` added to integral values."""
-    text = repr(x)
-    mark = text.find("e")
-    if mark >= 0:
-        mantissa = text[:mark]
-        exponent = int(text[mark + 1 :])
-        sign = ""
-        if mantissa[0] == "-":
-            sign = "-"
-            mantissa = mantissa[1:]
-        point = mantissa.find(".")
-        digits = mantissa.replace(".", "")
-        integral = (point if point >= 0 else len(mantissa)) + exponent
-        if integral <= 0:
-            text = sign + "0." + "0" * -integral + digits
-        elif integral >= len(digits):
-            text = sign + digits + "0" * (integral - len(digits))
-        else:
-            text = sign + digits[:integral] + "." + digits[integral:]
-    if "." not in text:
-        text += ".0"
-    return text
-
-
-def _yaml_float(x: float) -> float | None:
-    """The float value a reader of our YAML output gets (None for ``null``)."""
-    if x != x or x == _INF or x == -_INF:
-        return None
-    return _reread(repr(x))
-
-
-def _toml_data(value: Any) -> Any:
-    """``value`` as it reads back from YAML (None for null and skipped values)."""
-    if isinstance(value, NumberMultiplier):
-        return _yaml_float(value.value)
-    if isinstance(value, float):
-        return _yaml_float(value)
-    return value
-
-
-def _toml_inline(value: Any) -> str:
-    if isinstance(value, str):
-        return _toml_string(value)
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _positional(value)
-    if isinstance(value, list):
-        items = []
-        for element in value:
-            element = _toml_data(element)
-            if element is None:
-                raise TomlError(
-                    "null array element cannot be represented in TOML (TOML has no null)"
-                )
-            if isinstance(element, dict):
-                raise TomlError("a table inside an inline array is not supported")
-            items.append(_toml_inline(element))
-        return "[" + ", ".join(items) + "]"
-    raise TomlError(f"cannot write {type(value).__name__} as TOML")
-
-
-def _is_table_array(value: Any) -> bool:
-    return isinstance(value, list) and any(isinstance(element, dict) for element in value)
-
-
-class _Toml:
-    """One TOML writing pass; each table's "has written something" flag is a
-    one-element list shared with its descendants."""
-
-    __slots__ = ("out", "sort_keys")
-
-    def __init__(self, sort_keys: bool) -> None:
-        self.out: list[str] = []
-        self.sort_keys = sort_keys
-
-    def header(self, path: list[str], array: bool, ancestors: list[list[bool]]) -> None:
-        if ancestors[-1][0]:
-            self.out.append("\n")
-        name = ".".join(_toml_key(key) for key in path)
-        self.out.append(f"[[{name}]]\n" if array else f"[{name}]\n")
-        for flag in ancestors:
-            flag[0] = True
-
-    def table(
-        self,
-        mapping: dict[str, Any],
-        path: list[str],
-        ancestors: list[list[bool]],
-        array: bool,
-    ) -> None:
-        written = [False]
-        has_header = False
-        if array:
-            self.header(path, True, ancestors)
-            has_header = True
-        entries: list[tuple[str, Any]] = []
-        for key, value in mapping.items():
-            value = _toml_data(value)
-            if value is None or not isinstance(value, str | int | float | list | dict):
-                continue
-            entries.append((key, value))
-        if self.sort_keys:
-            entries.sort(key=_first)
-        values = [
-            entry
-            for entry in entries
-            if not isinstance(entry[1], dict) and not _is_table_array(entry[1])
-        ]
-        arrays = [entry for entry in entries if _is_table_array(entry[1])]
-        tables = [entry for entry in entries if isinstance(entry[1], dict)]
-        if path and not has_header and (values or not entries):
-            self.header(path, False, ancestors)
-        for key, value in values:
-            self.out.append(f"{_toml_key(key)} = {_toml_inline(value)}\n")
-            written[0] = True
-        inner = [*ancestors, written]
-        for key, value in arrays:
-            for element in value:
-                if not isinstance(element, dict):
-                    raise TomlError("an array mixing tables and other values is not supported")
-                self.table(element, [*path, key], inner, True)
-        for key, value in tables:
-            self.table(value, [*path, key], inner, False)
-
-
-def to_toml(value: Any, *, sort_keys: bool = False) -> str:
-    """A dict value as TOML text with a final newline, as the reference writes it.
-
-    Raises :class:`TomlError` for what TOML cannot hold (None in an array, a
-    non-table document) and for arrays mixing tables with other values, which the
-    reference writes as broken text.
-    """
-    if not isinstance(value, dict):
-        raise TomlError("the top level of a TOML document must be a table")
-    writer = _Toml(sort_keys)
-    writer.table(value, [], [[False]], False)
-    return "".join(writer.out)

@@ -19,8 +19,12 @@ function, schema type,    any other object: never output
 module
 ========================  ==========================================================
 
-Runtime failures raised by builtins and the interpreter are :class:`KclRuntimeError`;
-the VM turns them into diagnostics at the failing call site.
+The run-time errors (:class:`~kclpy.values.errors.KclRuntimeError`) are in
+:mod:`kclpy.values.errors`; the text forms of values (YAML, JSON, TOML) in
+:mod:`kclpy.values.yaml_writer`, :mod:`~kclpy.values.json_writer`,
+:mod:`~kclpy.values.toml_writer`, over :mod:`kclpy.values.scalars`. This package is
+below the VM and the emitter: both take values from here and neither is needed to
+read or write them.
 """
 
 from __future__ import annotations
@@ -154,52 +158,6 @@ class SchemaInstance(dict[str, "Value"]):
         return f"{pkg}.{self.schema.name}"
 
 
-Location = tuple[str, int, int]
-"""Where a runtime error happened: (file path, start, end), offsets in code points."""
-
-
-class KclRuntimeError(Exception):
-    """A runtime failure of a KCL program (reported as ``EvaluationError`` by default).
-
-    Raised without a position; the interpreter fills ``location`` at the failing
-    instruction and appends a ``stack`` entry in every frame it unwinds through.
-    ``api.runtime_diagnostic`` turns the fields into a diagnostic.
-    """
-
-    def __init__(self, message: str, kind: str = "EvaluationError") -> None:
-        super().__init__(message)
-        self.message = message
-        self.kind = kind  # the diagnostic kind name (diag.codes.code_for_kind)
-        self.location: Location | None = None  # the failing expression (the primary label)
-        self.stack: list[Location] = []  # the KCL call sites, innermost first
-        self.related: list[tuple[Location | None, str]] = []  # secondary labels
-        self.primary_label = ""  # the primary label's text ("" for none)
-        self.check_message = ""  # a failed check's own message (runtime.catch gives it)
-
-    def locate(self, where: Location) -> None:
-        """Record ``where`` as the failing position (first time) or as a call site."""
-        if self.location is None:
-            self.location = where
-        elif not self.stack or self.stack[-1] != where:
-            self.stack.append(where)
-
-
-class CheckFailure(KclRuntimeError):
-    """A failing ``check:`` condition (reported with the instantiation site)."""
-
-    def __init__(self, message: str, check_message: str) -> None:
-        super().__init__(message)
-        self.check_message = check_message
-
-    def at_instance(self) -> KclRuntimeError:
-        """The error of the instantiation: at the caller, this check as a second label."""
-        error = KclRuntimeError(self.message)
-        error.check_message = self.check_message
-        error.related = [(self.location, self.message)]
-        error.primary_label = "Instance check failed"
-        return error
-
-
 class KclObject(Protocol):
     """A runtime value that is not data (a function, a schema type, a module)."""
 
@@ -222,7 +180,7 @@ Value: TypeAlias = (
     | None
 )
 """A KCL runtime value: the data of the table above (``Config`` and ``SchemaInstance``
-are dicts) or a non-data object of :mod:`kclpy.vm.objects`."""
+are dicts) or a non-data object of the VM (:mod:`kclpy.vm.objects`)."""
 
 
 def is_data(value: object) -> bool:

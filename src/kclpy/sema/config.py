@@ -24,6 +24,7 @@ from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
 from kclpy.sema.types import (
     ANY,
     ANY_F,
+    DICT_ANY,
     LIST,
     NONE_F,
     STR_T,
@@ -322,9 +323,14 @@ class ConfigChecker:
     # ------------------------------------------------------------------ entries
 
     def config_entries(
-        self, entries: list[ast.ConfigEntry | ast.ConfigIfEntry], node: ast.Node | None = None
+        self,
+        entries: list[ast.ConfigEntry | ast.ConfigIfEntry],
+        node: ast.Node | None = None,
+        typed: bool = True,
     ) -> DictType:
-        """The walk of a config literal's entries; the dict type of the literal."""
+        """The walk of a config literal's entries; the dict type of the literal (with
+        ``typed`` False, when the caller knows the type, ``DICT_ANY``: the unions of
+        the key and value types are the costliest part of a schema instance)."""
         ctx = self.ctx
         ctx.enter_scope(ScopeKind.CONFIG, node)
         collected = _Collect()
@@ -343,7 +349,7 @@ class ConfigChecker:
                     ctx.suppress -= silent
         finally:
             ctx.leave_scope()
-        return collected.result()
+        return collected.result() if typed else DICT_ANY
 
     def _note_siblings(
         self,
@@ -601,8 +607,8 @@ class ConfigChecker:
         outer = self.ctx.top_expect()
         in_signature = outer is not None and outer.from_signature
         depth = self.ctx.push_expect(Expect(def_type))
-        try:
-            self.exprs.expr(node.config)
+        try:  # the config's type is the schema's: no need to build its dict type
+            self.config_entries(node.config.entries, node.config, typed=False)
         finally:
             self.ctx.pop_expect(depth)
         self.ctx.types[node.config.id] = def_type

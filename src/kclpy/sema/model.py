@@ -57,8 +57,8 @@ class Model:
     def drop_tool_facts(self) -> None:
         """Forget, in place, what only tools query: per-node types and symbols and the
         occurrences. A run does this once checked, before compiling: the compiler
-        reads only ``resolution`` and ``imports``, and on big inputs these tables
-        were a third of the peak memory."""
+        reads only ``resolution`` and ``type_resolution``, and on big inputs these
+        tables were a third of the peak memory."""
         self.types.clear()
         self.bindings.clear()
         self._occurrences.clear()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, Expect, suggestion_text
-from kclpy.sema.relations import sup, widen
+from kclpy.sema.relations import sup
 from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -471,7 +471,7 @@ class ConfigChecker:
     ) -> None:
         previous = collected.attrs.get(name)
         merged = sup([previous.type, val_type]) if previous is not None else val_type
-        collected.attrs[name] = DictAttr(widen(merged), span)
+        collected.attrs[name] = DictAttr(merged, span, wide=False)
         bindings = self.ctx.bindings
         bound = node.id in bindings
         symbol = self.ctx.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)

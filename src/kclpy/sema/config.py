@@ -183,6 +183,8 @@ class ConfigChecker:
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
+        # the type of each bare key name: one literal type per name, not one per entry
+        self.key_types: dict[str, Type] = {}
 
     def connect(self, checker: Checker) -> None:
         self.exprs = checker.exprs
@@ -404,12 +406,12 @@ class ConfigChecker:
         local_vars = self.ctx.local_vars
         if checked is not None and name not in local_vars:
             val_type = checked  # walked under the attribute's type already
-            key_type: Type = str_lit(name)
+            key_type = self.key_type(name)
         else:
             depth = self.push_names([name])
             try:
                 val_type = checked if checked is not None else walk()
-                key_type = self._key_expr(first) if name in local_vars else str_lit(name)
+                key_type = self._key_expr(first) if name in local_vars else self.key_type(name)
                 self.check_attr_key_type(key_type, key_span)
             finally:
                 self.ctx.pop_expect(depth)
@@ -417,6 +419,13 @@ class ConfigChecker:
         collected.keys.append(key_type)
         collected.vals.append(val_type)
         self._check_insert(entry_op, val_type, value.span)
+
+    def key_type(self, name: str) -> Type:
+        """The type of the bare key ``name`` (a string literal type, shared)."""
+        key_type = self.key_types.get(name)
+        if key_type is None:
+            key_type = self.key_types[name] = str_lit(name)
+        return key_type
 
     def _nested_config(self, parts: list[ast.Expr], op: str, value: ast.Expr) -> Type:
         """The single-entry config ``{parts[0]: ...}`` a dotted key stands for."""

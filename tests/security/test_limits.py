@@ -52,10 +52,19 @@ def test_many_small_allocations_cross_the_memory_limit(kcl: Kcl, tmp_path: Path)
 
 
 def test_writing_a_big_result_is_bounded_too(kcl: Kcl, tmp_path: Path) -> None:
-    # the value fits (80 MB), its YAML text does not: the output stage runs under the limit
-    result = kcl(tmp_path, "x = [0] * 10**7\n", "--max-memory", "300M")
+    # the value fits (8 MB: one string, shared), its YAML text (300 MB) does not: the
+    # output stage runs under the limit
+    result = kcl(tmp_path, 'x = ["a" * 300] * 10**6\n', "--max-memory", "300M")
     assert_limit(result, "", "more than the memory limit of 300.0 MiB")
     assert result.stdout == ""
+
+
+def test_the_text_of_a_big_list_takes_a_few_bytes_per_item(kcl: Kcl, tmp_path: Path) -> None:
+    # 10**7 numbers: 80 MB of value, 40 MB of text; the writer once held ~70 bytes a piece
+    result = kcl(tmp_path, "x = [0] * 10**7\n", "--max-memory", "300M")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("x:\n- 0\n- 0\n")
+    assert result.stdout.count("\n") == 10**7 + 1
 
 
 def test_time_limit(kcl: Kcl, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ for other control characters; everything else raw); floats as
 
 from __future__ import annotations
 
+from io import StringIO
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -47,7 +48,7 @@ class _Json(Filter):
             return None if self.ignore_none else "null"
         return _json_other(value)
 
-    def value(self, out: list[str], value: Any, depth: int) -> None:
+    def value(self, out: StringIO, value: Any, depth: int) -> None:
         """Write a dict or list (``depth`` levels deep, for the indented form)."""
         if self.step:
             inner = "\n" + self.step * (depth + 1)
@@ -65,15 +66,15 @@ class _Json(Filter):
                 if text is None:
                     continue
                 if text:
-                    out.append(separator + encode_basestring(key) + ": " + text)
+                    out.write(separator + encode_basestring(key) + ": " + text)
                 else:
-                    out.append(separator + encode_basestring(key) + ": ")
+                    out.write(separator + encode_basestring(key) + ": ")
                     self.value(out, item, depth + 1)
                 separator = comma
             if separator is comma:
-                out.append("\n" + self.step * depth + "}" if self.step else "}")
+                out.write("\n" + self.step * depth + "}" if self.step else "}")
             else:
-                out.append("{}")
+                out.write("{}")
             return
         separator = "[" + inner
         for item in value:
@@ -81,15 +82,15 @@ class _Json(Filter):
             if text is None:
                 continue
             if text:
-                out.append(separator + text)
+                out.write(separator + text)
             else:
-                out.append(separator)
+                out.write(separator)
                 self.value(out, item, depth + 1)
             separator = comma
         if separator is comma:
-            out.append("\n" + self.step * depth + "]" if self.step else "]")
+            out.write("\n" + self.step * depth + "]" if self.step else "]")
         else:
-            out.append("[]")
+            out.write("[]")
 
 
 def to_json(
@@ -111,6 +112,6 @@ def to_json(
         return text
     if text is None:
         return "null"
-    out: list[str] = []
+    out = StringIO()  # one growing buffer, not a list of pieces (see yaml_writer)
     writer.value(out, value, 0)
-    return "".join(out)
+    return out.getvalue()

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from io import StringIO
 from typing import Any, Final
 
 from kclpy.values import NumberMultiplier
@@ -197,7 +198,9 @@ def _literal(text: str, indent: int) -> tuple[str, bool]:
 # ---------------------------------------------------------------------------------------
 # YAML writer
 #
-# The writer appends pieces to ``out``. Its methods return _AT_LINE_START when the
+# The writer writes pieces to ``out``, a StringIO: it keeps the text in one buffer as it
+# grows (a list of pieces joined at the end held some 70 bytes per piece: 9 GB for a
+# list of 10**8 numbers). Its methods return _AT_LINE_START when the
 # output ends just after a line break written by a literal block (the next line then
 # gets only its indentation), else 0.
 
@@ -247,9 +250,10 @@ class _Yaml(Filter):
 
     __slots__ = ()
 
-    def mapping(self, out: list[str], mapping: dict[str, Any], indent: int, inline: bool) -> int:
+    def mapping(self, out: StringIO, mapping: dict[str, Any], indent: int, inline: bool) -> int:
         """Write the entries of ``mapping`` with keys at column ``indent``, the first
         one right here when ``inline``."""
+        write = out.write
         pad = " " * indent
         newline_pad = "\n" + pad
         child = indent + 2
@@ -281,27 +285,28 @@ class _Yaml(Filter):
                     continue
             if flags == _EMPTY:
                 if not inline:
-                    out.append(newline_pad)
+                    write(newline_pad)
             elif flags:
-                out.append(pad)
+                write(pad)
             else:
-                out.append(newline_pad)
+                write(newline_pad)
             key_text = _KEY_CACHE.get(key)
             if key_text is None:
                 key_text = _key_text(key if isinstance(key, str) else str(key))
             if not key_text:
                 flags = self.complex_entry(out, key, value, indent)
             elif text is not None:
-                out.append(key_text + " " + text)
+                write(key_text + " " + text)
                 flags = 0
             else:
-                out.append(key_text)
+                write(key_text)
                 flags = self.node(out, value, child, False)
         return flags
 
-    def sequence(self, out: list[str], sequence: list[Any], indent: int, inline: bool) -> int:
+    def sequence(self, out: StringIO, sequence: list[Any], indent: int, inline: bool) -> int:
         """Write the items of ``sequence`` with dashes at column ``indent``, the first
         one right here when ``inline``."""
+        write = out.write
         pad_dash = " " * indent + "- "
         newline_dash = "\n" + pad_dash
         child = indent + 2
@@ -329,19 +334,19 @@ class _Yaml(Filter):
                 if text is None:
                     continue
             if flags == _EMPTY:
-                out.append("- " if inline else newline_dash)
+                write("- " if inline else newline_dash)
             elif flags:
-                out.append(pad_dash)
+                write(pad_dash)
             else:
-                out.append(newline_dash)
+                write(newline_dash)
             if text is not None:
-                out.append(text)
+                write(text)
                 flags = 0
             else:
                 flags = self.node(out, value, child, True)
         return flags
 
-    def node(self, out: list[str], value: Any, indent: int, inline: bool) -> int:
+    def node(self, out: StringIO, value: Any, indent: int, inline: bool) -> int:
         """Write a string, dict or list after ``- ``, ``? ``, ``: `` (``inline``) or
         after ``key:``.
 
@@ -351,13 +356,13 @@ class _Yaml(Filter):
         if isinstance(value, dict):
             flags = self.mapping(out, value, indent, inline)
             if flags == _EMPTY:
-                out.append("{}" if inline else " {}")
+                out.write("{}" if inline else " {}")
                 return 0
             return flags
         if isinstance(value, list):
             flags = self.sequence(out, value, indent if inline else indent - 2, inline)
             if flags == _EMPTY:
-                out.append("[]" if inline else " []")
+                out.write("[]" if inline else " []")
                 return 0
             return flags
         flags = 0
@@ -374,36 +379,27 @@ class _Yaml(Filter):
                     text = _double_quoted(value)
         else:
             text = scalar_text(value) or "null"
-        out.append(text if inline else " " + text)
+        out.write(text if inline else " " + text)
         return flags
 
-    def complex_entry(self, out: list[str], key: str, value: Any, indent: int) -> int:
+    def complex_entry(self, out: StringIO, key: str, value: Any, indent: int) -> int:
         """Write ``? key`` / ``: value`` for a key that cannot be a simple key."""
-        out.append("? ")
+        out.write("? ")
         flags = self.node(out, key, indent + 2, True)
         if flags & _AT_LINE_START:
-            out.append(" " * indent + ": ")
+            out.write(" " * indent + ": ")
         else:
-            out.append("\n" + " " * indent + ": ")
+            out.write("\n" + " " * indent + ": ")
         return self.node(out, value, indent + 2, True)
 
-    def document(self, out: list[str], value: Any) -> int:
+    def document(self, out: StringIO, value: Any) -> int:
         """Write a whole document (without the final newline)."""
         if isinstance(value, dict | list):
             return self.node(out, value, 0, True)
         if value is not None and not isinstance(value, DATA):
-            out.append("null")
+            out.write("null")
             return 0
         return self.node(out, value, 2, True)
-
-
-def _yaml_pieces(
-    value: Any, sort_keys: bool, ignore_private: bool, ignore_none: bool
-) -> tuple[list[str], int]:
-    out: list[str] = []
-    writer = _Yaml(sort_keys, ignore_private, ignore_none)
-    flags = writer.document(out, value)
-    return out, flags
 
 
 def to_yaml(
@@ -414,10 +410,11 @@ def to_yaml(
     ignore_none: bool = False,
 ) -> str:
     """``value`` as one YAML document with its final newline (as ``yaml.encode``)."""
-    out, flags = _yaml_pieces(value, sort_keys, ignore_private, ignore_none)
+    out = StringIO()
+    flags = _Yaml(sort_keys, ignore_private, ignore_none).document(out, value)
     if not flags & _AT_LINE_START:
-        out.append("\n")
-    return "".join(out)
+        out.write("\n")
+    return out.getvalue()
 
 
 def to_yaml_all(

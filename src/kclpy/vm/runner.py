@@ -20,6 +20,7 @@ from kclpy.values.errors import KclRuntimeError, Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.interp import Interpreter
 from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits, guarded
+from kclpy.vm.merge import conflicts, short_repr, union
 from kclpy.vm.objects import DONE, ModuleValue, PackageState
 from kclpy.vm.runtime import Runtime
 
@@ -98,38 +99,50 @@ class Runner:
         return RunOutput(documents, runtime.log, stream_options, list(runtime.warnings))
 
     def documents(self, package: PackageState) -> list[Value]:
-        """The output documents. As in the reference, the dicts of bare top-level
-        expressions come first (in source order), then the variables; a bare list of
-        dicts adds documents after that one, a bare scalar is the only document."""
+        """The output documents, as the reference plans the main package.
+
+        The values of its bare top-level expressions (calls excepted), in source order:
+        the dicts first, then the variables; a schema instance drops the dicts before it.
+        The other values (scalars, lists) unify into one (None and Undefined give way,
+        equal values agree, lists unify item by item): that value is then the output,
+        and visible variables beside it are a conflict. A list of dicts is a stream of
+        documents, an empty list prints nothing; None or Undefined alone print ``null``.
+        """
         root = Config()
         code = package.code
         extra = sorted(self.runtime.expression_values, key=lambda item: item[0])
-        listed: list[Value] | None = None
-        scalar: list[Value] = []
+        scalar: Value = UNDEFINED
         for _, value in extra:
+            if value is None or value is UNDEFINED:
+                continue
             if isinstance(value, dict):
                 if isinstance(value, SchemaInstance):
                     root.clear()  # (the reference drops the bare dicts before an instance)
                 for key, item in value.items():
                     root[key] = item
-            elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-                listed = list(value)
+            elif scalar is UNDEFINED:
+                scalar = value
+            elif conflicts(value, scalar):
+                raise _conflict(value, scalar)
             else:
-                if scalar:
-                    raise KclRuntimeError(
-                        f"conflicting values between {_short(value)} and {_short(scalar[0])}"
-                    )
-                scalar.append(value)
+                scalar = union(scalar, value, [])
         for slot in code.output:
             if package.states[slot] == DONE:
                 root[code.slot_names[slot]] = package.values[slot]
-        if scalar:
+        if scalar is not UNDEFINED:
             if _has_output(root):
-                raise KclRuntimeError(f"conflicting values between {{...}} and {_short(scalar[0])}")
-            return scalar
-        if listed is not None:
-            return ([root] if root else []) + listed
+                raise _conflict(root, scalar)
+            if isinstance(scalar, list) and all(isinstance(item, dict) for item in scalar):
+                return list(scalar)  # a stream (none at all for an empty list)
+            return [scalar]
+        vacant = all(value is None or value is UNDEFINED for _, value in extra)
+        if extra and vacant and not _has_output(root):
+            return [None]
         return [root]
+
+
+def _conflict(new: Value, old: Value) -> KclRuntimeError:
+    return KclRuntimeError(f"conflicting values between {short_repr(new)} and {short_repr(old)}")
 
 
 def _has_output(root: dict[str, Value]) -> bool:
@@ -140,9 +153,3 @@ def _has_output(root: dict[str, Value]) -> bool:
         not key.startswith("_") and value is not UNDEFINED and is_data(value)
         for key, value in root.items()
     )
-
-
-def _short(value: Value) -> str:
-    if isinstance(value, str):
-        return f'"{value}"'
-    return str(value)

@@ -87,8 +87,6 @@ class Runtime:
         """A bare top-level expression's value: output when it is main-package data."""
         if frame.package is not self.main_package:
             return
-        if value is None or value is UNDEFINED:
-            return
         if isinstance(value, SchemaType) or callable(value):
             return
         code = frame.code

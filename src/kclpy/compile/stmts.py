@@ -166,8 +166,11 @@ class PackageCompiler:
         package.slot_types = [None] * len(self.slots)
         package.setters = [[] for _ in self.slots]
         for name, slot in self.slots.items():
-            self.check_immutable(name, self.setters[name])
-            package.setters[slot] = self.compile_setters(name, slot, self.setters[name])
+            setters = self.setters[name]
+            self.check_immutable(name, setters)
+            package.setters[slot] = self.compile_setters(name, slot, setters)
+            if not any(isinstance(setter.stmt, ast.UnificationStmt) for setter in setters):
+                del self.setters[name]  # only unified names' are read again (body_stmts)
         package.output = sorted(self.slots.values(), key=lambda s: order[package.slot_names[s]])
         package.body = [self.compile_body(module) for module in self.modules]
         package.nlocals = self.unit.nlocals

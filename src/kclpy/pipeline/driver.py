@@ -305,6 +305,7 @@ def front_end(
     diagnostics.extend(model.diagnostics)
     if _has_error(diagnostics):
         return None
+    model.drop_tool_facts()  # the compiler reads only the bindings of names
     codes = compile_program(program, model, diagnostics, memory, keys)
     if codes is None:
         return None

@@ -18,6 +18,8 @@ from kclpy.sema.symbols import SchemaInfo
 from kclpy.sema.types import (
     ANY_F,
     LIST,
+    LITERAL,
+    PRIMITIVE,
     STR,
     DictType,
     ListType,
@@ -61,6 +63,8 @@ class AssignabilityChecker:
         self.ctx.type_error(f"expected {want}, got {got}", span, *extra)
 
     def check_type(self, value: Type, expected: Type, span: Span | None) -> bool:
+        if value.flags & LITERAL and expected.flags == value.flags & PRIMITIVE:
+            return True  # the commonest case: a literal where its base type is expected
         if isinstance(value, ListType) and isinstance(expected, ListType):
             return self.check_type(value.elem, expected.elem, span)
         if isinstance(value, DictType):

@@ -141,7 +141,7 @@ class CheckContext:
         self.bindings[node.id] = symbol
         where = span or node.span
         if symbol.span is None or where != symbol.span:
-            symbol.references.append(where)
+            symbol.add_reference(where)
         self.model.add_occurrence(where, symbol)
 
     def lookup_or_report(self, name: str, span: Span | None) -> Symbol | None:
@@ -167,9 +167,9 @@ class CheckContext:
         return 1
 
     def pop_expect(self, depth: int) -> None:
-        for _ in range(depth):
-            if self.expect_stack:
-                self.expect_stack.pop()
+        if depth:
+            stack = self.expect_stack
+            del stack[max(len(stack) - depth, 0) :]
 
     def top_expect(self) -> Expect | None:
         return self.expect_stack[-1] if self.expect_stack else None

@@ -40,6 +40,17 @@ from kclpy.sema.stmts import StatementChecker
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import FuncType
 
+Part = (
+    AnnotationResolver
+    | NameResolver
+    | ExpressionChecker
+    | ConfigChecker
+    | CallChecker
+    | StatementChecker
+    | SchemaBuilder
+    | DeclarationChecker
+)
+
 
 class Checker:
     """Resolution and type checking of a whole program: the context and its parts."""
@@ -56,7 +67,7 @@ class Checker:
         self.statements = StatementChecker(ctx)
         self.schemas = SchemaBuilder(ctx)
         self.declarations = DeclarationChecker(ctx) if reuse is None else reuse.declarations(ctx)
-        for part in (
+        self.parts: list[Part] = [
             self.annotations,
             self.names,
             self.exprs,
@@ -65,12 +76,21 @@ class Checker:
             self.statements,
             self.schemas,
             self.declarations,
-        ):
+        ]
+        for part in self.parts:
             part.connect(self)
         for name, signature in BUILTIN_FUNCTIONS.items():
             symbol = Symbol(name, SymbolKind.BUILTIN, signature)
             symbol.doc = signature.doc if isinstance(signature, FuncType) else ""
             ctx.builtin_scope.symbols[name] = symbol
+
+    def close(self) -> None:
+        """Drop what the parts hold: they refer to one another and to their own bound
+        methods, cycles that keep the context, the scopes and the program alive to the
+        end of a ``kcl run`` (whose cycle collector is paused)."""
+        for part in self.parts:
+            vars(part).clear()
+        self.parts.clear()
 
     def run(self) -> None:
         packages = self.ctx.program.packages
@@ -107,6 +127,7 @@ def check_program(
             make_error(Code.INTERNAL_ERROR, f"internal error in the type checker: {error!r}", None)
         )
     finally:
+        checker.close()
         if collecting:
             gc.enable()
     model.diagnostics[:] = dedupe(model.diagnostics)

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING
 
 from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, Expect, suggestion_text
-from kclpy.sema.relations import sup, widen
+from kclpy.sema.relations import sup
 from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
 from kclpy.sema.types import (
     ANY,
     ANY_F,
+    DICT_ANY,
     LIST,
     NONE_F,
     STR_T,
@@ -182,6 +183,8 @@ class ConfigChecker:
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
+        # the type of each bare key name: one literal type per name, not one per entry
+        self.key_types: dict[str, Type] = {}
 
     def connect(self, checker: Checker) -> None:
         self.exprs = checker.exprs
@@ -322,9 +325,14 @@ class ConfigChecker:
     # ------------------------------------------------------------------ entries
 
     def config_entries(
-        self, entries: list[ast.ConfigEntry | ast.ConfigIfEntry], node: ast.Node | None = None
+        self,
+        entries: list[ast.ConfigEntry | ast.ConfigIfEntry],
+        node: ast.Node | None = None,
+        typed: bool = True,
     ) -> DictType:
-        """The walk of a config literal's entries; the dict type of the literal."""
+        """The walk of a config literal's entries; the dict type of the literal (with
+        ``typed`` False, when the caller knows the type, ``DICT_ANY``: the unions of
+        the key and value types are the costliest part of a schema instance)."""
         ctx = self.ctx
         ctx.enter_scope(ScopeKind.CONFIG, node)
         collected = _Collect()
@@ -343,7 +351,7 @@ class ConfigChecker:
                     ctx.suppress -= silent
         finally:
             ctx.leave_scope()
-        return collected.result()
+        return collected.result() if typed else DICT_ANY
 
     def _note_siblings(
         self,
@@ -398,12 +406,12 @@ class ConfigChecker:
         local_vars = self.ctx.local_vars
         if checked is not None and name not in local_vars:
             val_type = checked  # walked under the attribute's type already
-            key_type: Type = str_lit(name)
+            key_type = self.key_type(name)
         else:
             depth = self.push_names([name])
             try:
                 val_type = checked if checked is not None else walk()
-                key_type = self._key_expr(first) if name in local_vars else str_lit(name)
+                key_type = self._key_expr(first) if name in local_vars else self.key_type(name)
                 self.check_attr_key_type(key_type, key_span)
             finally:
                 self.ctx.pop_expect(depth)
@@ -411,6 +419,13 @@ class ConfigChecker:
         collected.keys.append(key_type)
         collected.vals.append(val_type)
         self._check_insert(entry_op, val_type, value.span)
+
+    def key_type(self, name: str) -> Type:
+        """The type of the bare key ``name`` (a string literal type, shared)."""
+        key_type = self.key_types.get(name)
+        if key_type is None:
+            key_type = self.key_types[name] = str_lit(name)
+        return key_type
 
     def _nested_config(self, parts: list[ast.Expr], op: str, value: ast.Expr) -> Type:
         """The single-entry config ``{parts[0]: ...}`` a dotted key stands for."""
@@ -465,7 +480,7 @@ class ConfigChecker:
     ) -> None:
         previous = collected.attrs.get(name)
         merged = sup([previous.type, val_type]) if previous is not None else val_type
-        collected.attrs[name] = DictAttr(widen(merged), span)
+        collected.attrs[name] = DictAttr(merged, span, wide=False)
         bindings = self.ctx.bindings
         bound = node.id in bindings
         symbol = self.ctx.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)
@@ -601,8 +616,8 @@ class ConfigChecker:
         outer = self.ctx.top_expect()
         in_signature = outer is not None and outer.from_signature
         depth = self.ctx.push_expect(Expect(def_type))
-        try:
-            self.exprs.expr(node.config)
+        try:  # the config's type is the schema's: no need to build its dict type
+            self.config_entries(node.config.entries, node.config, typed=False)
         finally:
             self.ctx.pop_expect(depth)
         self.ctx.types[node.config.id] = def_type

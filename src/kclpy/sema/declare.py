@@ -129,7 +129,7 @@ class DeclarationChecker:
             module_type = self._module_type(stmt, target)
             existing = self.ctx.scope.symbols.get(name)
             if existing is not None and existing.kind == SymbolKind.MODULE:
-                existing.references.append(stmt.span)
+                existing.add_reference(stmt.span)
                 self.ctx.bindings[stmt.id] = existing
             else:
                 symbol = self.ctx.define(name, SymbolKind.MODULE, module_type, stmt.span, stmt)

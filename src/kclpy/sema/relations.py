@@ -22,6 +22,7 @@ from kclpy.sema.types import (
     FLOAT,
     INT,
     NONE_F,
+    PRIMITIVE,
     STR,
     DictAttr,
     DictType,
@@ -141,6 +142,8 @@ def _subsume_literal(lhs: LitType, rhs: Type) -> bool:
     if is_primitive(rhs):
         if rhs.flags & FLOAT and not lhs.flags & STR:
             return True
+        if rhs.flags == lhs.flags & PRIMITIVE:
+            return True  # the literal's own base type: ``str`` is in ``str(...)``
         # The reference compares the printed names: ``str(int)`` even fits ``int``.
         return rhs.ty_str() in lhs.ty_str()
     return False

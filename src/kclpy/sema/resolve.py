@@ -539,11 +539,16 @@ def assigned_names(stmt: ast.Stmt) -> list[str]:
     return []
 
 
+_PATH_NODES = (ast.SelectorExpr, ast.SubscriptExpr)
+
+
 def target_parts(target: ast.Expr) -> tuple[ast.NameExpr | None, list[ast.Expr]]:
     """The root name of an assignment target and its path (selectors and subscripts)."""
+    if type(target) is ast.NameExpr:
+        return target, []  # most targets: checked and compiled once per statement each
     path: list[ast.Expr] = []
     node = target
-    while isinstance(node, ast.SelectorExpr | ast.SubscriptExpr):
+    while isinstance(node, _PATH_NODES):
         path.append(node)
         node = node.value
     path.reverse()

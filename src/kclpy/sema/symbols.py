@@ -11,6 +11,8 @@ base, mixins, protocol, attributes (as symbols), parameters and index signature.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kclpy.sema.types import ANY, FuncType, Param, SchemaType, Type
 from kclpy.source import Span
 from kclpy.syntax import ast
@@ -71,8 +73,17 @@ class Symbol:
         self.doc = ""
         self.optional = False
         self.has_default = False
-        self.decorators: list[ast.Decorator] = []
-        self.references: list[Span] = []
+        # empty tuples until set: most symbols (config keys, variables) never get any
+        self.decorators: Sequence[ast.Decorator] = ()
+        self.references: Sequence[Span] = ()
+
+    def add_reference(self, span: Span) -> None:
+        """Record a use of the symbol at ``span``."""
+        references = self.references
+        if isinstance(references, list):
+            references.append(span)
+        else:
+            self.references = [span]
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name}: {self.type.ty_str()}>"

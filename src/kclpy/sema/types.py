@@ -155,13 +155,26 @@ class ListType(Type):
 
 
 class DictAttr:
-    """The type of one key of a dict literal and where that key is written."""
+    """The type of one key of a dict literal and where that key is written.
 
-    __slots__ = ("span", "type")
+    With ``wide`` False the given type is widened (literals to base types) when first
+    read: most literal keys' types (a config's values) are never read."""
 
-    def __init__(self, type: Type, span: Span | None) -> None:
-        self.type = type
+    __slots__ = ("_type", "span", "wide")
+
+    def __init__(self, type: Type, span: Span | None, wide: bool = True) -> None:
+        self._type = type
         self.span = span
+        self.wide = wide
+
+    @property
+    def type(self) -> Type:
+        if not self.wide:
+            from kclpy.sema.relations import widen  # relations builds on this module
+
+            self._type = widen(self._type)
+            self.wide = True
+        return self._type
 
 
 class DictType(Type):

@@ -241,7 +241,9 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                 state = targets[statestack[-2]]
                 statestack[-1] = state
                 continue
-            return symstack[-1].value
+            result = symstack[-1].value
+            del symstack[1:]  # the tables outlive the parse: they must not keep the tree
+            return result
 
         # A syntax error: report it (unless still recovering from the last one),
         # then let the `error` token pop states until some rule accepts it.

@@ -1,0 +1,83 @@
+"""Where a cold ``kcl run`` spends its time and memory: one line per pipeline stage.
+
+    python benchmarks/stages.py FILE_OR_FOLDER... [--tracemalloc]
+
+Runs the driver's stages (``kclpy.pipeline.driver``: load, check, compile, run,
+render) one after the other in this process, cycle collector off as in ``kcl run``,
+and prints each stage's ``process_time`` and the resident set size after it (current
+and peak, from ``/proc/self/status``). With ``--tracemalloc`` it also prints the
+bytes Python has allocated after each stage (slower: read the sizes, not the times).
+A measurement only; the stages are called the way ``driver.run`` calls them (the
+program and its model are let go once compiled, as there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+from kclpy.emit import EmitOptions
+from kclpy.pipeline import driver
+
+
+def memory_mb() -> tuple[float, float]:
+    """(current, peak) resident set size of this process in MB."""
+    fields: dict[str, float] = {}
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "VmHWM"):
+                fields[name] = int(value.split()[0]) / 1024
+    return fields.get("VmRSS", 0.0), fields.get("VmHWM", 0.0)
+
+
+def main() -> None:
+    arguments = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    arguments.add_argument("inputs", nargs="+")
+    arguments.add_argument("--tracemalloc", action="store_true")
+    options = arguments.parse_args()
+    files = [
+        os.path.join(path, name) if os.path.isdir(path) else path
+        for path in options.inputs
+        for name in (sorted(os.listdir(path)) if os.path.isdir(path) else [""])
+        if name.endswith(".k") or not name
+    ]
+    gc.disable()
+    if options.tracemalloc:
+        tracemalloc.start()
+    state: dict[str, Any] = {}
+
+    def stage(name: str, work: Callable[[], Any]) -> None:
+        start = time.process_time()
+        state[name] = work()
+        seconds = time.process_time() - start
+        current, peak = memory_mb()
+        traced = ""
+        if options.tracemalloc:
+            size, top = tracemalloc.get_traced_memory()
+            traced = f", traced {size / 2**20:.0f} MB (peak {top / 2**20:.0f} MB)"
+        print(f"{name:8} {seconds:7.3f} s  RSS {current:6.0f} MB (peak {peak:6.0f} MB){traced}")
+
+    inputs = driver.Inputs(files)
+    diagnostics: list[Any] = []
+    stage("load", lambda: driver.load(inputs))
+    stage("check", lambda: driver.check(state["load"]))
+    state["check"].drop_tool_facts()  # as driver.front_end does
+    diagnostics.extend(state["check"].diagnostics)
+    stage("compile", lambda: driver.compile_program(state["load"], state.pop("check"), diagnostics))
+    compiled = driver.Compiled(state.pop("compile"), state.pop("load").root, {}, "")
+    runner = driver.start(compiled, driver.RunSettings())
+    stage("run", lambda: driver.execute(runner, driver.RunSettings()))
+    stage("render", lambda: driver.render(state["run"], EmitOptions()))
+    if diagnostics:
+        print(f"{len(diagnostics)} diagnostics, first: {diagnostics[0].message}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

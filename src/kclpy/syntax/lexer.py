@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import string
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from kclpy.syntax.tokens import Token
@@ -262,6 +263,7 @@ def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
     ignore = t_ignore
     result: list[Token] = []
     append = result.append
+    unicode = not text.isascii()  # names then follow the XID rules (_xid_name)
     pos = start
     while pos < stop:
         char = text[pos]
@@ -272,6 +274,9 @@ def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
         if rule is not None:
             found = rule[0](text, pos, stop)
             after = found.end(1)
+            if unicode and rule[1] == "NAME" and _beyond_ascii(text, pos, after, stop):
+                pos = _xid_name(text, pos, stop, append)
+                continue
             append(Token(rule[1], found.group(1), pos, after))
             pos = found.end()
             continue
@@ -293,10 +298,41 @@ def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
             continue
         after = found.end()
         kind = kinds[found.lastgroup]
+        if unicode and (kind == "NAME" or (kind == "ERRORCHAR" and char.isidentifier())):
+            pos = _xid_name(text, pos, stop, append)
+            continue
         if kind is not None:
             append(Token(kind, found.group(), pos, after))
         pos = after
     return result
+
+
+# Names take the characters the reference's lexer takes: Unicode XID_Start (and "_")
+# first, XID_Continue after (Rust's unicode-xid; ``str.isidentifier`` checks the same
+# properties). The NAME rule's ``\w`` differs both ways: it stops at combining marks and
+# vowel signs (``é`` written with a combining accent, ``नाम``) and at ``‿``, misses a
+# few letters (``℘``), and takes ``²`` or ``½``. An ASCII text has none of these; in
+# another, a name that touches a non-ASCII character is scanned again by these rules.
+
+
+def _beyond_ascii(text: str, start: int, end: int, stop: int) -> bool:
+    """Whether the name matched at ``text[start:end]`` holds or is followed by a
+    non-ASCII character (then :func:`_xid_name` decides where it ends)."""
+    return not text[start:end].isascii() or (end < stop and not text[end].isascii())
+
+
+def _xid_name(text: str, pos: int, stop: int, append: Callable[[Token], None]) -> int:
+    """Append the name at ``pos`` (maybe after ``$``) by the XID rules, or an ERRORCHAR
+    when its first character cannot start one; the offset to go on from."""
+    start = pos + 1 if text[pos] == "$" else pos
+    if start >= stop or not text[start].isidentifier():
+        append(Token("ERRORCHAR", text[pos], pos, pos + 1))
+        return pos + 1
+    end = start + 1
+    while end < stop and ("a" + text[end]).isidentifier():
+        end += 1
+    append(Token("NAME", text[pos:end], pos, end))
+    return end
 
 
 def regex_tokens(text: str) -> list[Token]:

@@ -218,12 +218,13 @@ def check(
     """Stage 2: the checked model (``keep_scopes``: the nested scopes, for editors); a
     package ``memory`` holds checked is not checked again (``keys``: its
     ``package_keys``, when already computed)."""
-    from kclpy.pipeline.cache import package_keys
     from kclpy.sema import check_program
-    from kclpy.sema.reuse import PackageReuse
 
     if memory is None or keep_scopes:
         return check_program(program, keep_scopes)
+    from kclpy.pipeline.cache import package_keys
+    from kclpy.sema.reuse import PackageReuse
+
     reuse = PackageReuse(memory.checked, package_keys(program) if keys is None else keys)
     return check_program(program, keep_scopes, reuse)
 

@@ -18,6 +18,7 @@ run; warnings do not.
 from __future__ import annotations
 
 import gc
+from typing import TYPE_CHECKING
 
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, make_error
@@ -34,11 +35,13 @@ from kclpy.sema.model import Model
 from kclpy.sema.names import NameResolver
 from kclpy.sema.operators import OperatorChecker
 from kclpy.sema.resolve import resolve_program
-from kclpy.sema.reuse import PackageReuse
 from kclpy.sema.schemas import SchemaBuilder
 from kclpy.sema.stmts import StatementChecker
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import FuncType
+
+if TYPE_CHECKING:  # a plain run checks without reuse: kcl build's workers import it
+    from kclpy.sema.reuse import PackageReuse
 
 Part = (
     AnnotationResolver

@@ -40,6 +40,11 @@ CASES = [
     ("a = 1\n[{b = 1}, {c = 2}]\n", "conflicting values between {...} and [...]"),
     (SCHEMA + "P {}\nP {n = 2}\n", "'n': 2\n"),
     (SCHEMA + "P {}\n{a = 1}\n", "'n': 1\na: 1\n"),
+    # a schema expression takes the place of the previous one, or of the first value
+    (SCHEMA + "{a = 1}\nP {}\n", "'n': 1\n"),
+    (SCHEMA + "{a = 1}\n{b = 2}\nP {}\n", "b: 2\n'n': 1\n"),
+    (SCHEMA + "p = P {}\n{a = 1}\np\n", "a: 1\n'n': 1\np:\n  'n': 1\n"),
+    (SCHEMA + "P {}\n{a = 1}\nP {n = 3}\n", "a: 1\n'n': 3\n"),
 ]
 IDS = [program.replace("\n", "; ") for program, _ in CASES]
 

@@ -87,7 +87,7 @@ class Op(IntEnum):
     #                   exhausted: pop, jump to arg & 0xFFFFFFFF)
     # --- statements
     ASSERT = 100  # cond msg ->        (fails with msg when cond is falsy)
-    EXPR_OUTPUT = 101  # a ->           (a bare top-level expression feeds the output)
+    EXPR_OUTPUT = 101  # a ->           (a bare top-level expression is output; arg 1: schema expr)
     RETURN = 102  # a -> (returns a)
     CHECK = 103  # cond msg ->          (fails the instance check with msg when cond is falsy)
     MAKE_SCHEMA = 104  # -> schema type built from consts[arg] (a SchemaProto)

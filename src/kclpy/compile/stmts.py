@@ -323,8 +323,12 @@ class PackageCompiler:
             elif isinstance(stmt, ast.ExprStmt):
                 compiler.expr(stmt.expr)
                 compiler.at(stmt)
-                # as the reference: a call statement runs for its effects, its value is no output
-                out.emit(Op.POP if isinstance(stmt.expr, ast.CallExpr) else Op.EXPR_OUTPUT)
+                # as the reference: a call statement runs for its effects, its value is no
+                # output; a schema expression is marked (it replaces an earlier output value)
+                if isinstance(stmt.expr, ast.CallExpr):
+                    out.emit(Op.POP)
+                else:
+                    out.emit(Op.EXPR_OUTPUT, int(isinstance(stmt.expr, ast.SchemaExpr)))
             elif isinstance(stmt, ast.AssertStmt):
                 compile_assert(compiler, stmt)
             elif isinstance(stmt, ast.ImportStmt) and universe.is_plugin(stmt.path):

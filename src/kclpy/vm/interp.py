@@ -435,7 +435,7 @@ class Interpreter:
             if not truthy(pop()):
                 raise check_failure(message)
         elif op == Op.EXPR_OUTPUT:
-            self.runtime.record_expression(pop(), here)
+            self.runtime.record_expression(pop(), here, arg == 1)
         elif op == Op.MAKE_SCHEMA:
             schema_proto: SchemaProto = consts[arg]
             push(SchemaType(schema_proto, here.package))

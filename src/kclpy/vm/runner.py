@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager
 
 from kclpy.compile.code import PackageCode
-from kclpy.values import UNDEFINED, Config, SchemaInstance, Value
+from kclpy.values import UNDEFINED, Config, Value
 from kclpy.values.errors import KclRuntimeError, Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.interp import Interpreter
@@ -101,8 +101,10 @@ class Runner:
     def documents(self, package: PackageState) -> list[Value]:
         """The output documents, as the reference plans the main package.
 
-        The values of its bare top-level expressions (calls excepted), in source order:
-        the dicts first, then the variables; a schema instance drops the dicts before it.
+        The values of its bare top-level expressions (calls excepted), in source order,
+        where a schema expression takes the place of the last one before it (the first
+        value when there was none: a reference quirk, ``{a = 1}`` then ``P {}`` prints
+        only the instance); the dicts first, then the variables.
         The other values (scalars, lists) unify into one (None and Undefined give way,
         equal values agree, lists unify item by item): that value is then the output,
         and visible variables beside it are a conflict. A list of dicts is a stream of
@@ -110,14 +112,12 @@ class Runner:
         """
         root = Config()
         code = package.code
-        extra = sorted(self.runtime.expression_values, key=lambda item: item[0])
+        extra = _replace_schema_values(sorted(self.runtime.expression_values, key=_position))
         scalar: Value = UNDEFINED
-        for _, value in extra:
+        for value in extra:
             if value is None or value is UNDEFINED:
                 continue
             if isinstance(value, dict):
-                if isinstance(value, SchemaInstance):
-                    root.clear()  # (the reference drops the bare dicts before an instance)
                 for key, item in value.items():
                     root[key] = item
             elif scalar is UNDEFINED:
@@ -135,10 +135,28 @@ class Runner:
             if isinstance(scalar, list) and all(isinstance(item, dict) for item in scalar):
                 return list(scalar)  # a stream (none at all for an empty list)
             return [scalar]
-        vacant = all(value is None or value is UNDEFINED for _, value in extra)
+        vacant = all(value is None or value is UNDEFINED for value in extra)
         if extra and vacant and not _has_output(root):
             return [None]
         return [root]
+
+
+def _position(recorded: tuple[tuple[int, int], Value, bool]) -> tuple[int, int]:
+    return recorded[0]
+
+
+def _replace_schema_values(recorded: list[tuple[tuple[int, int], Value, bool]]) -> list[Value]:
+    """The output values of the bare expressions: each schema expression's value takes
+    the place of the previous schema expression's, or of the first value before it."""
+    values: list[Value] = []
+    schema_index = 0
+    for _, value, schema in recorded:
+        if schema:
+            if schema_index < len(values):
+                del values[schema_index]
+            schema_index = len(values)
+        values.append(value)
+    return values
 
 
 def _conflict(new: Value, old: Value) -> KclRuntimeError:

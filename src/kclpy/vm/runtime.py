@@ -21,8 +21,9 @@ from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits
 from kclpy.vm.objects import DONE, Builtin, Frame, ModuleValue, PackageState, SchemaType
 
-# a bare top-level expression of the main package: ((file index, offset), value)
-ExpressionValue = tuple[tuple[int, int], Value]
+# a bare top-level expression of the main package: ((file index, offset), value, whether
+# it is a schema expression)
+ExpressionValue = tuple[tuple[int, int], Value, bool]
 
 
 class Runtime:
@@ -83,7 +84,7 @@ class Runtime:
             return UNDEFINED
         return package.values[slot]
 
-    def record_expression(self, value: Value, frame: Frame) -> None:
+    def record_expression(self, value: Value, frame: Frame, schema: bool) -> None:
         """A bare top-level expression's value: output when it is main-package data."""
         if frame.package is not self.main_package:
             return
@@ -93,4 +94,4 @@ class Runtime:
         files = frame.package.code.files
         file_index = files.index(code.path) if code.path in files else 0
         start = code.positions[frame.pc // 2 - 1][0] if code.positions else 0
-        self.expression_values.append(((file_index, start), value))
+        self.expression_values.append(((file_index, start), value, schema))

@@ -154,6 +154,30 @@ def test_punctuation_and_simple_token_tables_equal_the_master_regex() -> None:
     texts.append("a<<=b<=c<<d<e>>=f>=g>>h>i**=j**k*=l*m//=n//o/=p/q...r.s->t-=u-v\n")
     texts.append("x = $a + $ ! != == = \\\n y; @ ? ~ ^= ^ |= | &= & %= % += +\n")
     for text in texts:
-        fast = [(t.type, t.value, t.lexpos, t.end) for t in lexer.raw_tokens(text)]
+        fast = [(t.type, t.value, t.lexpos, t.end) for t in lexer.general_tokens(text)]
         slow = [(t.type, t.value, t.lexpos, t.end) for t in lexer.regex_tokens(text)]
         assert fast == slow
+
+
+def test_scanner_gives_the_tokens_of_the_general_loop() -> None:
+    """The findall scanner and the general loop agree on whole texts and on slices
+    (where the scanner hands over to the general loop mid-text)."""
+    texts = [path.read_text(encoding="utf-8") for path in sorted((ROOT / "tests").rglob("*.k"))]
+    texts.append("r'x' R\"y\" rx Rb $r'z' _a a_1 0x1F 1.5e3 1Ki 1..2 1.a '''a\nb''' 'q\\'' \n")
+    texts.append('s = "unterminated\nt = \'also\n"""open to the end  \n  ')
+    texts.append("x = $a + $ ! != == = \\\n y; @ ? ~ ^= ^ |= | &= & %= % += + \\")
+    texts.append("abé = 1\nx = 'é' # é\n$é = 2 ℘ ² a\u2028b = 1\x85 # c  \n  ")
+    for text in texts:
+        scanned = [(t.type, t.value, t.lexpos, t.end) for t in lexer.raw_tokens(text)]
+        general = [(t.type, t.value, t.lexpos, t.end) for t in lexer.general_tokens(text)]
+        assert scanned == general
+        step = max(1, len(text) // 5)
+        for start in range(0, len(text), step):
+            end = min(len(text), start + 2 * step)
+            sliced = [
+                (t.type, t.value, t.lexpos, t.end) for t in lexer.raw_tokens(text, start, end)
+            ]
+            general = [
+                (t.type, t.value, t.lexpos, t.end) for t in lexer.general_tokens(text, start, end)
+            ]
+            assert sliced == general

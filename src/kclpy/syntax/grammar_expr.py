@@ -387,6 +387,7 @@ def p_type_any(p: P) -> None:
     s[0].value = ast.AnyType(Span(build.FILE, s[1].lexpos, s[1].end))
 
 
+@in_place
 def p_type_named(p: P) -> None:
     """type_elem : dotted"""
     s = p.slice

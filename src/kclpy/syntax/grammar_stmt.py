@@ -536,6 +536,7 @@ def _as_attribute(item: Any) -> Any:
     return item
 
 
+@in_place
 def p_schema_items(p: P) -> None:
     """schema_items : schema_item
     | error NEWLINE
@@ -585,6 +586,7 @@ def p_mixin_names(p: P) -> None:
         s[0].value = names
 
 
+@in_place
 def p_attr_stmt(p: P) -> None:
     """attr_stmt : attr_name QUESTION COLON type attr_default
     | decorators attr_name COLON type attr_default
@@ -609,6 +611,7 @@ def p_attr_stmt(p: P) -> None:
     )
 
 
+@in_place
 def p_attr_name(p: P) -> None:
     """attr_name : dotted
     | STRING"""
@@ -622,6 +625,7 @@ def p_attr_name(p: P) -> None:
         s[0].value = (build.dotted_name(name), name.span)
 
 
+@in_place
 def p_attr_default(p: P) -> None:
     """attr_default : empty
     | ASSIGN test

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import random
 import re
 import subprocess
 import sys
@@ -181,3 +182,14 @@ def test_scanner_gives_the_tokens_of_the_general_loop() -> None:
                 (t.type, t.value, t.lexpos, t.end) for t in lexer.general_tokens(text, start, end)
             ]
             assert sliced == general
+
+
+def test_scanner_agrees_with_the_general_loop_on_random_texts() -> None:
+    pieces = [*"ab rR_$09.eE+-*/<>=!&|^%~@?:;,()[]{}#\"'\\\n\t\r", "é", "²", "℘", "\x85"]
+    pieces += ['"""', "'''", "0x", "1Ki", "\\\n", "${", "abc", "\u2028"]
+    chooser = random.Random(3)
+    for _ in range(5000):
+        text = "".join(chooser.choice(pieces) for _ in range(chooser.randint(0, 20)))
+        scanned = [(t.type, t.value, t.lexpos, t.end) for t in lexer.raw_tokens(text)]
+        general = [(t.type, t.value, t.lexpos, t.end) for t in lexer.general_tokens(text)]
+        assert scanned == general, repr(text)

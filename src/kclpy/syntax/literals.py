@@ -223,24 +223,26 @@ def _escape(content: str, at: int, char: str) -> tuple[str | None, int]:
 
 
 def dedent_string(text: str) -> str:
-    """Strip the common leading blanks of a long string, as the reference does: the
-    narrowest run of leading spaces and tabs of a line that is not blank (or of a
-    blank last line), at most that much from every line; a first line left empty by
-    the opening quotes goes."""
-    widths = [len(blanks) for blanks in _INDENTS(text)]
-    last = text[text.rfind("\n") + 1 :]
+    """Strip the common leading blanks of a long string, as the reference does."""
+    lines = text.split("\n")
+    indent: int | None = None
+    for line in lines:
+        if line.strip():
+            width = len(line) - len(line.lstrip(" \t"))
+            indent = width if indent is None else min(indent, width)
+    last = lines[-1]
     if last and not last.strip():
-        widths.append(len(last) - len(last.lstrip(" \t")))
-    indent = min(widths, default=0)
-    if text.startswith("\n"):
-        text = text[1:]
-    if indent:
-        text = re.sub(f"(?m)^[ \t]{{0,{indent}}}", "", text)
-    return text
+        width = len(last) - len(last.lstrip(" \t"))
+        indent = width if indent is None else min(indent, width)
+    indent = indent or 0
+    skip_first = len(lines) > 1 and lines[0] == ""
+    kept = lines[1:] if skip_first else lines
+    return "\n".join(_strip_blanks(line, indent) for line in kept)
 
 
-_INDENTS = re.compile(r"(?m)^([ \t]*)(?=.*\S)").findall
-"""The leading blanks of every line that is not blank (whitespace as ``str.strip``)."""
+def _strip_blanks(line: str, count: int) -> str:
+    width = len(line) - len(line.lstrip(" \t"))
+    return line[min(width, count) :]
 
 
 # --------------------------------------------------------------------------- interpolation

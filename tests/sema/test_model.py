@@ -75,6 +75,14 @@ def test_types_of_literals_lists_and_inferred_variables() -> None:
     assert symbols["d"].type.ty_str() == "int"
 
 
+def test_a_dict_where_a_schema_is_expected_has_the_schema_type() -> None:
+    model, module = check("schema S:\n    a: int\n\ns: S = {a = 1}\nd = {a = 1}\n")
+    upgraded = model.type_of(assign(module, "s").value)
+    assert isinstance(upgraded, SchemaType) and upgraded.ty_str() == "S"
+    plain = model.type_of(assign(module, "d").value)
+    assert isinstance(plain, DictType) and plain.ty_str() == "{str(a):int(1)}"
+
+
 def test_comprehension_and_lambda_results() -> None:
     model, module = check("xs = [x * 2 for x in [1, 2]]\nf = lambda x: int { x + 1 }\ny = f(1)\n")
     comp = model.type_of(assign(module, "xs").value)

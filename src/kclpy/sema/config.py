@@ -66,7 +66,7 @@ class _Collect:
         self.attrs: dict[str, DictAttr] = {}
 
     def result(self) -> DictType:
-        return DictType(sup(self.keys), sup(self.vals), self.attrs)
+        return DictType.of_entries(self.keys, self.vals, self.attrs)
 
 
 def key_names(key: ast.Expr) -> list[ast.Expr] | None:

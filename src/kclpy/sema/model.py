@@ -31,6 +31,9 @@ class Model:
     def __init__(self, keep_scopes: bool = False) -> None:
         self.diagnostics: list[Diagnostic] = []
         self.types: dict[int, Type] = {}
+        # per dict or list expression walked under an expected type, that type: the
+        # expression's type is the dict upgraded to the schema, worked out when asked
+        self.expected: dict[int, Type] = {}
         self.bindings: dict[int, Symbol] = {}
         # per name use, where its value lives at run time (filled by sema.resolve)
         self.resolution: dict[int, Binding] = {}
@@ -70,6 +73,7 @@ class Model:
         and ``type_resolution``, and on big inputs these tables were a third of the
         peak memory."""
         self.types.clear()
+        self.expected.clear()
         self.bindings.clear()
         self.package_scopes.clear()
         self.schemas.clear()
@@ -88,8 +92,15 @@ class Model:
         return [d for d in self.diagnostics if d.is_error]
 
     def type_of(self, node: ast.Node) -> Type | None:
-        """The type the checker inferred for an expression (None if never reached)."""
-        return self.types.get(node.id)
+        """The type the checker inferred for an expression (None if never reached); a
+        dict walked where a schema is expected has the schema's type."""
+        found = self.types.get(node.id)
+        expected = self.expected.get(node.id)
+        if found is None or expected is None:
+            return found
+        from kclpy.sema.assign import upgrade_dict_to_schema  # assign builds on this module
+
+        return upgrade_dict_to_schema(found, expected)
 
     def symbol_of(self, node: ast.Node) -> Symbol | None:
         """The symbol a name (or attribute selection) refers to."""

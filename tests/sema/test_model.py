@@ -174,3 +174,23 @@ def test_diagnostics_carry_secondary_labels() -> None:
 def test_every_error_is_reported_not_only_the_first() -> None:
     model, _ = check("a: int = 's'\nb = c\nd = 1 + 'x'\n")
     assert [d.code.id for d in model.errors] == ["E2G22", "E2L23", "E2G22"]
+
+
+def test_a_run_checks_alike_without_the_tools_facts() -> None:
+    """``tool_facts=False`` (what ``kcl run`` asks for) records no occurrences and no
+    references, and reports the same diagnostics with the same bindings."""
+    text = PERSON + 'bob = Person {id = "2", name = 1}\nc = nosuch\n'
+    with tempfile.TemporaryDirectory() as directory:
+        main = os.path.join(directory, "main.k")
+        with open(main, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        program = Loader(directory).load([main])
+        full = check_program(program)
+        lean = check_program(program, tool_facts=False)
+    assert [d.message for d in lean.diagnostics] == [d.message for d in full.diagnostics]
+    assert len(full.diagnostics) == 2
+    assert lean.bindings.keys() == full.bindings.keys()
+    assert lean.resolution.keys() == full.resolution.keys()
+    assert full.file_occurrences(main) and not lean.file_occurrences(main)
+    person = lean.package_symbols()["alice"]
+    assert person.references == () and full.package_symbols()["n"].type.ty_str() == "str"

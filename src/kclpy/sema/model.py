@@ -28,8 +28,11 @@ if TYPE_CHECKING:
 class Model:
     """Bindings, types, scopes, schemas and diagnostics of one checked program."""
 
-    def __init__(self, keep_scopes: bool = False) -> None:
+    def __init__(self, keep_scopes: bool = False, tool_facts: bool = True) -> None:
         self.diagnostics: list[Diagnostic] = []
+        # with tool_facts False (a run), no occurrences and no references are recorded:
+        # only editors and tools ask for them
+        self.tool_facts = tool_facts
         self.types: dict[int, Type] = {}
         # per dict or list expression walked under an expected type, that type: the
         # expression's type is the dict upgraded to the schema, worked out when asked
@@ -50,6 +53,8 @@ class Model:
     # ------------------------------------------------------------------ filling
 
     def add_occurrence(self, span: Span, symbol: Symbol) -> None:
+        if not self.tool_facts:
+            return
         path = span.file.path
         items = self._occurrences.get(path)
         if items is None:

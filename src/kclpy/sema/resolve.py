@@ -396,7 +396,8 @@ class Resolver:
         self.config_keys[-1].add(path[0])
 
     def is_loop_variable(self, name: str) -> bool:
-        return any(name in block for block in self.unit.blocks[1:])
+        blocks = self.unit.blocks
+        return len(blocks) > 1 and any(name in block for block in blocks[1:])
 
     def schema_expr(self, node: ast.SchemaExpr) -> None:
         self.expr(node.name)

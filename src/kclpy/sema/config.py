@@ -379,7 +379,7 @@ class ConfigChecker:
         if key is None:
             self._unpack_entry(entry, self.exprs.expr(value), collected)
             return
-        parts = key_names(key)
+        parts: list[ast.Expr] | None = [key] if type(key) is ast.NameExpr else key_names(key)
         if parts is not None:
             self._name_entry(parts, entry.op, value, collected)
             return
@@ -410,7 +410,8 @@ class ConfigChecker:
         self._add_literal_key(name, val_type, key_span, first, collected)
         collected.keys.append(key_type)
         collected.vals.append(val_type)
-        self._check_insert(entry_op, val_type, value.span)
+        if entry_op == "+=":
+            self._check_insert(entry_op, val_type, value.span)
 
     def key_type(self, name: str) -> Type:
         """The type of the bare key ``name`` (a string literal type, shared)."""

@@ -64,7 +64,7 @@ def target_steps(target: ast.Expr) -> list[str | ast.Expr]:
     """The steps below the root of a target: names for ``.b``, expressions for ``[i]``."""
     steps: list[str | ast.Expr] = []
     node = target
-    while isinstance(node, ast.SelectorExpr | ast.SubscriptExpr):
+    while isinstance(node, (ast.SelectorExpr, ast.SubscriptExpr)):
         if isinstance(node, ast.SelectorExpr):
             steps.append(node.attr)
         else:
@@ -191,7 +191,7 @@ class PackageCompiler:
             else:
                 message = f"Can not change the value of '{name}', because it was declared immutable"
             span = stmt.span
-            if isinstance(stmt, ast.AssignStmt | ast.AugAssignStmt):
+            if isinstance(stmt, (ast.AssignStmt, ast.AugAssignStmt)):
                 targets = stmt.targets if isinstance(stmt, ast.AssignStmt) else [stmt.target]
                 span = next((t.span for t in targets if target_root(t) == name), span)
             self.diagnostics.append(
@@ -260,7 +260,7 @@ class PackageCompiler:
             else:
                 out.emit(Op.LOAD_UNDEFINED)
             out.emit(Op.STORE_GLOBAL, slot)
-        elif isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+        elif isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
             proto = SchemaCompiler(self, stmt, compiler.names).compile()
             compiler.at(stmt)
             out.emit(Op.MAKE_SCHEMA, out.const(proto))
@@ -398,7 +398,7 @@ def decorator_specs(
 def literal_value(node: ast.Expr) -> Any:
     if isinstance(node, ast.StringExpr):
         return node.value
-    if isinstance(node, ast.NumberExpr | ast.ConstExpr):
+    if isinstance(node, (ast.NumberExpr, ast.ConstExpr)):
         return node.value
     return None
 
@@ -537,7 +537,7 @@ class SchemaCompiler:
                     compiler.load_name(stmt, name)
                     out.emit(Op.SWAP)
                     out.emit(Op.BINARY, OPERATOR_INDEX[stmt.op.rstrip("=")])
-            elif isinstance(stmt, ast.AugAssignStmt | ast.AssignStmt):
+            elif isinstance(stmt, (ast.AugAssignStmt, ast.AssignStmt)):
                 self.compile_body_assign(compiler, name, stmt)
             elif isinstance(stmt, ast.UnificationStmt):
                 compiler.load_name(stmt.target, name, stmt.span)
@@ -650,7 +650,7 @@ def compile_param_defaults(compiler: ExprCompiler, params: list[ast.Param], code
 
 
 def has_side_effects(stmt: ast.Stmt) -> bool:
-    if isinstance(stmt, ast.ExprStmt | ast.AssertStmt):
+    if isinstance(stmt, (ast.ExprStmt, ast.AssertStmt)):
         return True
     if isinstance(stmt, ast.IfStmt):
         return any(has_side_effects(s) for s in stmt.body) or any(

@@ -126,7 +126,7 @@ class CallChecker:
             return
         name = callee_name(func)
         variadic = func_type.variadic or any(
-            isinstance(arg, ast.StarredExpr | ast.DoubleStarredExpr) for arg in args
+            isinstance(arg, (ast.StarredExpr, ast.DoubleStarredExpr)) for arg in args
         )
         for index, arg in enumerate(args):
             if index < len(params):

@@ -274,7 +274,7 @@ def overridden_entries(entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> se
 
 
 def _schema_value(stmt: ast.Stmt) -> ast.SchemaExpr | None:
-    value = stmt.value if isinstance(stmt, ast.AssignStmt | ast.UnificationStmt) else None
+    value = stmt.value if isinstance(stmt, (ast.AssignStmt, ast.UnificationStmt)) else None
     return value if isinstance(value, ast.SchemaExpr) else None
 
 

@@ -120,7 +120,7 @@ class Resolver:
                 self.top_stmt(stmt)
 
     def top_stmt(self, stmt: ast.Stmt) -> None:
-        if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+        if isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
             self.schema(stmt)
         elif isinstance(stmt, ast.TypeAliasStmt):
             aliased = stmt.type
@@ -328,7 +328,7 @@ class Resolver:
         self.expr(node.func)
         for arg in node.args:
             self.expr(
-                arg.value if isinstance(arg, ast.StarredExpr | ast.DoubleStarredExpr) else arg
+                arg.value if isinstance(arg, (ast.StarredExpr, ast.DoubleStarredExpr)) else arg
             )
         for keyword in node.keywords:
             self.expr(keyword.value)
@@ -531,7 +531,7 @@ def assigned_names(stmt: ast.Stmt) -> list[str]:
         return [root] if root is not None else []
     if isinstance(stmt, ast.UnificationStmt):
         return [stmt.target.name]
-    if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+    if isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
         return [stmt.name]
     if isinstance(stmt, ast.TypeAliasStmt):
         return [stmt.name.name]
@@ -601,7 +601,7 @@ def _parts(node: ast.Expr) -> tuple[ast.Expr | None, ...]:
     """The sub-expressions of the expressions resolved by ``Resolver.children``."""
     if isinstance(node, ast.BinaryExpr):
         return (node.left, node.right)
-    if isinstance(node, ast.SelectorExpr | ast.ParenExpr):
+    if isinstance(node, (ast.SelectorExpr, ast.ParenExpr)):
         return (node.value,)
     if isinstance(node, ast.SubscriptExpr):
         return (node.value, node.index, node.lower, node.upper, node.step)

@@ -53,7 +53,7 @@ class SchemaBuilder:
         infos: list[SchemaInfo] = []
         for module in modules:
             for stmt in module.body:
-                if not isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+                if not isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
                     continue
                 if stmt.name in self.ctx.scope.symbols:
                     self.ctx.report(

@@ -60,6 +60,13 @@ def emit_guards(compiler: ExprCompiler, guards: list[Guard]) -> list[int]:
     return jumps
 
 
+def _unifies(setters: list[Setter]) -> bool:
+    """Whether a unification statement sets the name (most names: one assignment)."""
+    if len(setters) == 1:
+        return isinstance(setters[0].stmt, ast.UnificationStmt)
+    return any(isinstance(setter.stmt, ast.UnificationStmt) for setter in setters)
+
+
 def target_steps(target: ast.Expr) -> list[str | ast.Expr]:
     """The steps below the root of a target: names for ``.b``, expressions for ``[i]``."""
     steps: list[str | ast.Expr] = []
@@ -169,7 +176,7 @@ class PackageCompiler:
             setters = self.setters[name]
             self.check_immutable(name, setters)
             package.setters[slot] = self.compile_setters(name, slot, setters)
-            if not any(isinstance(setter.stmt, ast.UnificationStmt) for setter in setters):
+            if not _unifies(setters):
                 del self.setters[name]  # only unified names' are read again (body_stmts)
         package.output = sorted(self.slots.values(), key=lambda s: order[package.slot_names[s]])
         package.body = [self.compile_body(module) for module in self.modules]
@@ -205,7 +212,7 @@ class PackageCompiler:
             return
 
     def compile_setters(self, name: str, slot: int, setters: list[Setter]) -> list[Code]:
-        if setters and all(isinstance(s.stmt, ast.UnificationStmt) for s in setters):
+        if _unifies(setters) and all(isinstance(s.stmt, ast.UnificationStmt) for s in setters):
             return self.compile_unification(name, slot, setters)
         codes: list[Code] = []
         for setter in setters:
@@ -229,7 +236,11 @@ class PackageCompiler:
             out.emit(Op.LOAD_GLOBAL, slot)
 
         if isinstance(stmt, ast.AssignStmt):
-            target = next(t for t in stmt.targets if target_root(t) == name)
+            targets = stmt.targets
+            if len(targets) == 1:
+                target = targets[0]
+            else:
+                target = next(t for t in targets if target_root(t) == name)
             if stmt.type is not None:
                 self.package.slot_types[slot] = compiler.type_ref(stmt.type)
             emit_assign(

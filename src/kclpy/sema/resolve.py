@@ -525,7 +525,10 @@ def walk_setters(
 def assigned_names(stmt: ast.Stmt) -> list[str]:
     """The names a statement sets (a package variable, a schema attribute)."""
     if isinstance(stmt, ast.AssignStmt):
-        return [root for target in stmt.targets if (root := target_root(target)) is not None]
+        targets = stmt.targets
+        if len(targets) == 1 and type(targets[0]) is ast.NameExpr:
+            return [targets[0].name]  # most statements
+        return [root for target in targets if (root := target_root(target)) is not None]
     if isinstance(stmt, ast.AugAssignStmt):
         root = target_root(stmt.target)
         return [root] if root is not None else []
@@ -562,7 +565,9 @@ def target_root_node(target: ast.Expr) -> ast.NameExpr | None:
 
 
 def target_root(target: ast.Expr) -> str | None:
-    root = target_root_node(target)
+    if type(target) is ast.NameExpr:
+        return target.name
+    root = target_parts(target)[0]
     return root.name if root is not None else None
 
 

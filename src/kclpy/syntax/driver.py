@@ -259,17 +259,19 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                     state = targets[statestack[-1]]
                     statestack.append(state)
                     continue
-                # the first symbol becomes the result: a new list, or renamed in place
+                # the first symbol becomes the result, renamed in place: its value
+                # put in a new list, or a list it holds extended, or kept
+                first = symstack[-1]
                 if kind == START:
-                    symstack[-1] = Symbol(pname, [symstack[-1].value])
-                else:
-                    if plen > 1:
-                        item = symstack[-1].value
-                        del symstack[1 - plen :]
-                        del statestack[1 - plen :]
-                        if kind == COLLECT:
-                            symstack[-1].value.append(item)
-                    symstack[-1].type = pname
+                    first.value = [first.value]
+                elif plen > 1:
+                    item = first.value
+                    del symstack[1 - plen :]
+                    del statestack[1 - plen :]
+                    first = symstack[-1]
+                    if kind == COLLECT:
+                        first.value.append(item)
+                first.type = pname
                 state = targets[statestack[-2]]
                 statestack[-1] = state
                 continue

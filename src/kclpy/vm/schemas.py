@@ -10,6 +10,7 @@ checks of the chain run, base first.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Protocol
 
 from kclpy.compile.code import AttrSpec, Code, NameRef, TypeRef
@@ -236,11 +237,15 @@ class SchemaBuilder:
         state.scopes = {
             member: self.member_scope(member, state, args, kwargs) for member in plan.chain
         }
-        self.check_config_keys(schema, config, plan)
+        extra = [key for key in config if key not in plan.table]
+        if extra and plan.signature is None:
+            raise KclRuntimeError(
+                f"Cannot add member '{extra[0]}' to schema '{schema.name}'", "CompileError"
+            )
         runtime = self.runtime
         saved = runtime.current_package
         try:
-            extra = self.evaluate(state, frame)
+            self.evaluate(state, extra, frame)
         finally:
             runtime.current_package = saved
         instance = new_instance(state, extra, args, kwargs)
@@ -251,10 +256,10 @@ class SchemaBuilder:
             member.instances.append((instance, site))
         return instance
 
-    def evaluate(self, state: SchemaState, frame: Frame | None) -> list[str]:
-        """Run the bodies of the chain, compute every attribute (and the config keys
-        only the index signature declares), then run the checks, base first.
-        Returns those extra keys in output order."""
+    def evaluate(self, state: SchemaState, extra: list[str], frame: Frame | None) -> None:
+        """Run the bodies of the chain, compute every attribute and the ``extra`` config
+        keys (those only the index signature declares; put in output order here), then
+        run the checks, base first."""
         config, scopes, plan = state.config, state.scopes, state.plan
         runtime = self.runtime
         execute = self.execute
@@ -266,7 +271,6 @@ class SchemaBuilder:
             force_attr(state, name, frame)
         table = plan.table
         signature = plan.signature
-        extra = [key for key in config if key not in table]
         if len(extra) > 1 and signature is not None and signature[0].key_name:
             # the reference puts the last extra key first when the key is named
             extra.insert(0, extra.pop())
@@ -282,7 +286,6 @@ class SchemaBuilder:
                 execute(checks, scopes[member], member.package, frame)
             except CheckFailure as failure:
                 raise failure.at_instance() from None
-        return extra
 
     def member_scope(
         self, member: SchemaType, state: SchemaState, args: list[Value], kwargs: dict[str, Value]
@@ -321,18 +324,6 @@ class SchemaBuilder:
             self.execute(defaults, scope, member.package, None)
         return scope
 
-    def check_config_keys(
-        self, schema: SchemaType, config: dict[str, Value], plan: SchemaPlan
-    ) -> None:
-        if plan.signature is not None:
-            return
-        table = plan.table
-        for key in config:
-            if key not in table:
-                raise KclRuntimeError(
-                    f"Cannot add member '{key}' to schema '{schema.name}'", "CompileError"
-                )
-
     def force_attr(self, state: SchemaState, name: str, frame: Frame | None) -> Value:
         """The value of attribute ``name`` of the instance being built, computed the
         first time: its setters (unless the config overrides it), the config entry,
@@ -344,7 +335,8 @@ class SchemaBuilder:
         if status == IN_PROGRESS:
             return state.values.get(name, UNDEFINED)
         states[name] = IN_PROGRESS
-        attr = state.plan.attrs.get(name) or state.plan.bare
+        plan = state.plan
+        attr = plan.attrs.get(name) or plan.bare
         config = state.config
         in_config = name in config
         op = state.ops.get(name, OP_UNION) if in_config else OP_UNION
@@ -352,11 +344,14 @@ class SchemaBuilder:
         runtime = self.runtime
         saved = runtime.current_package
         try:
-            if attr.whole and not overridden:
-                self.run_setters(state, attr.whole, frame)
-            value = state.values.get(name, UNDEFINED)
-            if in_config:
-                value = self.combine(value, config[name], op, name)
+            if overridden:
+                value = config[name]
+            else:
+                if attr.whole:
+                    self.run_setters(state, attr.whole, frame)
+                value = state.values.get(name, UNDEFINED)
+                if in_config:
+                    value = self.combine(value, config[name], op, name)
             if attr.into and not overridden:
                 # `name.b = v` in a body assigns into the value the config was merged
                 # into, and the config is merged again on top (it wins), as the
@@ -532,11 +527,11 @@ def new_instance(
         instance.arguments = (list(args), dict(kwargs))
     if isinstance(config, Config | SchemaInstance) and config.ops:
         instance.ops.update(config.ops)
-    values = state.values
-    for name in state.plan.table:
-        instance[name] = values.get(name, UNDEFINED)
+    get = state.values.get
+    table = state.plan.table
+    instance.update(zip(table, map(get, table, repeat(UNDEFINED)), strict=False))
     for key in extra:
-        instance[key] = values.get(key, UNDEFINED)
+        instance[key] = get(key, UNDEFINED)
     return instance
 
 

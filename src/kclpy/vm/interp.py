@@ -106,8 +106,8 @@ APPEND_LOCAL = int(Op.APPEND_LOCAL)
 FOR_ITER_LOCAL = int(Op.FOR_ITER_LOCAL)
 GET_ITEM = int(Op.GET_ITEM)
 LOAD_BUILTIN = int(Op.LOAD_BUILTIN)
-# the instructions of execute_rare, the more frequent first
 CHECK = int(Op.CHECK)
+# the instructions of execute_rare, the more frequent first
 SCHEMA_NEW = int(Op.SCHEMA_NEW)
 DUP = int(Op.DUP)
 ROT3 = int(Op.ROT3)
@@ -304,6 +304,11 @@ class Interpreter:
                     here.pc = pc
                     index = pop()
                     stack[-1] = get_item(stack[-1], index)
+                elif op == CHECK:
+                    message = pop()
+                    if not truthy(pop()):
+                        here.pc = pc
+                        raise check_failure(message)
                 else:
                     pc = self.execute_rare(op, arg, pc, stack, here, configs)
         except KclRuntimeError as error:
@@ -336,11 +341,7 @@ class Interpreter:
         code = here.code
         consts = code.consts
         here.pc = pc
-        if op == CHECK:
-            message = pop()
-            if not truthy(pop()):
-                raise check_failure(message)
-        elif op == SCHEMA_NEW:
+        if op == SCHEMA_NEW:
             config = pop()
             count = arg & 0xFFFF
             arguments = stack[-count:] if count else []

@@ -251,7 +251,7 @@ class SchemaBuilder:
         instance = new_instance(state, extra, args, kwargs)
         if proto.kind == "rule":  # `rule R for P {...}` is worth its (checked) config
             return Config(instance)
-        site = saved.pkgpath if saved is not None else ""
+        site = saved.code.pkgpath if saved is not None else ""
         for member in plan.lineage:
             member.instances.append((instance, site))
         return instance
@@ -458,7 +458,7 @@ class SchemaBuilder:
             value.required_checked = True
             schema = value.schema
             assert isinstance(schema, SchemaType)
-            for name in self.plan(schema).required:
+            for name in (schema.plan or self.plan(schema)).required:
                 item = value.get(name, UNDEFINED)
                 if item is None or item is UNDEFINED:
                     error = KclRuntimeError(

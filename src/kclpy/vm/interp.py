@@ -61,6 +61,7 @@ from kclpy.vm.builtins.context import BuiltinContext
 from kclpy.vm.builtins.convert import to_str, truthy
 from kclpy.vm.limits import LimitExceeded, limit_error
 from kclpy.vm.objects import (
+    CONTAINERS,
     DONE,
     IN_PROGRESS,
     Builtin,
@@ -534,7 +535,7 @@ class Interpreter:
             for code in package.code.setters[slot]:
                 self.execute(code, package.scope, package, frame)
             value = package.values[slot]
-            if isinstance(value, dict | list):
+            if isinstance(value, CONTAINERS):
                 self.schemas.require(value)
         except BaseException:
             package.states[slot] = 0

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 NOT_STARTED = 0
 IN_PROGRESS = 1
 DONE = 2
+# for isinstance() on hot paths (``dict | list`` makes a union object at each test)
+CONTAINERS = (dict, list)
 
 
 class Scope:

@@ -13,12 +13,13 @@ from __future__ import annotations
 from itertools import repeat
 from typing import Protocol
 
-from kclpy.compile.code import AttrSpec, Code, NameRef, TypeRef
+from kclpy.compile.code import Code, NameRef, TypeRef
 from kclpy.values import OP_INSERT, OP_OVERRIDE, OP_UNION, UNDEFINED, Config, SchemaInstance, Value
 from kclpy.values.errors import CheckFailure, KclRuntimeError, Location
 from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str
 from kclpy.vm.objects import (
+    CONTAINERS,
     DONE,
     IN_PROGRESS,
     Frame,
@@ -156,10 +157,6 @@ class SchemaBuilder:
             scope = self.scope_for(state, member)
             self.runtime.current_package = member.package
             self.execute(setter, scope, member.package, frame)
-
-    def attribute_table(self, schema: SchemaType) -> dict[str, AttrSpec | None]:
-        """Every attribute name of the schema chain in output order, with its declaration."""
-        return self.plan(schema).table
 
     def is_subschema(self, schema: SchemaType, base: SchemaType) -> bool:
         current: SchemaType | None = schema
@@ -374,7 +371,7 @@ class SchemaBuilder:
                 # its attribute types in its own scope
                 runtime.current_package = attr.owner
                 value = self.check_attr_type(value, check_type, state.schema, name)
-            if attr.spec is not None and isinstance(value, dict | list):
+            if attr.spec is not None and isinstance(value, CONTAINERS):
                 self.require(value, attr.where)
         except BaseException:
             states[name] = 0
@@ -458,25 +455,30 @@ class SchemaBuilder:
             value.required_checked = True
             schema = value.schema
             assert isinstance(schema, SchemaType)
-            for name in (schema.plan or self.plan(schema)).required:
-                item = value.get(name, UNDEFINED)
-                if item is None or item is UNDEFINED:
-                    error = KclRuntimeError(
-                        f"attribute '{name}' of {schema.name} is required and can't be None "
-                        "or Undefined"
-                    )
-                    error.location = where
-                    raise error
+            required = (schema.plan or self.plan(schema)).required
+            found = list(map(value.get, required))  # (None when absent)
+            if None in found or UNDEFINED in found:
+                name = next(
+                    name
+                    for name, item in zip(required, found, strict=True)
+                    if item is None or item is UNDEFINED
+                )
+                error = KclRuntimeError(
+                    f"attribute '{name}' of {schema.name} is required and can't be None "
+                    "or Undefined"
+                )
+                error.location = where
+                raise error
             for item in value.values():
-                if isinstance(item, dict | list):
+                if isinstance(item, CONTAINERS):
                     self.require(item, where)
         elif isinstance(value, list):
             for item in value:
-                if isinstance(item, dict | list):
+                if isinstance(item, CONTAINERS):
                     self.require(item, where)
         elif isinstance(value, dict):
             for item in value.values():
-                if isinstance(item, dict | list):
+                if isinstance(item, CONTAINERS):
                     self.require(item, where)
 
     def run_rule(

@@ -331,11 +331,17 @@ class SchemaBuilder:
             return state.values[name]
         if status == IN_PROGRESS:
             return state.values.get(name, UNDEFINED)
-        states[name] = IN_PROGRESS
         plan = state.plan
         attr = plan.attrs.get(name) or plan.bare
         config = state.config
         in_config = name in config
+        if not in_config and not attr.whole and not attr.into:
+            value = state.values.get(name, UNDEFINED)
+            if value is None or value is UNDEFINED:  # nothing sets it: nothing to check
+                state.values[name] = value
+                states[name] = DONE
+                return value
+        states[name] = IN_PROGRESS
         op = state.ops.get(name, OP_UNION) if in_config else OP_UNION
         overridden = in_config and op == OP_OVERRIDE
         runtime = self.runtime

@@ -67,7 +67,7 @@ def main() -> None:
     inputs = driver.Inputs(files)
     diagnostics: list[Any] = []
     stage("load", lambda: driver.load(inputs))
-    stage("check", lambda: driver.check(state["load"]))
+    stage("check", lambda: driver.check(state["load"], tool_facts=False))
     state["check"].drop_tool_facts()  # as driver.front_end does
     diagnostics.extend(state["check"].diagnostics)
     stage("compile", lambda: driver.compile_program(state["load"], state.pop("check"), diagnostics))

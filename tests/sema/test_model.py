@@ -75,6 +75,14 @@ def test_types_of_literals_lists_and_inferred_variables() -> None:
     assert symbols["d"].type.ty_str() == "int"
 
 
+def test_a_dict_where_a_schema_is_expected_has_the_schema_type() -> None:
+    model, module = check("schema S:\n    a: int\n\ns: S = {a = 1}\nd = {a = 1}\n")
+    upgraded = model.type_of(assign(module, "s").value)
+    assert isinstance(upgraded, SchemaType) and upgraded.ty_str() == "S"
+    plain = model.type_of(assign(module, "d").value)
+    assert isinstance(plain, DictType) and plain.ty_str() == "{str(a):int(1)}"
+
+
 def test_comprehension_and_lambda_results() -> None:
     model, module = check("xs = [x * 2 for x in [1, 2]]\nf = lambda x: int { x + 1 }\ny = f(1)\n")
     comp = model.type_of(assign(module, "xs").value)
@@ -166,3 +174,23 @@ def test_diagnostics_carry_secondary_labels() -> None:
 def test_every_error_is_reported_not_only_the_first() -> None:
     model, _ = check("a: int = 's'\nb = c\nd = 1 + 'x'\n")
     assert [d.code.id for d in model.errors] == ["E2G22", "E2L23", "E2G22"]
+
+
+def test_a_run_checks_alike_without_the_tools_facts() -> None:
+    """``tool_facts=False`` (what ``kcl run`` asks for) records no occurrences and no
+    references, and reports the same diagnostics with the same bindings."""
+    text = PERSON + 'bob = Person {id = "2", name = 1}\nc = nosuch\n'
+    with tempfile.TemporaryDirectory() as directory:
+        main = os.path.join(directory, "main.k")
+        with open(main, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        program = Loader(directory).load([main])
+        full = check_program(program)
+        lean = check_program(program, tool_facts=False)
+    assert [d.message for d in lean.diagnostics] == [d.message for d in full.diagnostics]
+    assert len(full.diagnostics) == 2
+    assert lean.bindings.keys() == full.bindings.keys()
+    assert lean.resolution.keys() == full.resolution.keys()
+    assert full.file_occurrences(main) and not lean.file_occurrences(main)
+    person = lean.package_symbols()["alice"]
+    assert person.references == () and full.package_symbols()["n"].type.ty_str() == "str"

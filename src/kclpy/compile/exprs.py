@@ -296,7 +296,7 @@ class ExprCompiler:
             self.out.patch(skip)
             return
         self.expr(node.func)
-        if any(isinstance(arg, ast.StarredExpr | ast.DoubleStarredExpr) for arg in node.args):
+        if any(isinstance(arg, (ast.StarredExpr, ast.DoubleStarredExpr)) for arg in node.args):
             self.call_ex(node)
             return
         operand = self.arguments(node.args, node.keywords)

@@ -60,11 +60,18 @@ def emit_guards(compiler: ExprCompiler, guards: list[Guard]) -> list[int]:
     return jumps
 
 
+def _unifies(setters: list[Setter]) -> bool:
+    """Whether a unification statement sets the name (most names: one assignment)."""
+    if len(setters) == 1:
+        return isinstance(setters[0].stmt, ast.UnificationStmt)
+    return any(isinstance(setter.stmt, ast.UnificationStmt) for setter in setters)
+
+
 def target_steps(target: ast.Expr) -> list[str | ast.Expr]:
     """The steps below the root of a target: names for ``.b``, expressions for ``[i]``."""
     steps: list[str | ast.Expr] = []
     node = target
-    while isinstance(node, ast.SelectorExpr | ast.SubscriptExpr):
+    while isinstance(node, (ast.SelectorExpr, ast.SubscriptExpr)):
         if isinstance(node, ast.SelectorExpr):
             steps.append(node.attr)
         else:
@@ -169,7 +176,7 @@ class PackageCompiler:
             setters = self.setters[name]
             self.check_immutable(name, setters)
             package.setters[slot] = self.compile_setters(name, slot, setters)
-            if not any(isinstance(setter.stmt, ast.UnificationStmt) for setter in setters):
+            if not _unifies(setters):
                 del self.setters[name]  # only unified names' are read again (body_stmts)
         package.output = sorted(self.slots.values(), key=lambda s: order[package.slot_names[s]])
         package.body = [self.compile_body(module) for module in self.modules]
@@ -191,7 +198,7 @@ class PackageCompiler:
             else:
                 message = f"Can not change the value of '{name}', because it was declared immutable"
             span = stmt.span
-            if isinstance(stmt, ast.AssignStmt | ast.AugAssignStmt):
+            if isinstance(stmt, (ast.AssignStmt, ast.AugAssignStmt)):
                 targets = stmt.targets if isinstance(stmt, ast.AssignStmt) else [stmt.target]
                 span = next((t.span for t in targets if target_root(t) == name), span)
             self.diagnostics.append(
@@ -205,7 +212,7 @@ class PackageCompiler:
             return
 
     def compile_setters(self, name: str, slot: int, setters: list[Setter]) -> list[Code]:
-        if setters and all(isinstance(s.stmt, ast.UnificationStmt) for s in setters):
+        if _unifies(setters) and all(isinstance(s.stmt, ast.UnificationStmt) for s in setters):
             return self.compile_unification(name, slot, setters)
         codes: list[Code] = []
         for setter in setters:
@@ -229,7 +236,11 @@ class PackageCompiler:
             out.emit(Op.LOAD_GLOBAL, slot)
 
         if isinstance(stmt, ast.AssignStmt):
-            target = next(t for t in stmt.targets if target_root(t) == name)
+            targets = stmt.targets
+            if len(targets) == 1:
+                target = targets[0]
+            else:
+                target = next(t for t in targets if target_root(t) == name)
             if stmt.type is not None:
                 self.package.slot_types[slot] = compiler.type_ref(stmt.type)
             emit_assign(
@@ -260,7 +271,7 @@ class PackageCompiler:
             else:
                 out.emit(Op.LOAD_UNDEFINED)
             out.emit(Op.STORE_GLOBAL, slot)
-        elif isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+        elif isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
             proto = SchemaCompiler(self, stmt, compiler.names).compile()
             compiler.at(stmt)
             out.emit(Op.MAKE_SCHEMA, out.const(proto))
@@ -398,7 +409,7 @@ def decorator_specs(
 def literal_value(node: ast.Expr) -> Any:
     if isinstance(node, ast.StringExpr):
         return node.value
-    if isinstance(node, ast.NumberExpr | ast.ConstExpr):
+    if isinstance(node, (ast.NumberExpr, ast.ConstExpr)):
         return node.value
     return None
 
@@ -537,7 +548,7 @@ class SchemaCompiler:
                     compiler.load_name(stmt, name)
                     out.emit(Op.SWAP)
                     out.emit(Op.BINARY, OPERATOR_INDEX[stmt.op.rstrip("=")])
-            elif isinstance(stmt, ast.AugAssignStmt | ast.AssignStmt):
+            elif isinstance(stmt, (ast.AugAssignStmt, ast.AssignStmt)):
                 self.compile_body_assign(compiler, name, stmt)
             elif isinstance(stmt, ast.UnificationStmt):
                 compiler.load_name(stmt.target, name, stmt.span)
@@ -650,7 +661,7 @@ def compile_param_defaults(compiler: ExprCompiler, params: list[ast.Param], code
 
 
 def has_side_effects(stmt: ast.Stmt) -> bool:
-    if isinstance(stmt, ast.ExprStmt | ast.AssertStmt):
+    if isinstance(stmt, (ast.ExprStmt, ast.AssertStmt)):
         return True
     if isinstance(stmt, ast.IfStmt):
         return any(has_side_effects(s) for s in stmt.body) or any(

@@ -214,19 +214,22 @@ def check(
     keep_scopes: bool = False,
     memory: MemoryTier | None = None,
     keys: dict[str, str | None] | None = None,
+    tool_facts: bool = True,
 ) -> Model:
     """Stage 2: the checked model (``keep_scopes``: the nested scopes, for editors); a
     package ``memory`` holds checked is not checked again (``keys``: its
-    ``package_keys``, when already computed)."""
+    ``package_keys``, when already computed). ``tool_facts`` False: for a run, without
+    the occurrences and references only tools read (a ``memory`` is filled by runs
+    alone)."""
     from kclpy.sema import check_program
 
     if memory is None or keep_scopes:
-        return check_program(program, keep_scopes)
+        return check_program(program, keep_scopes, None, tool_facts)
     from kclpy.pipeline.cache import package_keys
     from kclpy.sema.reuse import PackageReuse
 
     reuse = PackageReuse(memory.checked, package_keys(program) if keys is None else keys)
-    return check_program(program, keep_scopes, reuse)
+    return check_program(program, keep_scopes, reuse, tool_facts)
 
 
 def resolve(program: Program) -> Model:
@@ -302,7 +305,7 @@ def front_end(
     if _has_error(diagnostics):
         return None
     keys = package_keys(program) if memory is not None else None
-    model = check(program, False, memory, keys) if inputs.check else resolve(program)
+    model = check(program, False, memory, keys, False) if inputs.check else resolve(program)
     diagnostics.extend(model.diagnostics)
     if _has_error(diagnostics):
         return None

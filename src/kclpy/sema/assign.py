@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from kclpy.diag import Label
 from kclpy.sema.base import CheckContext, Expect
-from kclpy.sema.relations import assignable_to, sup
+from kclpy.sema.relations import SUP_LIMIT, assignable_to, sup
 from kclpy.sema.symbols import SchemaInfo
 from kclpy.sema.types import (
     ANY_F,
@@ -103,10 +103,15 @@ class AssignabilityChecker:
                 else:
                     self.must_assignable_to(attr.type, signature.val_type, attr.span)
             return True
-        key = value.key
-        if isinstance(key, LitType) and key.flags & STR:
-            declared = info.attrs.get(str(key.value))
-            given = attrs.get(str(key.value))
+        names = literal_key_names(value)
+        if names is not None:  # their union is one literal when there is one name
+            only = next(iter(names)) if len(names) == 1 else None
+        else:
+            key = value.key
+            only = str(key.value) if isinstance(key, LitType) and key.flags & STR else None
+        if only is not None:
+            declared = info.attrs.get(only)
+            given = attrs.get(only)
             if declared is not None and given is not None:
                 self.must_assignable_to(given.type, declared.type, span, declared.span)
         return True
@@ -162,6 +167,9 @@ def dict_fits_schema(value: DictType, info: SchemaInfo) -> bool:
     """Whether every literal key of a dict is an attribute of the schema."""
     if info.index_signature is not None:
         return True
+    given = literal_key_names(value)
+    if given is not None:
+        return _literal_keys_fit(given, info)
     key = value.key
     if key.flags & ANY_F:
         return True
@@ -175,6 +183,30 @@ def dict_fits_schema(value: DictType, info: SchemaInfo) -> bool:
             )
         return has_signature
     return False
+
+
+def literal_key_names(value: DictType) -> set[str] | None:
+    """The keys of a config literal whose keys are all string literals, read without
+    building their union (``DictType.of_entries``); None for any other dict type."""
+    pending = value.pending_keys()
+    if pending is None:
+        return None
+    given: set[str] = set()
+    for key in pending:
+        if not isinstance(key, LitType) or not key.flags & STR:
+            return None
+        given.add(str(key.value))
+    return given
+
+
+def _literal_keys_fit(given: set[str], info: SchemaInfo) -> bool:
+    """``dict_fits_schema`` for string literal keys (as their union would answer)."""
+    if not given or len(given) > SUP_LIMIT:
+        return True  # the union would be `any`
+    names, has_signature = _schema_attr_names(info)
+    if len(given) == 1 or len(names) >= len(given):
+        return given <= names or (len(given) == 1 and has_signature)
+    return has_signature
 
 
 def _schema_attr_names(info: SchemaInfo) -> tuple[set[str], bool]:

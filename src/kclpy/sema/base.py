@@ -79,6 +79,7 @@ class CheckContext:
         self.suppress = 0
         self.types = model.types
         self.bindings = model.bindings
+        self.tool_facts = model.tool_facts
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -130,7 +131,7 @@ class CheckContext:
         """Insert a symbol into the current scope (replacing one of the same name)."""
         symbol = Symbol(name, kind, type, span, self.pkgpath, node)
         self.scope.symbols[name] = symbol
-        if span is not None:
+        if span is not None and self.tool_facts:
             self.model.add_occurrence(span, symbol)
         return symbol
 
@@ -139,6 +140,8 @@ class CheckContext:
         if symbol is None:
             return
         self.bindings[node.id] = symbol
+        if not self.tool_facts:
+            return
         where = span or node.span
         if symbol.span is None or where != symbol.span:
             symbol.add_reference(where)

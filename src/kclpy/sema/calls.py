@@ -117,10 +117,16 @@ class CallChecker:
     ) -> None:
         """The reference's argument check of a call against a function type."""
         assert isinstance(func_type, FuncType)
-        name = callee_name(func)
         params = func_type.params
+        if (  # most schema instances: nothing to check unless a parameter is required
+            not args
+            and not keywords
+            and (func_type.variadic or all(param.has_default for param in params))
+        ):
+            return
+        name = callee_name(func)
         variadic = func_type.variadic or any(
-            isinstance(arg, ast.StarredExpr | ast.DoubleStarredExpr) for arg in args
+            isinstance(arg, (ast.StarredExpr, ast.DoubleStarredExpr)) for arg in args
         )
         for index, arg in enumerate(args):
             if index < len(params):

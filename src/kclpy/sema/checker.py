@@ -104,7 +104,10 @@ class Checker:
 
 
 def check_program(
-    program: Program, keep_scopes: bool = False, reuse: PackageReuse | None = None
+    program: Program,
+    keep_scopes: bool = False,
+    reuse: PackageReuse | None = None,
+    tool_facts: bool = True,
 ) -> Model:
     """Resolve and type-check a loaded program; the model holds the diagnostics
     and (``resolution``) the bindings the compiler reads.
@@ -112,8 +115,10 @@ def check_program(
     ``keep_scopes`` keeps the tree of nested scopes (for editors); package scopes,
     bindings and types are always kept. With ``reuse`` (not with ``keep_scopes``),
     packages checked before by this process are taken from its store (``sema.reuse``).
+    With ``tool_facts`` False (a run, which lets the model's tool tables go before
+    compiling) no occurrences and references are recorded.
     """
-    model = Model(keep_scopes)
+    model = Model(keep_scopes, tool_facts)
     checker = Checker(program, model, None if keep_scopes else reuse)
     collecting = gc.isenabled()
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did

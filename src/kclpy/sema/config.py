@@ -14,7 +14,6 @@ expression, assignability, operator and call checkers it calls.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kclpy.diag import Code, Label
@@ -52,8 +51,6 @@ if TYPE_CHECKING:
     from kclpy.sema.exprs import ExpressionChecker
     from kclpy.sema.operators import OperatorChecker
 
-ValueWalker = Callable[[], Type]
-
 
 class _Collect:
     """Key types, value types and literal keys gathered from a config's entries."""
@@ -66,7 +63,7 @@ class _Collect:
         self.attrs: dict[str, DictAttr] = {}
 
     def result(self) -> DictType:
-        return DictType(sup(self.keys), sup(self.vals), self.attrs)
+        return DictType.of_entries(self.keys, self.vals, self.attrs)
 
 
 def key_names(key: ast.Expr) -> list[ast.Expr] | None:
@@ -382,7 +379,7 @@ class ConfigChecker:
         if key is None:
             self._unpack_entry(entry, self.exprs.expr(value), collected)
             return
-        parts = key_names(key)
+        parts: list[ast.Expr] | None = [key] if type(key) is ast.NameExpr else key_names(key)
         if parts is not None:
             self._name_entry(parts, entry.op, value, collected)
             return
@@ -394,15 +391,10 @@ class ConfigChecker:
         """``a = v`` or ``a.b.c = v`` (which means ``a: {b: {c = v}}``)."""
         first = parts[0]
         name = part_name(first)
-        if len(parts) == 1:
-            walk: ValueWalker = lambda: self.exprs.expr(value)  # noqa: E731
-            entry_op = op
-        else:
-            rest = parts[1:]
-            walk = lambda: self._nested_config(rest, op, value)  # noqa: E731
-            entry_op = ":"
+        rest = parts[1:] if len(parts) > 1 else None
+        entry_op = op if rest is None else ":"
         key_span = first.span
-        checked = self._checked_value(name, first, walk)
+        checked = self._checked_value(name, first, value, rest, op)
         local_vars = self.ctx.local_vars
         if checked is not None and name not in local_vars:
             val_type = checked  # walked under the attribute's type already
@@ -410,7 +402,7 @@ class ConfigChecker:
         else:
             depth = self.push_names([name])
             try:
-                val_type = checked if checked is not None else walk()
+                val_type = checked if checked is not None else self._walk(value, rest, op)
                 key_type = self._key_expr(first) if name in local_vars else self.key_type(name)
                 self.check_attr_key_type(key_type, key_span)
             finally:
@@ -418,7 +410,8 @@ class ConfigChecker:
         self._add_literal_key(name, val_type, key_span, first, collected)
         collected.keys.append(key_type)
         collected.vals.append(val_type)
-        self._check_insert(entry_op, val_type, value.span)
+        if entry_op == "+=":
+            self._check_insert(entry_op, val_type, value.span)
 
     def key_type(self, name: str) -> Type:
         """The type of the bare key ``name`` (a string literal type, shared)."""
@@ -437,31 +430,44 @@ class ConfigChecker:
             self.ctx.leave_scope()
         return collected.result()
 
-    def _checked_value(self, name: str, key: ast.Expr, walk: ValueWalker) -> Type | None:
+    def _walk(self, value: ast.Expr, rest: list[ast.Expr] | None, op: str) -> Type:
+        """The type of an entry's value: ``value``, or the config of a dotted key's
+        ``rest`` parts holding it."""
+        if rest is None:
+            return self.exprs.expr(value)
+        return self._nested_config(rest, op, value)
+
+    def _checked_value(
+        self, name: str, key: ast.Expr, value: ast.Expr, rest: list[ast.Expr] | None, op: str
+    ) -> Type | None:
         """Walk the value of key ``name`` under its attribute's type and check it fits."""
         ctx = self.ctx
-        top = ctx.top_expect()
+        stack = ctx.expect_stack
+        top = stack[-1] if stack else None
         if top is None:
             return None
-        key_span = key.span
         owner = top.type
-        attr = None
-        plain = False  # a schema without index signature
         if isinstance(owner, SchemaType):
-            attr = owner.info.get_attr(name)
-            plain = owner.info.index_signature is None
+            info = owner.info
+            attr = info.get_attr(name)
             if attr is not None:
                 ctx.bind(key, attr)
-        if attr is not None and plain:
-            # a declared attribute of a schema without index signature: the key is
-            # fine and the value is expected to have the attribute's type
-            depth = ctx.push_expect(Expect(attr.type, attr.span))
-        else:
-            self.must_check_config_attr(name, owner, key_span)
-            depth = self.push_names([name])
+                if info.index_signature is None:
+                    # a declared attribute of a schema without index signature: the key
+                    # is fine and the value is expected to have the attribute's type
+                    stack.append(Expect(attr.type, attr.span))
+                    try:
+                        value_type = self._walk(value, rest, op)
+                        self.assign.must_assignable_to(value_type, attr.type, key.span, attr.span)
+                    finally:
+                        ctx.pop_expect(1)
+                    return value_type
+        key_span = key.span
+        self.must_check_config_attr(name, owner, key_span)
+        depth = self.push_names([name])
         try:
-            value_type = walk()
-            last = ctx.top_expect()
+            value_type = self._walk(value, rest, op)
+            last = stack[-1] if stack else None
             if last is not None:
                 self.assign.must_assignable_to(value_type, last.type, key_span, last.span)
         finally:
@@ -494,9 +500,9 @@ class ConfigChecker:
         subscript_name = _constant_index_subscript(key)
         literal = key.value if isinstance(key, ast.StringExpr) else None
         if literal is not None:
-            checked = self._checked_value(literal, key, lambda: self.exprs.expr(value))
+            checked = self._checked_value(literal, key, value, None, "")
         elif subscript_name is not None:
-            checked = self._checked_value(subscript_name, key, lambda: self.exprs.expr(value))
+            checked = self._checked_value(subscript_name, key, value, None, "")
             self.exprs.silent_expr(key)
         depth = self.push_key(key)
         try:

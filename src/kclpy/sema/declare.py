@@ -151,7 +151,9 @@ class DeclarationChecker:
 
     def declare_globals(self, modules: list[ast.Module]) -> None:
         """Declare the global variables; as in the reference, a second pass re-reads the
-        annotations (which reports a variable annotated with two types at both places)."""
+        annotations (which reports a variable annotated with two types at both places).
+        The second pass has nothing to do for an unannotated target already bound: it
+        keeps its symbol and its type."""
         for unique_check in (True, False):
             self.unique_check = unique_check
             for module in modules:
@@ -176,6 +178,8 @@ class DeclarationChecker:
             root, _ = target_parts(target)
             if root is None:
                 continue
+            if stmt.type is None and not self.unique_check and root.id in self.ctx.bindings:
+                continue  # the second pass: see declare_globals
             name = root.name
             existing = self.ctx.scope.symbols.get(name)
             if existing is not None and not is_private(name) and self.unique_check:
@@ -270,7 +274,7 @@ def overridden_entries(entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> se
 
 
 def _schema_value(stmt: ast.Stmt) -> ast.SchemaExpr | None:
-    value = stmt.value if isinstance(stmt, ast.AssignStmt | ast.UnificationStmt) else None
+    value = stmt.value if isinstance(stmt, (ast.AssignStmt, ast.UnificationStmt)) else None
     return value if isinstance(value, ast.SchemaExpr) else None
 
 

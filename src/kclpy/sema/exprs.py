@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kclpy.sema.assign import expect_for_value, upgrade_dict_to_schema
+from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext
 from kclpy.sema.relations import sup, widen
 from kclpy.sema.symbols import ScopeKind, SymbolKind
@@ -24,8 +24,10 @@ from kclpy.sema.types import (
     ANY,
     ANY_F,
     BOOL_T,
+    DICT,
     INT_T,
     ITERABLE,
+    LIST,
     NONE,
     NONE_F,
     STR,
@@ -74,6 +76,7 @@ class ExpressionChecker:
         self.ctx = ctx
         # the two containers every node touches, held directly (never rebound)
         self.types = ctx.types
+        self.expected = ctx.model.expected
         self.expect_stack = ctx.expect_stack
         self.handlers: dict[type, Handler] = {}
 
@@ -120,10 +123,9 @@ class ExpressionChecker:
     def expr(self, node: ast.Expr) -> Type:
         top = self.expect_stack[-1] if self.expect_stack else None
         result = self.handlers[type(node)](node)
-        if top is not None and isinstance(result, DictType | ListType):
-            self.types[node.id] = upgrade_dict_to_schema(result, top.type)
-        else:
-            self.types[node.id] = result
+        self.types[node.id] = result
+        if top is not None and result.flags & (DICT | LIST):
+            self.expected[node.id] = top.type
         return result
 
     def expr_or_any(self, node: ast.Expr | None) -> Type:

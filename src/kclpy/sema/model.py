@@ -28,9 +28,15 @@ if TYPE_CHECKING:
 class Model:
     """Bindings, types, scopes, schemas and diagnostics of one checked program."""
 
-    def __init__(self, keep_scopes: bool = False) -> None:
+    def __init__(self, keep_scopes: bool = False, tool_facts: bool = True) -> None:
         self.diagnostics: list[Diagnostic] = []
+        # with tool_facts False (a run), no occurrences and no references are recorded:
+        # only editors and tools ask for them
+        self.tool_facts = tool_facts
         self.types: dict[int, Type] = {}
+        # per dict or list expression walked under an expected type, that type: the
+        # expression's type is the dict upgraded to the schema, worked out when asked
+        self.expected: dict[int, Type] = {}
         self.bindings: dict[int, Symbol] = {}
         # per name use, where its value lives at run time (filled by sema.resolve)
         self.resolution: dict[int, Binding] = {}
@@ -47,6 +53,8 @@ class Model:
     # ------------------------------------------------------------------ filling
 
     def add_occurrence(self, span: Span, symbol: Symbol) -> None:
+        if not self.tool_facts:
+            return
         path = span.file.path
         items = self._occurrences.get(path)
         if items is None:
@@ -70,6 +78,7 @@ class Model:
         and ``type_resolution``, and on big inputs these tables were a third of the
         peak memory."""
         self.types.clear()
+        self.expected.clear()
         self.bindings.clear()
         self.package_scopes.clear()
         self.schemas.clear()
@@ -88,8 +97,15 @@ class Model:
         return [d for d in self.diagnostics if d.is_error]
 
     def type_of(self, node: ast.Node) -> Type | None:
-        """The type the checker inferred for an expression (None if never reached)."""
-        return self.types.get(node.id)
+        """The type the checker inferred for an expression (None if never reached); a
+        dict walked where a schema is expected has the schema's type."""
+        found = self.types.get(node.id)
+        expected = self.expected.get(node.id)
+        if found is None or expected is None:
+            return found
+        from kclpy.sema.assign import upgrade_dict_to_schema  # assign builds on this module
+
+        return upgrade_dict_to_schema(found, expected)
 
     def symbol_of(self, node: ast.Node) -> Symbol | None:
         """The symbol a name (or attribute selection) refers to."""

@@ -213,7 +213,7 @@ class NameResolver:
                 if part is not None:
                     self.assign.must_assignable_to(self.exprs.expr(part), INT_T, part.span)
             return value if isinstance(value, ListType) else STR_T
-        if isinstance(value, DictType | SchemaType):
+        if isinstance(value, (DictType, SchemaType)):
             if node.index is not None and not node.is_slice:
                 return self.subscript_index(value, node.index, span)
             self.walk_subscript_parts(node)
@@ -235,7 +235,7 @@ class NameResolver:
         if isinstance(value, ListType) or value.flags & STR:
             self.assign.must_assignable_to(self.exprs.expr(index), INT_T, index.span)
             return value.elem if isinstance(value, ListType) else STR_T
-        if isinstance(value, DictType | SchemaType):
+        if isinstance(value, (DictType, SchemaType)):
             key = self.exprs.expr(index)
             fallback = value.val if isinstance(value, DictType) else schema_val_type(value.info)
             if key.flags & (ANY_F | NONE_F):

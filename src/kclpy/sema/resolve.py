@@ -120,7 +120,7 @@ class Resolver:
                 self.top_stmt(stmt)
 
     def top_stmt(self, stmt: ast.Stmt) -> None:
-        if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+        if isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
             self.schema(stmt)
         elif isinstance(stmt, ast.TypeAliasStmt):
             aliased = stmt.type
@@ -328,7 +328,7 @@ class Resolver:
         self.expr(node.func)
         for arg in node.args:
             self.expr(
-                arg.value if isinstance(arg, ast.StarredExpr | ast.DoubleStarredExpr) else arg
+                arg.value if isinstance(arg, (ast.StarredExpr, ast.DoubleStarredExpr)) else arg
             )
         for keyword in node.keywords:
             self.expr(keyword.value)
@@ -396,7 +396,8 @@ class Resolver:
         self.config_keys[-1].add(path[0])
 
     def is_loop_variable(self, name: str) -> bool:
-        return any(name in block for block in self.unit.blocks[1:])
+        blocks = self.unit.blocks
+        return len(blocks) > 1 and any(name in block for block in blocks[1:])
 
     def schema_expr(self, node: ast.SchemaExpr) -> None:
         self.expr(node.name)
@@ -524,13 +525,16 @@ def walk_setters(
 def assigned_names(stmt: ast.Stmt) -> list[str]:
     """The names a statement sets (a package variable, a schema attribute)."""
     if isinstance(stmt, ast.AssignStmt):
-        return [root for target in stmt.targets if (root := target_root(target)) is not None]
+        targets = stmt.targets
+        if len(targets) == 1 and type(targets[0]) is ast.NameExpr:
+            return [targets[0].name]  # most statements
+        return [root for target in targets if (root := target_root(target)) is not None]
     if isinstance(stmt, ast.AugAssignStmt):
         root = target_root(stmt.target)
         return [root] if root is not None else []
     if isinstance(stmt, ast.UnificationStmt):
         return [stmt.target.name]
-    if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+    if isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
         return [stmt.name]
     if isinstance(stmt, ast.TypeAliasStmt):
         return [stmt.name.name]
@@ -561,7 +565,9 @@ def target_root_node(target: ast.Expr) -> ast.NameExpr | None:
 
 
 def target_root(target: ast.Expr) -> str | None:
-    root = target_root_node(target)
+    if type(target) is ast.NameExpr:
+        return target.name
+    root = target_parts(target)[0]
     return root.name if root is not None else None
 
 
@@ -600,7 +606,7 @@ def _parts(node: ast.Expr) -> tuple[ast.Expr | None, ...]:
     """The sub-expressions of the expressions resolved by ``Resolver.children``."""
     if isinstance(node, ast.BinaryExpr):
         return (node.left, node.right)
-    if isinstance(node, ast.SelectorExpr | ast.ParenExpr):
+    if isinstance(node, (ast.SelectorExpr, ast.ParenExpr)):
         return (node.value,)
     if isinstance(node, ast.SubscriptExpr):
         return (node.value, node.index, node.lower, node.upper, node.step)

@@ -279,9 +279,17 @@ class ReusingDeclarations(DeclarationChecker):
 
 def _tables(ctx: CheckContext) -> tuple[dict[Any, Any], ...]:
     """The model's tables a package's check adds to (each keeps insertion order):
-    package scopes and schemas by name, files by path, types and bindings by node id."""
+    package scopes and schemas by name, files by path, types, expected types and
+    bindings by node id."""
     model = ctx.model
-    return (model.package_scopes, model.schemas, model.files, model.types, model.bindings)
+    return (
+        model.package_scopes,
+        model.schemas,
+        model.files,
+        model.types,
+        model.expected,
+        model.bindings,
+    )
 
 
 def _marks(ctx: CheckContext) -> tuple[int, ...]:

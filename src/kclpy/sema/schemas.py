@@ -53,7 +53,7 @@ class SchemaBuilder:
         infos: list[SchemaInfo] = []
         for module in modules:
             for stmt in module.body:
-                if not isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):
+                if not isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
                     continue
                 if stmt.name in self.ctx.scope.symbols:
                     self.ctx.report(
@@ -143,7 +143,7 @@ class SchemaBuilder:
         return None
 
     def _ty_str(self, node: ast.Expr) -> str:
-        found = self.ctx.types.get(node.id)
+        found = self.ctx.model.type_of(node)
         return found.ty_str() if found is not None else "any"
 
     def _illegal_inherit(self, message: str, node: ast.Node) -> None:

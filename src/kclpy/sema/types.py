@@ -178,15 +178,49 @@ class DictAttr:
 
 
 class DictType(Type):
-    """``{K:V}``; a dict literal also remembers the type of each literal key."""
+    """``{K:V}``; a dict literal also remembers the type of each literal key.
 
-    __slots__ = ("attrs", "key", "val")
+    The type of a config literal (:meth:`of_entries`) computes ``key`` and ``val``, the
+    unions of its entries' key and value types, when one of them is first read: most
+    are never read (a literal checked against a schema is judged by its ``attrs``), and
+    the unions were a fifth of checking a big config."""
+
+    __slots__ = ("_entries", "attrs", "key", "val")
 
     def __init__(self, key: Type, val: Type, attrs: dict[str, DictAttr] | None = None) -> None:
         super().__init__(DICT)
         self.key = key
         self.val = val
         self.attrs = attrs
+        self._entries: tuple[list[Type], list[Type]] | None = None
+
+    @classmethod
+    def of_entries(cls, keys: list[Type], vals: list[Type], attrs: dict[str, DictAttr]) -> DictType:
+        """The type of a config literal whose entries have these key and value types."""
+        lazy = cls.__new__(cls)
+        Type.__init__(lazy, DICT)
+        lazy.attrs = attrs
+        lazy._entries = (keys, vals)
+        return lazy
+
+    def pending_keys(self) -> list[Type] | None:
+        """The entries' key types while ``key`` (their union) is not computed yet."""
+        entries = self._entries
+        return entries[0] if entries is not None else None
+
+    def __getattr__(self, name: str) -> Type:
+        # called only for an unset slot: the unions of a config literal, read first now
+        if name not in ("key", "val"):
+            raise AttributeError(name)
+        from kclpy.sema.relations import sup  # relations builds on this module
+
+        entries = self._entries
+        if entries is None:
+            raise AttributeError(name)
+        self.key = sup(entries[0])
+        self.val = sup(entries[1])
+        self._entries = None
+        return self.key if name == "key" else self.val
 
     def ty_str(self) -> str:
         return f"{{{self.key.ty_str()}:{self.val.ty_str()}}}"

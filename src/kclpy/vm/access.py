@@ -1,8 +1,9 @@
 """Value access and config building, the operations the dispatch loop delegates.
 
 Pure functions of runtime values: indexing, slicing, iteration, ``{x:json}`` string
-formatting, the copy-on-write path assignment of ``a.b[i] = v`` in a lambda, and the
-entries of a config literal (``k: v``, ``k = v``, ``k += v``, ``l[i] = v``, ``**v``).
+formatting, the copy-on-write path assignment of ``a.b[i] = v`` in a lambda, the
+entries of a config literal (``k: v``, ``k = v``, ``k += v``, ``l[i] = v``, ``**v``)
+and the key order of a filtered dict.
 Where a schema instance must be built again (an attribute set on it, a union with
 it), they take the schema builder's ``rebuild`` callback, as :mod:`kclpy.vm.merge` does.
 Failures raise :class:`KclRuntimeError` with the reference's words.
@@ -131,6 +132,9 @@ def config_entry(
     config: Config, path: tuple[str, ...], value: Value, op: int, rebuild: Rebuild
 ) -> None:
     """``a.b.c op value`` in a config literal."""
+    if len(path) == 1:
+        merge.apply_entry(config, path[0], value, op, None, rebuild, written=True)
+        return
     key, nested, nested_op = merge.nest(path, value, op)
     merge.apply_entry(config, key, nested, nested_op, [], rebuild, written=True)
 
@@ -198,3 +202,23 @@ def config_unpack(config: Config, value: Value, rebuild: Rebuild) -> None:
     for key, item in value.items():
         op = ops.get(key, OP_UNION if key in united else OP_OVERRIDE)
         merge.apply_entry(config, key, item, op, [], rebuild)
+
+
+def swap_removed_order(kept: dict[str, Value], target: dict[str, Value]) -> dict[str, Value]:
+    """``kept`` in the reference's order: it filters a copy of ``target`` by
+    ``swap_remove``-ing each failing key in turn (the last key takes its place)."""
+    order = list(target)
+    if len(order) == len(kept):
+        return kept
+    position = {key: index for index, key in enumerate(order)}
+    for key in list(order):
+        if key in kept:
+            continue
+        index = position.pop(key)
+        last = order.pop()
+        if last != key:
+            order[index] = last
+            position[last] = index
+    result = Config((key, kept[key]) for key in order)
+    result.ops = getattr(kept, "ops", result.ops)
+    return result

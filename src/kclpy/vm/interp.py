@@ -54,12 +54,14 @@ from kclpy.vm.access import (
     iterate,
     iterate_values,
     set_path,
+    swap_removed_order,
 )
 from kclpy.vm.builtins import registry
 from kclpy.vm.builtins.context import BuiltinContext
 from kclpy.vm.builtins.convert import to_str, truthy
 from kclpy.vm.limits import LimitExceeded, limit_error
 from kclpy.vm.objects import (
+    CONTAINERS,
     DONE,
     IN_PROGRESS,
     Builtin,
@@ -105,6 +107,49 @@ APPEND_LOCAL = int(Op.APPEND_LOCAL)
 FOR_ITER_LOCAL = int(Op.FOR_ITER_LOCAL)
 GET_ITEM = int(Op.GET_ITEM)
 LOAD_BUILTIN = int(Op.LOAD_BUILTIN)
+CHECK = int(Op.CHECK)
+# the instructions of execute_rare, the more frequent first
+SCHEMA_NEW = int(Op.SCHEMA_NEW)
+DUP = int(Op.DUP)
+ROT3 = int(Op.ROT3)
+SWAP = int(Op.SWAP)
+JUMP_IF_FALSE_OR_POP = int(Op.JUMP_IF_FALSE_OR_POP)
+JUMP_IF_TRUE = int(Op.JUMP_IF_TRUE)
+BUILD_LIST = int(Op.BUILD_LIST)
+LOAD_TRUE = int(Op.LOAD_TRUE)
+LOAD_FALSE = int(Op.LOAD_FALSE)
+CONFIG_ENTRY_DYN = int(Op.CONFIG_ENTRY_DYN)
+FILTER_ADD = int(Op.FILTER_ADD)
+GET_ITER = int(Op.GET_ITER)
+LOAD_UNDEFINED = int(Op.LOAD_UNDEFINED)
+LOAD_UNIT = int(Op.LOAD_UNIT)
+LOAD_DEREF = int(Op.LOAD_DEREF)
+STORE_GLOBAL = int(Op.STORE_GLOBAL)
+LOAD_IMPORT = int(Op.LOAD_IMPORT)
+LOAD_CONFIG_KEY = int(Op.LOAD_CONFIG_KEY)
+UNARY_OP = int(Op.UNARY)
+JUMP_IF_TRUE_OR_POP = int(Op.JUMP_IF_TRUE_OR_POP)
+GET_ATTR_OPT = int(Op.GET_ATTR_OPT)
+GET_ITEM_OPT = int(Op.GET_ITEM_OPT)
+SLICE = int(Op.SLICE)
+LIST_EXTEND = int(Op.LIST_EXTEND)
+CONFIG_ENTRY_INDEX = int(Op.CONFIG_ENTRY_INDEX)
+CONFIG_UNPACK = int(Op.CONFIG_UNPACK)
+BUILD_STRING = int(Op.BUILD_STRING)
+FORMAT_VALUE = int(Op.FORMAT_VALUE)
+MAKE_FUNCTION = int(Op.MAKE_FUNCTION)
+CALL_EX = int(Op.CALL_EX)
+TYPE_CHECK = int(Op.TYPE_CHECK)
+AS_TYPE = int(Op.AS_TYPE)
+ASSERT = int(Op.ASSERT)
+EXPR_OUTPUT = int(Op.EXPR_OUTPUT)
+MAKE_SCHEMA = int(Op.MAKE_SCHEMA)
+UNION = int(Op.UNION)
+FILTER_NEW = int(Op.FILTER_NEW)
+FILTER_END = int(Op.FILTER_END)
+SET_PATH = int(Op.SET_PATH)
+JUMP_IF_NONE = int(Op.JUMP_IF_NONE)
+NOP = int(Op.NOP)
 # COMPARE operators by operand (the compiler emits only comparison operators)
 _COMPARE_OPS: list[Any] = [COMPARE.get(name) for name in OPERATORS]
 
@@ -190,8 +235,13 @@ class Interpreter:
                     here.pc = pc
                     config_entry(stack[-1], path, value, _OPS_BY_TEXT[op_text], self.rebuild)
                 elif op == LOAD_NAME:
-                    here.pc = pc
-                    push(self.load_name(consts[arg], scope, package, here))
+                    name = consts[arg][0]
+                    state = scope.instance
+                    if state is not None and state.states.get(name) == DONE:
+                        push(state.values[name])  # an attribute already computed
+                    else:
+                        here.pc = pc
+                        push(self.load_name(consts[arg], scope, package, here))
                 elif op == LOAD_GLOBAL:
                     if package.states[arg] == DONE:
                         push(package.values[arg])
@@ -255,6 +305,11 @@ class Interpreter:
                     here.pc = pc
                     index = pop()
                     stack[-1] = get_item(stack[-1], index)
+                elif op == CHECK:
+                    message = pop()
+                    if not truthy(pop()):
+                        here.pc = pc
+                        raise check_failure(message)
                 else:
                     pc = self.execute_rare(op, arg, pc, stack, here, configs)
         except KclRuntimeError as error:
@@ -287,125 +342,7 @@ class Interpreter:
         code = here.code
         consts = code.consts
         here.pc = pc
-        if op == Op.LOAD_UNDEFINED:
-            push(UNDEFINED)
-        elif op == Op.LOAD_TRUE:
-            push(True)
-        elif op == Op.LOAD_FALSE:
-            push(False)
-        elif op == Op.LOAD_UNIT:
-            number, suffix = consts[arg]
-            push(NumberMultiplier(number, suffix))
-        elif op == Op.LOAD_DEREF:
-            scope: Scope | None = here.scope
-            for _ in range(arg >> 16):
-                assert scope is not None
-                scope = scope.parent
-            assert scope is not None
-            push(scope.values[arg & 0xFFFF])
-        elif op == Op.STORE_GLOBAL:
-            here.package.values[arg] = pop()
-        elif op == Op.LOAD_BUILTIN:
-            push(self.builtin(code.names[arg]))
-        elif op == Op.LOAD_IMPORT:
-            push(self.import_module(consts[arg], here))
-        elif op == Op.LOAD_CONFIG_KEY:
-            name, target = consts[arg]
-            for config in reversed(configs):
-                if name in config:
-                    push(config[name])
-                    return int(target)
-        elif op == Op.DUP:
-            push(stack[-1])
-        elif op == Op.SWAP:
-            stack[-1], stack[-2] = stack[-2], stack[-1]
-        elif op == Op.ROT3:
-            top = pop()
-            stack.insert(len(stack) - 2, top)
-        elif op == Op.UNARY:
-            push(UNARY[OPERATORS[arg]](pop()))
-        elif op == Op.JUMP_IF_TRUE:
-            if truthy(pop()):
-                return arg
-        elif op == Op.JUMP_IF_FALSE_OR_POP:
-            if not truthy(stack[-1]):
-                return arg
-            pop()
-        elif op == Op.JUMP_IF_TRUE_OR_POP:
-            if truthy(stack[-1]):
-                return arg
-            pop()
-        elif op == Op.GET_ATTR_OPT:
-            value = pop()
-            if (
-                value is None
-                or value is UNDEFINED
-                or (isinstance(value, dict | list) and not value)
-            ):
-                push(None)
-            else:
-                push(self.get_attr(value, code.names[arg], here))
-        elif op == Op.GET_ITEM:
-            index = pop()
-            push(get_item(pop(), index))
-        elif op == Op.GET_ITEM_OPT:
-            index = pop()
-            value = pop()
-            if (
-                value is None
-                or value is UNDEFINED
-                or (isinstance(value, dict | list) and not value)
-            ):
-                push(None)
-            else:
-                push(get_item(value, index))
-        elif op == Op.SLICE:
-            step = pop()
-            upper = pop()
-            lower = pop()
-            push(get_slice(pop(), lower, upper, step))
-        elif op == Op.BUILD_LIST:
-            if arg:
-                items = stack[-arg:]
-                del stack[-arg:]
-                push(items)
-            else:
-                push([])
-        elif op == Op.LIST_EXTEND:
-            items = pop()
-            if items is not None and items is not UNDEFINED:
-                stack[-1].extend(iterate_values(items))
-        elif op == Op.CONFIG_ENTRY_DYN:
-            value = pop()
-            key = pop()
-            config_dynamic_entry(stack[-1], key, value, _ENTRY_OPS[arg], self.rebuild)
-        elif op == Op.CONFIG_ENTRY_INDEX:
-            value = pop()
-            index = pop()
-            path, op_text = consts[arg]
-            config_index_entry(stack[-1], path, index, value, _OPS_BY_TEXT[op_text], self.rebuild)
-        elif op == Op.CONFIG_UNPACK:
-            value = pop()
-            config_unpack(stack[-1], value, self.rebuild)
-        elif op == Op.BUILD_STRING:
-            parts = stack[-arg:] if arg else []
-            if arg:
-                del stack[-arg:]
-            push("".join(parts))
-        elif op == Op.FORMAT_VALUE:
-            push(format_value(pop(), consts[arg]))
-        elif op == Op.MAKE_FUNCTION:
-            proto: FunctionProto = consts[arg & 0xFFFF]
-            count = arg >> 16
-            defaults = stack[-count:] if count else []
-            if count:
-                del stack[-count:]
-            push(Function(proto, here.scope, here.package, defaults))
-        elif op == Op.CALL_EX:
-            kwargs = pop()
-            args = pop()
-            push(self.call(pop(), list(args), dict(kwargs), here))
-        elif op == Op.SCHEMA_NEW:
+        if op == SCHEMA_NEW:
             config = pop()
             count = arg & 0xFFFF
             arguments = stack[-count:] if count else []
@@ -419,34 +356,36 @@ class Interpreter:
                 kwargs = dict(zip(keyword_names, arguments[split:], strict=True))
                 arguments = arguments[:split]
             push(self.schemas.schema_new(pop(), arguments, kwargs, config, here))
-        elif op == Op.TYPE_CHECK:
-            push(self.types.check(pop(), consts[arg]))
-        elif op == Op.AS_TYPE:
-            push(self.types.check(pop(), consts[arg], strict=True))
-        elif op == Op.GET_ITER:
-            push(iterate(pop(), arg))
-        elif op == Op.ASSERT:
-            message = pop()
-            if not truthy(pop()):
-                text = "" if message is None or message is UNDEFINED else to_str(message)
-                raise KclRuntimeError(text)
-        elif op == Op.CHECK:
-            message = pop()
-            if not truthy(pop()):
-                raise check_failure(message)
-        elif op == Op.EXPR_OUTPUT:
-            self.runtime.record_expression(pop(), here, arg == 1)
-        elif op == Op.MAKE_SCHEMA:
-            schema_proto: SchemaProto = consts[arg]
-            push(SchemaType(schema_proto, here.package))
-        elif op == Op.UNION:
-            new = pop()
-            old = pop()
-            push(merge.union(old, new, [], self.rebuild))
-        elif op == Op.FILTER_NEW:
-            target = pop()
-            push(Config() if isinstance(target, dict) else [])
-        elif op == Op.FILTER_ADD:
+        elif op == DUP:
+            push(stack[-1])
+        elif op == ROT3:
+            top = pop()
+            stack.insert(len(stack) - 2, top)
+        elif op == SWAP:
+            stack[-1], stack[-2] = stack[-2], stack[-1]
+        elif op == JUMP_IF_FALSE_OR_POP:
+            if not truthy(stack[-1]):
+                return arg
+            pop()
+        elif op == JUMP_IF_TRUE:
+            if truthy(pop()):
+                return arg
+        elif op == BUILD_LIST:
+            if arg:
+                items = stack[-arg:]
+                del stack[-arg:]
+                push(items)
+            else:
+                push([])
+        elif op == LOAD_TRUE:
+            push(True)
+        elif op == LOAD_FALSE:
+            push(False)
+        elif op == CONFIG_ENTRY_DYN:
+            value = pop()
+            key = pop()
+            config_dynamic_entry(stack[-1], key, value, _ENTRY_OPS[arg], self.rebuild)
+        elif op == FILTER_ADD:
             item = pop()
             key = pop()
             target = pop()
@@ -455,23 +394,130 @@ class Interpreter:
                 accumulator[key] = target[key]
             else:
                 accumulator.append(item)
-        elif op == Op.FILTER_END:
+        elif op == GET_ITER:
+            push(iterate(pop(), arg))
+        elif op == LOAD_UNDEFINED:
+            push(UNDEFINED)
+        elif op == LOAD_UNIT:
+            number, suffix = consts[arg]
+            push(NumberMultiplier(number, suffix))
+        elif op == LOAD_DEREF:
+            scope: Scope | None = here.scope
+            for _ in range(arg >> 16):
+                assert scope is not None
+                scope = scope.parent
+            assert scope is not None
+            push(scope.values[arg & 0xFFFF])
+        elif op == STORE_GLOBAL:
+            here.package.values[arg] = pop()
+        elif op == LOAD_IMPORT:
+            push(self.import_module(consts[arg], here))
+        elif op == LOAD_CONFIG_KEY:
+            name, target = consts[arg]
+            for config in reversed(configs):
+                if name in config:
+                    push(config[name])
+                    return int(target)
+        elif op == UNARY_OP:
+            push(UNARY[OPERATORS[arg]](pop()))
+        elif op == JUMP_IF_TRUE_OR_POP:
+            if truthy(stack[-1]):
+                return arg
+            pop()
+        elif op == GET_ATTR_OPT:
+            value = pop()
+            if (
+                value is None
+                or value is UNDEFINED
+                or (isinstance(value, dict | list) and not value)
+            ):
+                push(None)
+            else:
+                push(self.get_attr(value, code.names[arg], here))
+        elif op == GET_ITEM_OPT:
+            index = pop()
+            value = pop()
+            if (
+                value is None
+                or value is UNDEFINED
+                or (isinstance(value, dict | list) and not value)
+            ):
+                push(None)
+            else:
+                push(get_item(value, index))
+        elif op == SLICE:
+            step = pop()
+            upper = pop()
+            lower = pop()
+            push(get_slice(pop(), lower, upper, step))
+        elif op == LIST_EXTEND:
+            items = pop()
+            if items is not None and items is not UNDEFINED:
+                stack[-1].extend(iterate_values(items))
+        elif op == CONFIG_ENTRY_INDEX:
+            value = pop()
+            index = pop()
+            path, op_text = consts[arg]
+            config_index_entry(stack[-1], path, index, value, _OPS_BY_TEXT[op_text], self.rebuild)
+        elif op == CONFIG_UNPACK:
+            value = pop()
+            config_unpack(stack[-1], value, self.rebuild)
+        elif op == BUILD_STRING:
+            parts = stack[-arg:] if arg else []
+            if arg:
+                del stack[-arg:]
+            push("".join(parts))
+        elif op == FORMAT_VALUE:
+            push(format_value(pop(), consts[arg]))
+        elif op == MAKE_FUNCTION:
+            proto: FunctionProto = consts[arg & 0xFFFF]
+            count = arg >> 16
+            defaults = stack[-count:] if count else []
+            if count:
+                del stack[-count:]
+            push(Function(proto, here.scope, here.package, defaults))
+        elif op == CALL_EX:
+            kwargs = pop()
+            args = pop()
+            push(self.call(pop(), list(args), dict(kwargs), here))
+        elif op == TYPE_CHECK:
+            push(self.types.check(pop(), consts[arg]))
+        elif op == AS_TYPE:
+            push(self.types.check(pop(), consts[arg], strict=True))
+        elif op == ASSERT:
+            message = pop()
+            if not truthy(pop()):
+                text = "" if message is None or message is UNDEFINED else to_str(message)
+                raise KclRuntimeError(text)
+        elif op == EXPR_OUTPUT:
+            self.runtime.record_expression(pop(), here, arg == 1)
+        elif op == MAKE_SCHEMA:
+            schema_proto: SchemaProto = consts[arg]
+            push(SchemaType(schema_proto, here.package))
+        elif op == UNION:
+            new = pop()
+            old = pop()
+            push(merge.union(old, new, [], self.rebuild))
+        elif op == FILTER_NEW:
+            target = pop()
+            push(Config() if isinstance(target, dict) else [])
+        elif op == FILTER_END:
             target = pop()
             if isinstance(stack[-1], dict):
                 stack[-1] = swap_removed_order(stack[-1], target)
-        elif op == Op.SET_PATH:
+        elif op == SET_PATH:
             value = pop()
             count = arg >> 16
             indices = stack[-count:] if count else []
             if count:
                 del stack[-count:]
             push(set_path(pop(), consts[arg & 0xFFFF], indices, value, self.rebuild))
-        elif op == Op.JUMP_IF_NONE:
+        elif op == JUMP_IF_NONE:
             value = stack[-1]
             if value is None or value is UNDEFINED:
                 stack[-1] = None
                 return arg
-        elif op == Op.NOP:
+        elif op == NOP:
             pass
         else:
             raise KclRuntimeError(f"internal error: unknown opcode {op}", "InternalError")
@@ -489,7 +535,7 @@ class Interpreter:
             for code in package.code.setters[slot]:
                 self.execute(code, package.scope, package, frame)
             value = package.values[slot]
-            if isinstance(value, dict | list):
+            if isinstance(value, CONTAINERS):
                 self.schemas.require(value)
         except BaseException:
             package.states[slot] = 0
@@ -726,26 +772,6 @@ def operand_table(binary: Mapping[str, BinaryFunction]) -> list[BinaryFunction |
 
 _HOST_CODE = Code("<builtin>", "")
 BinaryFunction = Callable[[Value, Value], Value]
-
-
-def swap_removed_order(kept: dict[str, Value], target: dict[str, Value]) -> dict[str, Value]:
-    """``kept`` in the reference's order: it filters a copy of ``target`` by
-    ``swap_remove``-ing each failing key in turn (the last key takes its place)."""
-    order = list(target)
-    if len(order) == len(kept):
-        return kept
-    position = {key: index for index, key in enumerate(order)}
-    for key in list(order):
-        if key in kept:
-            continue
-        index = position.pop(key)
-        last = order.pop()
-        if last != key:
-            order[index] = last
-            position[last] = index
-    result = Config((key, kept[key]) for key in order)
-    result.ops = getattr(kept, "ops", result.ops)
-    return result
 
 
 def _raise_recursion_limit() -> None:

@@ -6,14 +6,19 @@ None of these is ever output; ``kcl_type_name`` is what ``typeof`` reports.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kclpy.compile.code import AttrSpec, Code, FunctionProto, PackageCode, SchemaProto
+from kclpy.compile.code import Code, FunctionProto, PackageCode, SchemaProto
 from kclpy.values import UNDEFINED, SchemaInstance, Value
+
+if TYPE_CHECKING:
+    from kclpy.vm.schema_plan import SchemaPlan
 
 NOT_STARTED = 0
 IN_PROGRESS = 1
 DONE = 2
+# for isinstance() on hot paths (``dict | list`` makes a union object at each test)
+CONTAINERS = (dict, list)
 
 
 class Scope:
@@ -82,14 +87,11 @@ class SchemaType:
     """A schema, mixin, protocol or rule, with its parent and mixins resolved lazily."""
 
     __slots__ = (
-        "_attr_index",
-        "_attr_owner",
-        "_mro",
-        "_setter_index",
         "instances",
         "mixin_types",
         "package",
         "parent_type",
+        "plan",
         "proto",
         "resolved",
     )
@@ -102,10 +104,8 @@ class SchemaType:
         self.mixin_types: list[SchemaType] = []
         self.resolved = False
         self.instances: list[tuple[SchemaInstance, str]] = []  # (instance, creating pkgpath)
-        self._mro: list[SchemaType] | None = None
-        self._attr_index: dict[str, AttrSpec | None] | None = None
-        self._attr_owner: dict[str, PackageState] = {}
-        self._setter_index: dict[str, Setters] | None = None
+        # what its instances share, once its chain is resolved (vm.schema_plan)
+        self.plan: SchemaPlan | None = None
 
     @property
     def name(self) -> str:
@@ -120,17 +120,19 @@ class SchemaType:
 
 
 class SchemaState:
-    """One schema instance under construction."""
+    """One schema instance under construction: its config (and the operators of its
+    entries), the attribute values computed so far and their states, and the scope of
+    each member of the schema chain."""
 
-    __slots__ = ("args", "config", "schema", "scope", "scopes", "states", "values")
+    __slots__ = ("config", "ops", "plan", "schema", "scopes", "states", "values")
 
-    def __init__(self, schema: SchemaType, config: dict[str, Value]) -> None:
+    def __init__(self, schema: SchemaType, config: dict[str, Value], plan: SchemaPlan) -> None:
         self.schema = schema
+        self.plan = plan
         self.config = config
+        self.ops: dict[str, int] = getattr(config, "ops", None) or {}
         self.values: dict[str, Value] = {}
         self.states: dict[str, int] = {}
-        self.args: list[Value] = []
-        self.scope = Scope(schema.proto.nlocals, None, self)
         self.scopes: dict[SchemaType, Scope] = {}
 
 
@@ -159,7 +161,3 @@ class Frame:
         self.package = package
         self.parent = parent
         self.pc = 0
-
-
-# per attribute: the setters of a schema chain that assign it, and those assigning into it
-Setters = tuple[list[tuple[SchemaType, Code]], list[tuple[SchemaType, Code]]]

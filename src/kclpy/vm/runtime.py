@@ -3,7 +3,7 @@
 A ``Runtime`` holds what the whole run shares: the compiled packages and the loaded
 ones (``modules``, by package path), the package whose code is running, the options,
 the print output and the output stream a builtin may set, warnings, the file-system
-policy and resource limits, and the caches of the schema machinery. The
+policy and resource limits, and the builtin values made so far. The
 interpreter (:mod:`kclpy.vm.interp`) and the schema builder (:mod:`kclpy.vm.schemas`)
 read and update it; builtins see a part of it through
 :class:`kclpy.vm.builtins.context.BuiltinContext`. It runs no code itself.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from kclpy.compile.code import Code, PackageCode
+from kclpy.compile.code import PackageCode
 from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
@@ -54,8 +54,6 @@ class Runtime:
         self.warnings: list[tuple[str, Location | None]] = []
         self.expression_values: list[ExpressionValue] = []
         self.builtin_cache: dict[str, Builtin] = {}
-        # setter code -> the (attribute, literal) it stores, or None (vm.schemas)
-        self.constant_setters: dict[Code, tuple[str, Value] | None] = {}
 
     @property
     def current_file(self) -> str:

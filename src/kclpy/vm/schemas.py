@@ -10,15 +10,16 @@ checks of the chain run, base first.
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from itertools import repeat
+from typing import Protocol
 
-from kclpy.compile.code import AttrSpec, Code, IndexSignatureSpec, NameRef, TypeRef
-from kclpy.compile.opcodes import Op
+from kclpy.compile.code import Code, NameRef, TypeRef
 from kclpy.values import OP_INSERT, OP_OVERRIDE, OP_UNION, UNDEFINED, Config, SchemaInstance, Value
 from kclpy.values.errors import CheckFailure, KclRuntimeError, Location
 from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str
 from kclpy.vm.objects import (
+    CONTAINERS,
     DONE,
     IN_PROGRESS,
     Frame,
@@ -27,9 +28,9 @@ from kclpy.vm.objects import (
     SchemaState,
     SchemaType,
     Scope,
-    Setters,
 )
 from kclpy.vm.runtime import Runtime
+from kclpy.vm.schema_plan import SchemaPlan, Setter, Signature
 from kclpy.vm.typecheck import TypeChecker, value_type_name
 
 
@@ -127,9 +128,6 @@ class SchemaBuilder:
 
     def chain(self, schema: SchemaType) -> list[SchemaType]:
         """Base schemas first, each followed by its mixins, down to the schema itself."""
-        cached = schema._mro
-        if cached is not None:
-            return cached
         self.prepare(schema)
         lineage: list[SchemaType] = []
         current: SchemaType | None = schema
@@ -141,32 +139,17 @@ class SchemaBuilder:
         for member in lineage:
             order.append(member)
             order.extend(member.mixin_types)
-        schema._mro = order
         return order
 
-    def setters(self, schema: SchemaType) -> dict[str, Setters]:
-        """Per attribute name, the setters of the schema chain in order: those that
-        assign the attribute and those that assign into its value (cached)."""
-        cached = schema._setter_index
-        if cached is not None:
-            return cached
-        index: dict[str, Setters] = {}
-        for member in self.chain(schema):
-            for name, setter in member.proto.setters.items():
-                index.setdefault(name, ([], []))[0].append((member, setter))
-            for name, setter in member.proto.path_setters.items():
-                index.setdefault(name, ([], []))[1].append((member, setter))
-        schema._setter_index = index
-        return index
+    def plan(self, schema: SchemaType) -> SchemaPlan:
+        """What the schema's instances share (its chain resolved first; cached)."""
+        plan = schema.plan
+        if plan is None:
+            plan = schema.plan = SchemaPlan(schema, self.chain(schema))
+        return plan
 
-    def run_setters(
-        self, state: SchemaState, setters: list[tuple[SchemaType, Code]], frame: Frame | None
-    ) -> None:
-        constants = self.runtime.constant_setters
-        for member, setter in setters:
-            constant = constants.get(setter, _UNKNOWN)
-            if constant is _UNKNOWN:
-                constant = constants[setter] = constant_store(setter)
+    def run_setters(self, state: SchemaState, setters: list[Setter], frame: Frame | None) -> None:
+        for member, setter, constant in setters:
             if constant is not None:
                 stored, literal = constant  # `name = <literal>`: no code to run
                 state.values[stored] = literal
@@ -174,25 +157,6 @@ class SchemaBuilder:
             scope = self.scope_for(state, member)
             self.runtime.current_package = member.package
             self.execute(setter, scope, member.package, frame)
-
-    def attribute_table(self, schema: SchemaType) -> dict[str, AttrSpec | None]:
-        """Every attribute name of the schema chain in output order, with its declaration."""
-        cached = schema._attr_index
-        if cached is not None:
-            return cached
-        table: dict[str, AttrSpec | None] = {}
-        owners = schema._attr_owner
-        for member in self.chain(schema):
-            declared = {attr.name: attr for attr in member.proto.attrs}
-            for name in member.proto.attr_order:
-                spec = declared.get(name)
-                if spec is not None:
-                    table[name] = spec
-                    owners[name] = member.package  # its type names resolve there
-                else:
-                    table.setdefault(name, None)
-        schema._attr_index = table
-        return table
 
     def is_subschema(self, schema: SchemaType, base: SchemaType) -> bool:
         current: SchemaType | None = schema
@@ -205,18 +169,12 @@ class SchemaBuilder:
             current = current.parent_type
         return False
 
-    def index_signature(self, schema: SchemaType) -> Signature | None:
-        for member in reversed(self.chain(schema)):
-            if member.proto.index_signature is not None:
-                return member.proto.index_signature, member
-        return None
-
     # ------------------------------------------------------------------ instantiation
 
     def has_attribute(self, state: SchemaState, name: str) -> bool:
-        if name in state.values or name in self.attribute_table(state.schema):
+        if name in state.values or name in state.plan.table:
             return True
-        return name in state.config and self.index_signature(state.schema) is not None
+        return name in state.config and state.plan.signature is not None
 
     def coerce(self, schema: SchemaType, value: dict[str, Value]) -> Value:
         return self.instantiate(schema, value, [], {}, None)
@@ -271,48 +229,45 @@ class SchemaBuilder:
         for name, arguments in proto.decorators:
             if name == "deprecated":
                 self.deprecated(proto.name, arguments)
-        chain = self.chain(schema)
-        table = self.attribute_table(schema)
-        state = SchemaState(schema, config)
-        scopes = {member: self.member_scope(member, state, args, kwargs) for member in chain}
-        state.scope = scopes[schema]
-        state.scopes = scopes
-        self.check_config_keys(schema, config, table)
-        saved = self.runtime.current_package
+        plan = schema.plan or self.plan(schema)
+        state = SchemaState(schema, config, plan)
+        state.scopes = {
+            member: self.member_scope(member, state, args, kwargs) for member in plan.chain
+        }
+        extra = [key for key in config if key not in plan.table]
+        if extra and plan.signature is None:
+            raise KclRuntimeError(
+                f"Cannot add member '{extra[0]}' to schema '{schema.name}'", "CompileError"
+            )
+        runtime = self.runtime
+        saved = runtime.current_package
         try:
-            extra = self.evaluate(state, chain, table, frame)
+            self.evaluate(state, extra, frame)
         finally:
-            self.runtime.current_package = saved
-        instance = new_instance(state, table, extra, args, kwargs)
+            runtime.current_package = saved
+        instance = new_instance(state, extra, args, kwargs)
         if proto.kind == "rule":  # `rule R for P {...}` is worth its (checked) config
             return Config(instance)
-        site = saved.pkgpath if saved is not None else ""
-        current: SchemaType | None = schema
-        while current is not None:
-            current.instances.append((instance, site))
-            current = current.parent_type
+        site = saved.code.pkgpath if saved is not None else ""
+        for member in plan.lineage:
+            member.instances.append((instance, site))
         return instance
 
-    def evaluate(
-        self,
-        state: SchemaState,
-        chain: list[SchemaType],
-        table: dict[str, AttrSpec | None],
-        frame: Frame | None,
-    ) -> list[str]:
-        """Run the bodies of the chain, compute every attribute (and the config keys
-        only the index signature declares), then run the checks, base first.
-        Returns those extra keys in output order."""
-        schema, config, scopes = state.schema, state.config, state.scopes
-        for member in chain:
-            body = member.proto.body
-            if body is not None:
-                self.runtime.current_package = member.package
-                self.execute(body, scopes[member], member.package, frame)
-        for name in table:
-            self.force_attr(state, name, frame, scopes)
-        signature = self.index_signature(schema)
-        extra = [key for key in config if key not in table]
+    def evaluate(self, state: SchemaState, extra: list[str], frame: Frame | None) -> None:
+        """Run the bodies of the chain, compute every attribute and the ``extra`` config
+        keys (those only the index signature declares; put in output order here), then
+        run the checks, base first."""
+        config, scopes, plan = state.config, state.scopes, state.plan
+        runtime = self.runtime
+        execute = self.execute
+        for member, body in plan.bodies:
+            runtime.current_package = member.package
+            execute(body, scopes[member], member.package, frame)
+        force_attr = self.force_attr
+        for name in plan.table:
+            force_attr(state, name, frame)
+        table = plan.table
+        signature = plan.signature
         if len(extra) > 1 and signature is not None and signature[0].key_name:
             # the reference puts the last extra key first when the key is named
             extra.insert(0, extra.pop())
@@ -322,15 +277,12 @@ class SchemaBuilder:
             # checks see the key alias as the config's last extra key
             last = next(key for key in reversed(config) if key not in table)
             self.scope_for(state, signature[1]).values[signature[0].key_slot] = last
-        for member in chain:
-            checks = member.proto.checks
-            if checks is not None:
-                self.runtime.current_package = member.package
-                try:
-                    self.execute(checks, scopes[member], member.package, frame)
-                except CheckFailure as failure:
-                    raise failure.at_instance() from None
-        return extra
+        for member, checks in plan.checks:
+            runtime.current_package = member.package
+            try:
+                execute(checks, scopes[member], member.package, frame)
+            except CheckFailure as failure:
+                raise failure.at_instance() from None
 
     def member_scope(
         self, member: SchemaType, state: SchemaState, args: list[Value], kwargs: dict[str, Value]
@@ -369,71 +321,71 @@ class SchemaBuilder:
             self.execute(defaults, scope, member.package, None)
         return scope
 
-    def check_config_keys(
-        self, schema: SchemaType, config: dict[str, Value], table: dict[str, AttrSpec | None]
-    ) -> None:
-        if self.index_signature(schema) is not None:
-            return
-        for key in config:
-            if key not in table:
-                raise KclRuntimeError(
-                    f"Cannot add member '{key}' to schema '{schema.name}'", "CompileError"
-                )
-
-    def force_attr(
-        self,
-        state: SchemaState,
-        name: str,
-        frame: Frame | None,
-        scopes: dict[SchemaType, Scope] | None = None,
-    ) -> Value:
-        status = state.states.get(name)
+    def force_attr(self, state: SchemaState, name: str, frame: Frame | None) -> Value:
+        """The value of attribute ``name`` of the instance being built, computed the
+        first time: its setters (unless the config overrides it), the config entry,
+        the setters into its value, its deprecation, type check and required check."""
+        states = state.states
+        status = states.get(name)
         if status == DONE:
             return state.values[name]
         if status == IN_PROGRESS:
             return state.values.get(name, UNDEFINED)
-        state.states[name] = IN_PROGRESS
+        plan = state.plan
+        attr = plan.attrs.get(name) or plan.bare
         config = state.config
-        ops = getattr(config, "ops", None) or {}
         in_config = name in config
-        op = ops.get(name, OP_UNION) if in_config else OP_UNION
-        saved = self.runtime.current_package
-        try:
-            whole, into = self.setters(state.schema).get(name, _NO_SETTERS)
-            if not (in_config and op == OP_OVERRIDE):
-                self.run_setters(state, whole, frame)
+        if not in_config and not attr.whole and not attr.into:
             value = state.values.get(name, UNDEFINED)
-            if in_config:
-                value = self.combine(value, config[name], op, name)
-            if into and not (in_config and op == OP_OVERRIDE):
+            if value is None or value is UNDEFINED:  # nothing sets it: nothing to check
+                state.values[name] = value
+                states[name] = DONE
+                return value
+        states[name] = IN_PROGRESS
+        op = state.ops.get(name, OP_UNION) if in_config else OP_UNION
+        overridden = in_config and op == OP_OVERRIDE
+        runtime = self.runtime
+        saved = runtime.current_package
+        try:
+            if overridden:
+                value = config[name]
+            else:
+                if attr.whole:
+                    self.run_setters(state, attr.whole, frame)
+                value = state.values.get(name, UNDEFINED)
+                if in_config:
+                    value = self.combine(value, config[name], op, name)
+            if attr.into and not overridden:
                 # `name.b = v` in a body assigns into the value the config was merged
                 # into, and the config is merged again on top (it wins), as the
                 # reference merges it after every assignment
                 state.values[name] = value
-                self.run_setters(state, into, frame)
+                self.run_setters(state, attr.into, frame)
                 value = state.values.get(name, UNDEFINED)
                 if in_config and op == OP_UNION:
                     value = self.combine(value, config[name], op, name)
-            spec = self.attribute_table(state.schema).get(name)
-            if spec is not None:
-                for decorator, arguments in spec.decorators:
-                    if decorator == "deprecated" and in_config:
-                        self.deprecated(name, arguments)
-                if spec.type is not None:
-                    # the declaring schema's package: a parent from another package names
-                    # its attribute types in its own scope
-                    owner = state.schema._attr_owner.get(name, state.schema.package)
-                    self.runtime.current_package = owner
-                    value = self.check_attr_type(value, spec.type, state.schema, name)
-                if isinstance(value, dict | list):
-                    self.require(value, (state.schema.proto.path, *spec.position))
+            if attr.deprecations and in_config:
+                for arguments in attr.deprecations:
+                    self.deprecated(name, arguments)
+            check_type = attr.check_type
+            if (
+                check_type is not None
+                and type(value) not in attr.passes
+                and not attr.passes_literal(value)
+            ):
+                # the declaring schema's package: a parent from another package names
+                # its attribute types in its own scope
+                runtime.current_package = attr.owner
+                value = self.check_attr_type(value, check_type, state.schema, name)
+            if attr.spec is not None and isinstance(value, CONTAINERS):
+                self.require(value, attr.where)
         except BaseException:
-            state.states[name] = 0
+            states[name] = 0
             raise
         finally:
-            self.runtime.current_package = saved
+            runtime.current_package = saved
         state.values[name] = value
-        state.states[name] = DONE
+        states[name] = DONE
         return value
 
     def scope_for(self, state: SchemaState, member: SchemaType) -> Scope:
@@ -455,8 +407,7 @@ class SchemaBuilder:
                 scope.values[spec.key_slot] = key
             if spec.default is not None:
                 default = self.execute(spec.default, scope, member.package, frame)
-                ops = getattr(state.config, "ops", None) or {}
-                value = self.combine(default, value, ops.get(key, OP_UNION), key)
+                value = self.combine(default, value, state.ops.get(key, OP_UNION), key)
             if spec.value_type is not None:
                 self.runtime.current_package = member.package
                 value = self.check_attr_type(value, spec.value_type, state.schema, key)
@@ -510,27 +461,30 @@ class SchemaBuilder:
             value.required_checked = True
             schema = value.schema
             assert isinstance(schema, SchemaType)
-            for name, spec in self.attribute_table(schema).items():
-                if spec is None or spec.optional:
-                    continue
-                item = value.get(name, UNDEFINED)
-                if item is None or item is UNDEFINED:
-                    error = KclRuntimeError(
-                        f"attribute '{name}' of {schema.name} is required and can't be None "
-                        "or Undefined"
-                    )
-                    error.location = where
-                    raise error
+            required = (schema.plan or self.plan(schema)).required
+            found = list(map(value.get, required))  # (None when absent)
+            if None in found or UNDEFINED in found:
+                name = next(
+                    name
+                    for name, item in zip(required, found, strict=True)
+                    if item is None or item is UNDEFINED
+                )
+                error = KclRuntimeError(
+                    f"attribute '{name}' of {schema.name} is required and can't be None "
+                    "or Undefined"
+                )
+                error.location = where
+                raise error
             for item in value.values():
-                if isinstance(item, dict | list):
+                if isinstance(item, CONTAINERS):
                     self.require(item, where)
         elif isinstance(value, list):
             for item in value:
-                if isinstance(item, dict | list):
+                if isinstance(item, CONTAINERS):
                     self.require(item, where)
         elif isinstance(value, dict):
             for item in value.values():
-                if isinstance(item, dict | list):
+                if isinstance(item, CONTAINERS):
                     self.require(item, where)
 
     def run_rule(
@@ -541,8 +495,7 @@ class SchemaBuilder:
         kwargs: dict[str, Value],
         frame: Frame | None,
     ) -> Value:
-        state = SchemaState(schema, config)
-        self.prepare(schema)
+        state = SchemaState(schema, config, self.plan(schema))
         for member in [*schema.mixin_types, schema]:
             scope = self.member_scope(member, state, args, kwargs)
             checks = member.proto.checks
@@ -571,11 +524,7 @@ class SchemaBuilder:
 
 
 def new_instance(
-    state: SchemaState,
-    table: dict[str, AttrSpec | None],
-    extra: list[str],
-    args: list[Value],
-    kwargs: dict[str, Value],
+    state: SchemaState, extra: list[str], args: list[Value], kwargs: dict[str, Value]
 ) -> SchemaInstance:
     """The instance of a computed state: attributes in output order, then extra keys;
     it remembers its config, operators and arguments for a later rebuild."""
@@ -586,11 +535,11 @@ def new_instance(
         instance.arguments = (list(args), dict(kwargs))
     if isinstance(config, Config | SchemaInstance) and config.ops:
         instance.ops.update(config.ops)
-    values = state.values
-    for name in table:
-        instance[name] = values.get(name, UNDEFINED)
+    get = state.values.get
+    table = state.plan.table
+    instance.update(zip(table, map(get, table, repeat(UNDEFINED)), strict=False))
     for key in extra:
-        instance[key] = values.get(key, UNDEFINED)
+        instance[key] = get(key, UNDEFINED)
     return instance
 
 
@@ -602,26 +551,3 @@ def check_failure(message: Value) -> CheckFailure:
         user = to_str(message)
         text = f"{text}: {user}"
     return CheckFailure(text, user)
-
-
-_NO_SETTERS: Setters = ([], [])
-# the index signature of a schema chain and the member declaring it
-Signature = tuple[IndexSignatureSpec, SchemaType]
-_UNKNOWN: Final[tuple[str, Value]] = ("", None)  # not yet in Runtime.constant_setters
-_LITERAL_LOADS = {int(Op.LOAD_TRUE): True, int(Op.LOAD_FALSE): False, int(Op.LOAD_NONE): None}
-_STORE_RETURN = [int(Op.STORE_ATTR_SELF), int(Op.LOAD_NONE), int(Op.RETURN)]
-
-
-def constant_store(code: Code) -> tuple[str, Value] | None:
-    """(attribute, value) when all a setter does is store a scalar literal
-    (``port: int = 80``: load, STORE_ATTR_SELF, return); else None."""
-    ops = code.ops
-    if len(ops) != 8 or [ops[2], ops[4], ops[6]] != _STORE_RETURN:
-        return None
-    name = code.names[ops[3]]
-    if ops[0] == Op.LOAD_CONST:
-        value = code.consts[ops[1]]
-        return (name, value) if type(value) in (int, float, str) else None
-    if ops[0] in _LITERAL_LOADS:
-        return (name, _LITERAL_LOADS[ops[0]])
-    return None

@@ -7,11 +7,11 @@ member of a union it fits); ints are accepted where floats are expected.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from kclpy.compile.code import NameRef, TypeRef
-from kclpy.values import UNDEFINED, Config, NumberMultiplier, SchemaInstance, Value
+from kclpy.values import UNDEFINED, Config, NumberMultiplier, SchemaInstance, UndefinedType, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.objects import SchemaType
 
@@ -60,6 +60,7 @@ class TypeChecker:
         self.instantiate = instantiate
         self.is_subschema = is_subschema
         self.strict = False
+        self.unchanged: dict[TypeRef, frozenset[type] | None] = {}  # unchanged_types, cached
 
     def check(self, value: Value, type_ref: TypeRef | None, strict: bool = False) -> Value:
         """``value`` converted to ``type_ref``; raises ``expect T, got U`` when it does not fit.
@@ -117,7 +118,7 @@ class TypeChecker:
     def convert_list(self, value: Value, elem: TypeRef | None) -> Converted:
         if not isinstance(value, list):
             return _MISMATCH
-        if elem is None:
+        if elem is None or self.passes_all(value, elem):
             return value
         out: list[Value] = []
         changed = False
@@ -132,7 +133,7 @@ class TypeChecker:
     def convert_dict(self, value: Value, elem: TypeRef | None) -> Converted:
         if not isinstance(value, dict) or isinstance(value, SchemaInstance):
             return _MISMATCH
-        if elem is None:
+        if elem is None or self.passes_all(value.values(), elem):
             return value
         changed = False
         out = type(value)()
@@ -145,6 +146,14 @@ class TypeChecker:
             changed = changed or converted is not item
             out[key] = converted
         return out if changed else value
+
+    def passes_all(self, items: Iterable[Value], elem: TypeRef) -> bool:
+        """Whether every item's type is one ``elem`` passes unchanged."""
+        if elem in self.unchanged:
+            passes = self.unchanged[elem]
+        else:
+            passes = self.unchanged[elem] = unchanged_types(elem)
+        return passes is None or all(type(item) in passes for item in items)
 
     def convert_schema(self, value: Value, ref: NameRef) -> Converted:
         schema = self.resolve(ref)
@@ -203,6 +212,47 @@ class _Mismatch(enum.Enum):
 
 _MISMATCH: Final = _Mismatch.MISMATCH
 Converted = Value | _Mismatch
+
+
+_ABSENT: Final = frozenset({type(None), UndefinedType})
+_SCALAR_KINDS: Final = frozenset({"int", "float", "str", "bool", "literal"})
+_UNCHANGED: Final = {
+    "int": _ABSENT | {int},
+    "float": _ABSENT | {float, int},
+    "str": _ABSENT | {str},
+    "bool": _ABSENT | {bool},
+}
+
+
+def unchanged_types(type_ref: TypeRef | None) -> frozenset[type] | None:
+    """The value types that :meth:`TypeChecker.check` returns unchanged whatever the
+    value (None: every value, for no type and ``any``). A union counts when all its
+    members are scalar types or literals, which only ever pass or fail a value."""
+    if type_ref is None or type_ref.kind == "any":
+        return None
+    if _scalar_union(type_ref):
+        return _ABSENT.union(*(_UNCHANGED.get(member.kind, _ABSENT) for member in type_ref.args))
+    return _UNCHANGED.get(type_ref.kind, _ABSENT)
+
+
+def unchanged_literals(type_ref: TypeRef | None) -> frozenset[tuple[type, Value]]:
+    """(type, value) of the literals a literal type or a union of scalar types and
+    literals passes unchanged (``"a" | "b"``)."""
+    if type_ref is None:
+        return frozenset()
+    if type_ref.kind == "literal":
+        literal, suffix = type_ref.args
+        return frozenset() if suffix else frozenset({(type(literal), literal)})
+    if not _scalar_union(type_ref):
+        return frozenset()
+    return frozenset().union(*(unchanged_literals(member) for member in type_ref.args))
+
+
+def _scalar_union(type_ref: TypeRef) -> bool:
+    """A union of scalar types and literals (each member passes a value or fails it)."""
+    return type_ref.kind == "union" and all(
+        member.kind in _SCALAR_KINDS for member in type_ref.args
+    )
 
 
 def _not_convertible(value: dict[str, Value], schema: SchemaType) -> str:

@@ -27,6 +27,7 @@ Behaviour is Python's unless noted:
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 import string
 import unicodedata
@@ -351,25 +352,35 @@ _FIELD_PART: Final = re.compile(r"\.([^.\[]+)|\[([^\]]+)\]")
 
 def format(text: str, *args: Any, **kwargs: Any) -> str:
     """``text.format(*args, **kwargs)`` (see the module docstring for the rules)."""
-    try:
-        parsed = list(_FORMATTER.parse(text))
-    except ValueError:
-        raise KclRuntimeError("format error") from None
     parts: list[str] = []
     automatic = 0
-    for literal, field, spec, _conversion in parsed:
+    for literal, field, spec in _parse(text):
         if literal:
             parts.append(literal)
         if field is None:
             continue
         value, automatic = _field_value(field, args, kwargs, automatic)
-        parts.append(format_value(value, spec or ""))
+        parts.append(format_value(value, spec))
     return "".join(parts)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> tuple[tuple[str, str | None, str], ...]:
+    """The (literal, field, spec) parts of a format string (cached: a program formats
+    with few strings, often many times)."""
+    try:
+        return tuple(
+            (literal, field, spec or "") for literal, field, spec, _ in _FORMATTER.parse(text)
+        )
+    except ValueError:
+        raise KclRuntimeError("format error") from None
 
 
 def _field_value(
     field: str, args: tuple[Any, ...], kwargs: dict[str, Any], automatic: int
 ) -> tuple[Any, int]:
+    if not field and automatic < len(args):  # `{}`
+        return args[automatic], automatic + 1
     cut = len(field)
     for marker in ".[":
         found = field.find(marker)

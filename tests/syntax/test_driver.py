@@ -4,19 +4,23 @@ when it builds the tables in memory)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kclpy.syntax import driver, parse_source, parsetab
+from kclpy.syntax import driver, parse_source, parser, parsetab
+from kclpy.syntax.dump import dump
 from kclpy.syntax.parser import get_parser
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _marked_rules() -> list[tuple[str, driver.Rule, list[str]]]:
     machine = driver.Machine(get_parser())
     rules = []
     for (text, *_), rule in zip(parsetab._lr_productions, machine.rules, strict=True):
-        if rule[3] != driver.CALL:
+        if rule[3] not in (driver.CALL, driver.IN_PLACE):
             rules.append((text, rule, text.split("->")[1].split()))
     return rules
 
@@ -63,6 +67,35 @@ def test_marked_rule_actions_do_what_the_driver_does(
 def test_every_kind_is_used() -> None:
     kinds = {rule[3] for _, rule, _ in _MARKED}
     assert kinds == {driver.UNIT, driver.EMPTY, driver.KEEP_FIRST, driver.START, driver.COLLECT}
+
+
+def _parse_all(texts: list[str]) -> list[str]:
+    results = []
+    for text in texts:
+        module, diagnostics = parse_source(text)
+        results.append(dump(module, comments=True) + "".join(d.message for d in diagnostics))
+    return results
+
+
+def test_in_place_rules_build_the_trees_their_actions_build_apart() -> None:
+    """An in-place rule's action, given its first symbol as the result, builds what
+    it builds on a fresh symbol: every test program parses to the same tree and
+    diagnostics with the in-place rules run as ordinary actions."""
+    tables = get_parser()
+    machine = parser._machine(tables)
+    in_place = [index for index, rule in enumerate(machine.rules) if rule[3] == driver.IN_PLACE]
+    assert in_place
+    texts = [path.read_text(encoding="utf-8") for path in sorted((ROOT / "tests").rglob("*.k"))]
+    fast = _parse_all(texts)
+    saved = list(machine.rules)
+    try:
+        for index in in_place:
+            name, length, action, _kind, goto = machine.rules[index]
+            machine.rules[index] = (name, length, action, driver.CALL, goto)
+        plain = _parse_all(texts)
+    finally:
+        machine.rules[:] = saved
+    assert fast == plain
 
 
 def test_recovery_through_an_inserted_newline() -> None:

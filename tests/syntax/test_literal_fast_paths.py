@@ -3,10 +3,12 @@ diagnostics must be those of the general decoders (``kclpy.syntax.literals``).""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kclpy.syntax import ast, parse_source
-from kclpy.syntax.literals import decode_string
+from kclpy.syntax.literals import decode_string, dedent_string
 
 
 @pytest.mark.parametrize(
@@ -54,3 +56,24 @@ def test_interpolated_and_unterminated_strings_keep_their_paths() -> None:
     assert isinstance(module.body[1].value, ast.JoinedStringExpr)
     _, diagnostics = parse_source('v = "abc\n')
     assert any("unterminated string" in d.message for d in diagnostics)
+
+
+def _dedent_line_by_line(text: str) -> str:
+    """The reference's rule spelled out line by line: the narrowest leading run of
+    spaces and tabs over the lines that are not blank (and a blank last line), cut
+    from every line, after dropping an empty first line."""
+    lines = text.split("\n")
+    widths = [len(line) - len(line.lstrip(" \t")) for line in lines if line.strip()]
+    if lines[-1] and not lines[-1].strip():
+        widths.append(len(lines[-1]) - len(lines[-1].lstrip(" \t")))
+    indent = min(widths, default=0)
+    kept = lines[1:] if len(lines) > 1 and lines[0] == "" else lines
+    return "\n".join(line[min(indent, len(line) - len(line.lstrip(" \t"))) :] for line in kept)
+
+
+def test_long_string_dedent_matches_the_line_by_line_rule() -> None:
+    pieces = [" ", "\t", "\n", "a", "\r", "\x0c", "\u3000", "\x85", "  ", "\n    ", "\n\t"]
+    chooser = random.Random(7)
+    for _ in range(20000):
+        text = "".join(chooser.choice(pieces) for _ in range(chooser.randint(0, 12)))
+        assert dedent_string(text) == _dedent_line_by_line(text), repr(text)

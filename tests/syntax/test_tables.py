@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import pathlib
+import random
 import re
 import subprocess
 import sys
+from typing import Any
 
 import ply.lex
 import ply.yacc
@@ -147,13 +149,44 @@ def test_loading_writes_nothing_and_prints_nothing(tmp_path: pathlib.Path) -> No
     assert (package / "parsetab.py").stat().st_mtime_ns == stamp
 
 
+_CRAFTED = [
+    "r'x' R\"y\" rx Rb $r'z' _a a_1 0x1F 0b2 1.5e3 1Ki 1..2 1.a 0_1 '''a\nb''' 'q\\'' \n",
+    's = "unterminated\nt = \'also\n"""open to the end  \n  ',
+    "a<<=b<=c<<d<e>>=f>=g>>h>i**=j**k*=l*m//=n//o/=p/q...r.s->t-=u-v\n",
+    "x = $a + $ ! != == = \\\n y; @ ? ~ ^= ^ |= | &= & %= % += + \\",
+]
+_NON_ASCII_NAMES = "abé = 1\nx = 'é' # é\n$é = 2 ℘ ² a\u2028b = 1\x85 # c  \n  "
+
+
+def _programs() -> list[str]:
+    return [path.read_text(encoding="utf-8") for path in sorted((ROOT / "tests").rglob("*.k"))]
+
+
+def _rows(tokens: list[Any]) -> list[tuple[str, Any, int, int]]:
+    return [(t.type, t.value, t.lexpos, t.end) for t in tokens]
+
+
 def test_punctuation_and_simple_token_tables_equal_the_master_regex() -> None:
-    texts = [path.read_text(encoding="utf-8") for path in sorted((ROOT / "tests").rglob("*.k"))]
-    texts.append("r'x' R\"y\" rx Rb _a a_1 0x1F 0b2 1.5e3 1Ki 1..2 1.a 0_1 '''a\nb''' 'q\\'' \n")
-    texts.append('s = "unterminated\nt = \'also\n"""open to the end\n')
-    texts.append("a<<=b<=c<<d<e>>=f>=g>>h>i**=j**k*=l*m//=n//o/=p/q...r.s->t-=u-v\n")
-    texts.append("x = $a + $ ! != == = \\\n y; @ ? ~ ^= ^ |= | &= & %= % += +\n")
-    for text in texts:
-        fast = [(t.type, t.value, t.lexpos, t.end) for t in lexer.raw_tokens(text)]
-        slow = [(t.type, t.value, t.lexpos, t.end) for t in lexer.regex_tokens(text)]
-        assert fast == slow
+    for text in _programs() + _CRAFTED:
+        assert _rows(lexer.general_tokens(text)) == _rows(lexer.regex_tokens(text))
+
+
+def test_scanner_gives_the_tokens_of_the_general_loop() -> None:
+    """The findall scanner and the general loop agree on whole texts and on slices
+    (where the scanner hands over to the general loop mid-text)."""
+    for text in [*_programs(), *_CRAFTED, _NON_ASCII_NAMES]:
+        assert _rows(lexer.raw_tokens(text)) == _rows(lexer.general_tokens(text))
+        step = max(1, len(text) // 5)
+        for start in range(0, len(text), step):
+            end = min(len(text), start + 2 * step)
+            sliced = _rows(lexer.raw_tokens(text, start, end))
+            assert sliced == _rows(lexer.general_tokens(text, start, end))
+
+
+def test_scanner_agrees_with_the_general_loop_on_random_texts() -> None:
+    pieces = [*"ab rR_$09.eE+-*/<>=!&|^%~@?:;,()[]{}#\"'\\\n\t\r", "é", "²", "℘", "\x85"]
+    pieces += ['"""', "'''", "0x", "1Ki", "\\\n", "${", "abc", "\u2028"]
+    chooser = random.Random(3)
+    for _ in range(5000):
+        text = "".join(chooser.choice(pieces) for _ in range(chooser.randint(0, 20)))
+        assert _rows(lexer.raw_tokens(text)) == _rows(lexer.general_tokens(text)), repr(text)

@@ -20,7 +20,11 @@ _ids = count(1)
 
 
 class Node:
-    """Base of all syntax nodes."""
+    """Base of all syntax nodes.
+
+    Subclass constructors set ``span`` and ``id`` themselves, as this one does,
+    rather than calling it: the parser builds a node per token or two, and the
+    extra call was a third of a node's cost."""
 
     __slots__ = ("id", "span")
     _fields: ClassVar[tuple[str, ...]] = ()
@@ -55,7 +59,8 @@ class NamedType(TypeNode):
     _fields = ("name",)
 
     def __init__(self, span: Span, name: str) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.name = name
 
 
@@ -66,7 +71,8 @@ class ListType(TypeNode):
     _fields = ("elem",)
 
     def __init__(self, span: Span, elem: TypeNode | None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.elem = elem
 
 
@@ -77,7 +83,8 @@ class DictType(TypeNode):
     _fields = ("key", "value")
 
     def __init__(self, span: Span, key: TypeNode | None, value: TypeNode | None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.key = key
         self.value = value
 
@@ -89,7 +96,8 @@ class UnionType(TypeNode):
     _fields = ("types",)
 
     def __init__(self, span: Span, types: list[TypeNode]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.types = types
 
 
@@ -102,7 +110,8 @@ class LiteralType(TypeNode):
     def __init__(
         self, span: Span, value: str | int | float | bool | None, suffix: str | None = None
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
         self.suffix = suffix
 
@@ -114,7 +123,8 @@ class FunctionType(TypeNode):
     _fields = ("params", "ret")
 
     def __init__(self, span: Span, params: list[TypeNode], ret: TypeNode | None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.params = params
         self.ret = ret
 
@@ -135,7 +145,8 @@ class NameExpr(Expr):
     _fields = ("name",)
 
     def __init__(self, span: Span, name: str) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.name = name
 
 
@@ -146,7 +157,8 @@ class ConstExpr(Expr):
     _fields = ("value",)
 
     def __init__(self, span: Span, value: bool | str | None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
 
 
@@ -157,7 +169,8 @@ class NumberExpr(Expr):
     _fields = ("value", "suffix")
 
     def __init__(self, span: Span, value: int | float, suffix: str | None = None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
         self.suffix = suffix
 
@@ -169,7 +182,8 @@ class StringExpr(Expr):
     _fields = ("value",)
 
     def __init__(self, span: Span, value: str, raw: str = "") -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
         self.raw = raw  # the literal as written, quotes and prefix included
 
@@ -181,7 +195,8 @@ class FormattedValue(Expr):
     _fields = ("value", "format_spec")
 
     def __init__(self, span: Span, value: Expr, format_spec: str | None = None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
         self.format_spec = format_spec
 
@@ -193,7 +208,8 @@ class JoinedStringExpr(Expr):
     _fields = ("parts",)
 
     def __init__(self, span: Span, parts: list[str | FormattedValue], raw: str = "") -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.parts = parts
         self.raw = raw
 
@@ -205,7 +221,8 @@ class ParenExpr(Expr):
     _fields = ("value",)
 
     def __init__(self, span: Span, value: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
 
 
@@ -216,7 +233,8 @@ class SelectorExpr(Expr):
     _fields = ("value", "attr", "optional")
 
     def __init__(self, span: Span, value: Expr, attr: str, optional: bool = False) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
         self.attr = attr
         self.optional = optional
@@ -240,7 +258,8 @@ class SubscriptExpr(Expr):
         is_slice: bool = False,
         optional: bool = False,
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
         self.index = index
         self.lower = lower
@@ -257,7 +276,8 @@ class Keyword(Node):
     _fields = ("name", "value")
 
     def __init__(self, span: Span, name: str, value: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.name = name
         self.value = value
 
@@ -269,7 +289,8 @@ class CallExpr(Expr):
     _fields = ("func", "args", "keywords")
 
     def __init__(self, span: Span, func: Expr, args: list[Expr], keywords: list[Keyword]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.func = func
         self.args = args
         self.keywords = keywords
@@ -282,7 +303,8 @@ class UnaryExpr(Expr):
     _fields = ("op", "operand")
 
     def __init__(self, span: Span, op: str, operand: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.op = op
         self.operand = operand
 
@@ -294,7 +316,8 @@ class BinaryExpr(Expr):
     _fields = ("op", "left", "right")
 
     def __init__(self, span: Span, op: str, left: Expr, right: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.op = op
         self.left = left
         self.right = right
@@ -307,7 +330,8 @@ class CompareExpr(Expr):
     _fields = ("left", "ops", "comparators")
 
     def __init__(self, span: Span, left: Expr, ops: list[str], comparators: list[Expr]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.left = left
         self.ops = ops
         self.comparators = comparators
@@ -320,7 +344,8 @@ class IfExpr(Expr):
     _fields = ("body", "cond", "orelse")
 
     def __init__(self, span: Span, body: Expr, cond: Expr, orelse: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.body = body
         self.cond = cond
         self.orelse = orelse
@@ -333,7 +358,8 @@ class AsExpr(Expr):
     _fields = ("value", "type")
 
     def __init__(self, span: Span, value: Expr, type: TypeNode) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
         self.type = type
 
@@ -345,7 +371,8 @@ class StarredExpr(Expr):
     _fields = ("value",)
 
     def __init__(self, span: Span, value: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
 
 
@@ -356,7 +383,8 @@ class DoubleStarredExpr(Expr):
     _fields = ("value",)
 
     def __init__(self, span: Span, value: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.value = value
 
 
@@ -373,7 +401,8 @@ class ListIfItem(Expr):
         items: list[Expr],
         orelse: ListIfItem | list[Expr] | None = None,
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.cond = cond
         self.items = items
         self.orelse = orelse
@@ -386,7 +415,8 @@ class ListExpr(Expr):
     _fields = ("items",)
 
     def __init__(self, span: Span, items: list[Expr]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.items = items
 
 
@@ -407,7 +437,8 @@ class ConfigEntry(Node):
     _fields = ("key", "op", "value")
 
     def __init__(self, span: Span, key: Expr | None, op: str, value: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.key = key
         self.op = op
         self.value = value
@@ -426,7 +457,8 @@ class ConfigIfEntry(Node):
         entries: list[ConfigEntry | ConfigIfEntry],
         orelse: ConfigIfEntry | list[ConfigEntry | ConfigIfEntry] | None = None,
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.cond = cond
         self.entries = entries
         self.orelse = orelse
@@ -439,7 +471,8 @@ class ConfigExpr(Expr):
     _fields = ("entries",)
 
     def __init__(self, span: Span, entries: list[ConfigEntry | ConfigIfEntry]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.entries = entries
 
 
@@ -457,7 +490,8 @@ class SchemaExpr(Expr):
         keywords: list[Keyword],
         config: ConfigExpr,
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.name = name
         self.args = args
         self.keywords = keywords
@@ -471,7 +505,8 @@ class CompClause(Node):
     _fields = ("targets", "iter", "ifs")
 
     def __init__(self, span: Span, targets: list[NameExpr], iter: Expr, ifs: list[Expr]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.targets = targets
         self.iter = iter
         self.ifs = ifs
@@ -484,7 +519,8 @@ class ListCompExpr(Expr):
     _fields = ("elt", "generators")
 
     def __init__(self, span: Span, elt: Expr, generators: list[CompClause]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.elt = elt
         self.generators = generators
 
@@ -496,7 +532,8 @@ class DictCompExpr(Expr):
     _fields = ("entry", "generators")
 
     def __init__(self, span: Span, entry: ConfigEntry, generators: list[CompClause]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.entry = entry
         self.generators = generators
 
@@ -516,7 +553,8 @@ class QuantExpr(Expr):
         test: Expr,
         cond: Expr | None,
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.op = op
         self.variables = variables
         self.target = target
@@ -531,7 +569,8 @@ class Param(Node):
     _fields = ("name", "type", "default")
 
     def __init__(self, span: Span, name: str, type: TypeNode | None, default: Expr | None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.name = name
         self.type = type
         self.default = default
@@ -546,7 +585,8 @@ class LambdaExpr(Expr):
     def __init__(
         self, span: Span, params: list[Param], return_type: TypeNode | None, body: list[Stmt]
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.params = params
         self.return_type = return_type
         self.body = body
@@ -568,7 +608,8 @@ class ExprStmt(Stmt):
     _fields = ("expr",)
 
     def __init__(self, span: Span, expr: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.expr = expr
 
 
@@ -581,7 +622,8 @@ class AssignStmt(Stmt):
     def __init__(
         self, span: Span, targets: list[Expr], value: Expr, type: TypeNode | None = None
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.targets = targets
         self.value = value
         self.type = type
@@ -594,7 +636,8 @@ class AugAssignStmt(Stmt):
     _fields = ("target", "op", "value")
 
     def __init__(self, span: Span, target: Expr, op: str, value: Expr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.target = target
         self.op = op
         self.value = value
@@ -607,7 +650,8 @@ class UnificationStmt(Stmt):
     _fields = ("target", "value")
 
     def __init__(self, span: Span, target: NameExpr, value: SchemaExpr) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.target = target
         self.value = value
 
@@ -619,7 +663,8 @@ class TypeAliasStmt(Stmt):
     _fields = ("name", "type")
 
     def __init__(self, span: Span, name: NameExpr, type: TypeNode) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.name = name
         self.type = type
 
@@ -631,7 +676,8 @@ class IfStmt(Stmt):
     _fields = ("cond", "body", "orelse")
 
     def __init__(self, span: Span, cond: Expr, body: list[Stmt], orelse: list[Stmt]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.cond = cond
         self.body = body
         self.orelse = orelse
@@ -644,7 +690,8 @@ class AssertStmt(Stmt):
     _fields = ("test", "cond", "msg")
 
     def __init__(self, span: Span, test: Expr, cond: Expr | None, msg: Expr | None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.test = test
         self.cond = cond
         self.msg = msg
@@ -657,7 +704,8 @@ class ImportStmt(Stmt):
     _fields = ("path", "alias")
 
     def __init__(self, span: Span, path: str, alias: str | None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.path = path
         self.alias = alias
 
@@ -674,7 +722,8 @@ class Decorator(Node):
     _fields = ("name", "args", "keywords")
 
     def __init__(self, span: Span, name: str, args: list[Expr], keywords: list[Keyword]) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.name = name
         self.args = args
         self.keywords = keywords
@@ -699,7 +748,8 @@ class SchemaAttr(Stmt):
         decorators: list[Decorator] | None = None,
         doc: str = "",
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.name = name
         self.name_span = name_span
         self.type = type
@@ -725,7 +775,8 @@ class IndexSignature(Node):
         value: Expr | None,
         any_other: bool = False,
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.key_name = key_name
         self.key_type = key_type
         self.value_type = value_type
@@ -740,7 +791,8 @@ class CheckExpr(Node):
     _fields = ("test", "cond", "msg")
 
     def __init__(self, span: Span, test: Expr, cond: Expr | None, msg: Expr | None) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.test = test
         self.cond = cond
         self.msg = msg
@@ -793,7 +845,8 @@ class SchemaStmt(Stmt):
         decorators: list[Decorator] | None = None,
         doc: str = "",
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.kind = kind  # "schema" | "mixin" | "protocol"
         self.name = name
         self.name_span = name_span
@@ -836,7 +889,8 @@ class RuleStmt(Stmt):
         decorators: list[Decorator] | None = None,
         doc: str = "",
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.name = name
         self.name_span = name_span
         self.params = params or []
@@ -869,7 +923,8 @@ class Module(Node):
     def __init__(
         self, span: Span, file: SourceFile, body: list[Stmt], comments: list[Comment], doc: str = ""
     ) -> None:
-        super().__init__(span)
+        self.span = span
+        self.id = next(_ids)
         self.file = file
         self.body = body
         self.comments = comments

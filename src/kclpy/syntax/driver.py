@@ -14,7 +14,10 @@ the rules into kinds whose reductions run no Python code:
 * *keep-first* rules (marked with :func:`keep_first`): the value is the first
   symbol's (``items : items NEWLINE``), so that symbol is renamed in place;
 * *list* rules (marked with :func:`collects`): ``items : item`` starts a list,
-  ``items : items sep item`` appends to the first symbol's list in place.
+  ``items : items sep item`` appends to the first symbol's list in place;
+* *in-place* rules (marked with :func:`in_place`): the action runs as usual, but
+  its result symbol is the first body symbol, renamed (no new symbol; the hot
+  rules: ``dotted : NAME``, ``entry : test ASSIGN test``...).
 
 Nonterminal symbols are slotted objects; a unit rule renames a token in place
 (tokens are read once, so a shifted token is never looked at as a token
@@ -31,9 +34,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _ERROR_COUNT = 3
 
-CALL, UNIT, EMPTY, KEEP_FIRST, START, COLLECT = range(6)
+CALL, UNIT, EMPTY, KEEP_FIRST, START, COLLECT, IN_PLACE = range(7)
 """Rule kinds: call the action; rename the top symbol; push None; rename the first
-symbol; put the value in a new list; append the last symbol's value to the first's."""
+symbol; put the value in a new list; append the last symbol's value to the first's;
+call the action with the first symbol as the result, then rename it."""
 
 
 def unit(function: F) -> F:
@@ -63,6 +67,14 @@ def keep_first(function: F) -> F:
     """Mark a rule function whose value is its first symbol's value, which must
     be a nonterminal (``items : items NEWLINE``)."""
     function.keep_first = True  # type: ignore[attr-defined]
+    return function
+
+
+def in_place(function: F) -> F:
+    """Mark a rule function whose result may overwrite its first symbol: it reads
+    every ``s[i]`` it needs before it sets ``s[0].value``, and keeps no symbol itself
+    (``s[0]`` is then ``s[1]``, renamed to the rule's name afterwards)."""
+    function.in_place = True  # type: ignore[attr-defined]
     return function
 
 
@@ -139,6 +151,8 @@ def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:
         kind = KEEP_FIRST
     elif getattr(action, "collects", False) and length >= 1:
         kind = START if length == 1 else COLLECT
+    elif getattr(action, "in_place", False) and length >= 1:
+        kind = IN_PLACE
     return name, length, action, kind, goto_by_name.get(name, {})
 
 
@@ -154,6 +168,7 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
     rules = machine.rules
     chains = machine.chains
     production = Production(parser)
+    pair: list[Any] = [None, None]  # the slice of a one-symbol in-place rule
     new = object.__new__
     statestack = [0]
     symstack: list[Any] = [Symbol("$end")]
@@ -190,6 +205,23 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                 continue
             if t < 0:
                 pname, plen, action, kind, targets = rules[-t]
+                if kind == IN_PLACE:
+                    first = symstack[-plen]
+                    if plen == 1:
+                        pair[0] = pair[1] = first
+                        production.slice = pair
+                        action(production)
+                    else:
+                        body = symstack[-plen - 1 :]
+                        body[0] = first
+                        production.slice = body
+                        action(production)
+                        del symstack[1 - plen :]
+                        del statestack[1 - plen :]
+                    first.type = pname
+                    state = targets[statestack[-2]]
+                    statestack[-1] = state
+                    continue
                 if kind == CALL:
                     sym = new(Symbol)
                     sym.type = pname
@@ -227,17 +259,19 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                     state = targets[statestack[-1]]
                     statestack.append(state)
                     continue
-                # the first symbol becomes the result: a new list, or renamed in place
+                # the first symbol becomes the result, renamed in place: its value
+                # put in a new list, or a list it holds extended, or kept
+                first = symstack[-1]
                 if kind == START:
-                    symstack[-1] = Symbol(pname, [symstack[-1].value])
-                else:
-                    if plen > 1:
-                        item = symstack[-1].value
-                        del symstack[1 - plen :]
-                        del statestack[1 - plen :]
-                        if kind == COLLECT:
-                            symstack[-1].value.append(item)
-                    symstack[-1].type = pname
+                    first.value = [first.value]
+                elif plen > 1:
+                    item = first.value
+                    del symstack[1 - plen :]
+                    del statestack[1 - plen :]
+                    first = symstack[-1]
+                    if kind == COLLECT:
+                        first.value.append(item)
+                first.type = pname
                 state = targets[statestack[-2]]
                 statestack[-1] = state
                 continue

@@ -14,7 +14,7 @@ from typing import Any
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import collects, unit, valueless
+from kclpy.syntax.driver import collects, in_place, unit, valueless
 from kclpy.syntax.grammar_expr import p_postfix_selector, p_postfix_subscript
 
 P = Any  # ply's YaccProduction
@@ -69,6 +69,7 @@ def p_list_expr_empty(p: P) -> None:
     s[0].value = ast.ListExpr(Span(build.FILE, s[1].lexpos, s[-1].end), [])
 
 
+@in_place
 def p_list_expr(p: P) -> None:
     """list_expr : LBRACKET list_content RBRACKET
     | LBRACKET nl list_content RBRACKET"""
@@ -88,6 +89,7 @@ def p_list_expr(p: P) -> None:
     s[0].value = ast.ListCompExpr(sp, items[0], generators)
 
 
+@in_place
 def p_list_content(p: P) -> None:
     """list_content : list_items item_sep
     | list_items item_sep comp_clauses opt_nl"""
@@ -248,6 +250,7 @@ def p_config_expr_empty(p: P) -> None:
     s[0].value = ast.ConfigExpr(Span(build.FILE, s[1].lexpos, s[-1].end), [])
 
 
+@in_place
 def p_config_expr(p: P) -> None:
     """config_expr : LBRACE config_content RBRACE
     | LBRACE nl config_content RBRACE"""
@@ -272,6 +275,7 @@ def p_config_expr(p: P) -> None:
     s[0].value = ast.DictCompExpr(sp, entry, generators)
 
 
+@in_place
 def p_config_content(p: P) -> None:
     """config_content : entries item_sep
     | entries item_sep comp_clauses opt_nl"""
@@ -292,6 +296,7 @@ def p_entries(p: P) -> None:
         s[0].value = items
 
 
+@in_place
 def p_entry(p: P) -> None:
     """entry : test COLON test
     | test ASSIGN test

@@ -22,7 +22,7 @@ from typing import Any
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import collects, unit
+from kclpy.syntax.driver import collects, in_place, unit
 from kclpy.syntax.tokens import PUNCTUATION
 
 P = Any  # ply's YaccProduction
@@ -75,6 +75,7 @@ def p_name(p: P) -> None:
     s[0].value = s[1].value if s[1].type == "ident" else s[1]
 
 
+@in_place
 def p_dotted_first(p: P) -> None:
     """dotted : NAME
     | TYPE
@@ -88,6 +89,7 @@ def p_dotted_first(p: P) -> None:
     s[0].value = ast.NameExpr(Span(build.FILE, tok.lexpos, tok.end), tok.value)
 
 
+@in_place
 def p_dotted_more(p: P) -> None:
     """dotted : dotted DOT name"""
     s = p.slice
@@ -136,6 +138,7 @@ def p_simple_unary(p: P) -> None:
     s[0].value = ast.UnaryExpr(sp, _OPS[tok.type], operand)
 
 
+@in_place
 def p_simple_binary(p: P) -> None:
     """simple : simple OR simple
     | simple AND simple
@@ -201,6 +204,7 @@ def p_postfix_call(p: P) -> None:
     s[0].value = ast.CallExpr(Span(build.FILE, func.span.start, end), func, args, keywords)
 
 
+@in_place
 def p_postfix_schema(p: P) -> None:
     """postfix : dotted config_expr"""
     s = p.slice
@@ -383,6 +387,7 @@ def p_type_any(p: P) -> None:
     s[0].value = ast.AnyType(Span(build.FILE, s[1].lexpos, s[1].end))
 
 
+@in_place
 def p_type_named(p: P) -> None:
     """type_elem : dotted"""
     s = p.slice

@@ -16,7 +16,7 @@ from typing import Any
 from kclpy.diag import Code
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import collects, keep_first, unit
+from kclpy.syntax.driver import collects, in_place, keep_first, unit
 from kclpy.syntax.tokens import AUGMENTED
 
 P = Any  # ply's YaccProduction
@@ -46,6 +46,7 @@ def p_module(p: P) -> None:
     s[0].value = ast.Module(Span(build.FILE, 0, len(text)), build.FILE, body, [], doc)
 
 
+@in_place
 def p_top_items(p: P) -> None:
     """top_items : empty
     | top_items stmt"""
@@ -97,6 +98,7 @@ def p_expr_stmt(p: P) -> None:
     s[0].value = ast.ExprStmt(expr.span, expr)
 
 
+@in_place
 def p_expr_stmt_assign(p: P) -> None:
     """expr_stmt : test ASSIGN assign_rhs
     | test COLON type ASSIGN assign_rhs"""
@@ -534,6 +536,7 @@ def _as_attribute(item: Any) -> Any:
     return item
 
 
+@in_place
 def p_schema_items(p: P) -> None:
     """schema_items : schema_item
     | error NEWLINE
@@ -583,6 +586,7 @@ def p_mixin_names(p: P) -> None:
         s[0].value = names
 
 
+@in_place
 def p_attr_stmt(p: P) -> None:
     """attr_stmt : attr_name QUESTION COLON type attr_default
     | decorators attr_name COLON type attr_default
@@ -607,6 +611,7 @@ def p_attr_stmt(p: P) -> None:
     )
 
 
+@in_place
 def p_attr_name(p: P) -> None:
     """attr_name : dotted
     | STRING"""
@@ -620,6 +625,7 @@ def p_attr_name(p: P) -> None:
         s[0].value = (build.dotted_name(name), name.span)
 
 
+@in_place
 def p_attr_default(p: P) -> None:
     """attr_default : empty
     | ASSIGN test

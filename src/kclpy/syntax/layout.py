@@ -91,6 +91,9 @@ def layout(
         tok = raw[index]
         index += 1
         kind = tok.type
+        if newline is None and kind in _PLAIN:  # most tokens: an operator mid-line
+            append(tok)
+            continue
         value = tok.value
         if kind == "NEWLINE":
             if newline is None:

@@ -228,6 +228,7 @@ _Master = tuple[
     Any, dict[str, str | None], dict[str, list[tuple[str, str]]], dict[str, tuple[Any, str]]
 ]
 _master: _Master | None = None
+_scan: Any = None
 _lock = threading.Lock()
 
 
@@ -246,23 +247,96 @@ def _master_regex() -> _Master:
     return _master
 
 
+def scanner_pattern() -> str:
+    """One regular expression that cuts a run of ordinary tokens in C (``findall``).
+
+    Each match is the blanks before a token (and line continuations), then the token
+    in one of six groups: an ASCII name (not a raw string's ``r``, not touching a
+    non-ASCII character), punctuation, a number, a string, a comment, or any other
+    character. Where the first five match, the master regex picks the same rule (the
+    first character decides between them; punctuation keeps ply's order within a
+    first character); the sixth group marks where :func:`raw_tokens` hands over to
+    the general loop. Nothing is skipped: every character outside the final blanks
+    is in some match."""
+    punctuation = _punctuation()
+    alone = [
+        first for first, rules in punctuation.items() if [rule[0] for rule in rules] == [first]
+    ]
+    longer = [
+        literal
+        for first, rules in punctuation.items()
+        if first not in alone
+        for literal, _kind in rules
+    ]
+    operators = "[" + "".join(map(re.escape, alone)) + "]|" + "|".join(map(re.escape, longer))
+    blank = "[" + re.escape(t_ignore) + "]*"
+    blanks = blank + r"(?:\\(?:\n|\Z)" + blank + ")*"
+    name = r"(?![rR][\"'])\$?[A-Za-z_][A-Za-z0-9_]*+(?![^\x00-\x7f])"  # possessive: no shorter
+    other = "[^" + re.escape(t_ignore) + "]"
+    groups = (name, operators, t_NUMBER, t_STRING, t_COMMENT, other)
+    return f"({blanks})" + "(?:" + "|".join(f"({group})" for group in groups) + ")"
+
+
+def _scanner() -> tuple[Any, dict[str, str]]:
+    """The compiled scanner pattern and the kind of each punctuation literal."""
+    global _scan
+    with _lock:
+        if _scan is None:
+            kinds = {literal: kind for rules in _punctuation().values() for literal, kind in rules}
+            _scan = (re.compile(scanner_pattern()).findall, kinds)
+    return _scan  # type: ignore[no-any-return]
+
+
 _SPACES = re.compile("[" + t_ignore + "]+")
 
 
 def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     """The raw tokens of ``text[start:end]``, with offsets into the whole ``text``.
 
-    Runs ply's master regular expression in a tight loop (what ply's own
-    ``token()`` does, minus its per-token bookkeeping), skipping blanks in runs and
-    taking punctuation, names and numbers from tables by their first character.
+    The scanner pattern cuts the text into (blanks, token) pieces in one C call;
+    this loop only turns them into tokens, offsets counted from the lengths. At the
+    first character the scanner leaves to the general rules (a stray character, a
+    lone ``$`` or ``\\``, a non-ASCII name) the general loop takes the rest.
     """
-    regex, kinds, punctuation, simple = _master_regex()
     stop = len(text) if end is None else end
+    findall, punctuation = _scanner()
+    result: list[Token] = []
+    append = result.append
+    pos = start
+    for blank, name, operator, number, quoted, comment, _other in findall(text, start, stop):
+        if blank:
+            pos += len(blank)
+        if name:
+            after = pos + len(name)
+            append(Token("NAME", name, pos, after))
+        elif operator:
+            after = pos + len(operator)
+            append(Token(punctuation[operator], operator, pos, after))
+        elif quoted:
+            after = pos + len(quoted)
+            append(Token("STRING", quoted, pos, after))
+        elif number:
+            after = pos + len(number)
+            append(Token("NUMBER", number, pos, after))
+        elif comment:
+            after = pos + len(comment)
+            append(Token("COMMENT", comment, pos, after))
+        else:
+            _general_tokens(text, pos, stop, append)
+            break
+        pos = after
+    return result
+
+
+def _general_tokens(text: str, start: int, stop: int, append: Callable[[Token], None]) -> None:
+    """Append the raw tokens of ``text[start:stop]`` by every rule: ply's master regular
+    expression in a tight loop (what ply's own ``token()`` does, minus its per-token
+    bookkeeping), skipping blanks in runs and taking punctuation, names and numbers
+    from tables by their first character."""
+    regex, kinds, punctuation, simple = _master_regex()
     match = regex.match
     spaces = _SPACES.match
     ignore = t_ignore
-    result: list[Token] = []
-    append = result.append
     unicode = not text.isascii()  # names then follow the XID rules (_xid_name)
     pos = start
     while pos < stop:
@@ -304,6 +378,13 @@ def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
         if kind is not None:
             append(Token(kind, found.group(), pos, after))
         pos = after
+
+
+def general_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]:
+    """The raw tokens of ``text[start:end]`` by the general loop alone (tests compare
+    them with :func:`raw_tokens`)."""
+    result: list[Token] = []
+    _general_tokens(text, start, len(text) if end is None else end, result.append)
     return result
 
 

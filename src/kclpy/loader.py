@@ -168,9 +168,13 @@ class Loader:
         self.program = Program(self.work_dir)
         self._loading: list[str] = []
         self._package_dirs: dict[str, str] = {}
+        # the package found at each probed base during one load (files do not move
+        # under a load; many files import the same packages)
+        self._found: dict[str, tuple[str, list[str]] | None] = {}
 
     def load(self, inputs: Iterable[str]) -> Program:
         """Every package of the program whose entries are ``inputs``."""
+        self._found.clear()
         files = self.entries(inputs)
         self.load_package(MAIN, files, None)
         return self.program
@@ -371,7 +375,10 @@ class Loader:
     def candidate(self, base: str) -> tuple[str, list[str]] | None:
         """The package at ``base`` (a folder of .k files or ``base.k``), noted in
         ``program.reads``."""
-        found = self.find(base)
+        if base in self._found:
+            found = self._found[base]
+        else:
+            found = self._found[base] = self.find(base)
         self.program.reads.probes.append((base, found))
         return found
 

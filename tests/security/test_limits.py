@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -143,3 +144,34 @@ def test_a_swallowed_limit_is_raised_again() -> None:
         while time.monotonic() < give_up:
             pass
     assert swallowed == 1 and time.monotonic() < give_up
+
+
+def test_a_limit_tripped_as_the_run_ends_does_not_replace_its_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The watchdog can trip a limit just as the guarded run leaves its body (CI saw
+    the memory watchdog and an allocation check race): the exception it sends then
+    arrives in the guard's cleanup, where it must not escape in place of the run's
+    own error."""
+    from kclpy.vm import limits
+
+    target = threading.get_ident()
+
+    class TrippingAsReleased(dict[int, Any]):
+        """The watched runs; taking the test's run out trips its limit first, as a
+        watchdog tick at that moment would."""
+
+        def pop(self, key: int, *default: Any) -> Any:
+            guard = self.get(key)
+            if guard is not None and guard.thread == target and not guard.reason:
+                guard.reason = "tripped as the run ended"
+                limits._interrupt(target, LimitExceeded)
+            return super().pop(key, *default)
+
+    watched = TrippingAsReleased()
+    monkeypatch.setattr(limits, "_active", watched)
+    own_error = pytest.raises(KclRuntimeError, match="the run's own error")
+    with own_error, guarded(ResourceLimits(max_memory=1 << 40)):
+        raise KclRuntimeError("the run's own error")
+    time.sleep(0.05)  # nothing pending is delivered afterwards either
+    assert not watched

@@ -176,11 +176,19 @@ def guarded(limits: ResourceLimits) -> Iterator[None]:
     except LimitExceeded:
         raise KclRuntimeError(guard.message(), KIND) from None
     finally:
-        with _lock:
-            _active.pop(id(guard), None)
-            if guard.reason:
-                _interrupt(guard.thread, None)  # one tripped late: not delivered yet
+        try:
+            _release(guard)
+        except LimitExceeded:  # tripped as the run ended and delivered in the cleanup:
+            _release(guard)  # the run's own outcome stands (one is sent at a time)
         _local.guard = outer
+
+
+def _release(guard: _Guard) -> None:
+    """Stop watching ``guard``'s run; cancel a tripped limit not delivered yet."""
+    with _lock:
+        _active.pop(id(guard), None)
+        if guard.reason:
+            _interrupt(guard.thread, None)
 
 
 def limit_error(error: BaseException) -> KclRuntimeError:

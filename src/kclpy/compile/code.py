@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
-BYTECODE_VERSION: Final = 5
+BYTECODE_VERSION: Final = 6
 
 # Fallback kinds of LOAD_NAME (when the schema being built has no such attribute).
 FALLBACK_GLOBAL: Final = 0

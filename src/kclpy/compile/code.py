@@ -204,6 +204,7 @@ class PackageCode:
 
     __slots__ = (
         "body",
+        "constants",
         "files",
         "nlocals",
         "output",
@@ -220,6 +221,9 @@ class PackageCode:
         self.slot_types: list[TypeRef | None] = []
         # per slot, the codes that set it, run in order the first time it is read
         self.setters: list[list[Code]] = []
+        # the slots set once, unconditionally, to a literal (no setter codes): the value,
+        # a tuple standing for a list of literals (a new list each run)
+        self.constants: dict[int, object] = {}
         # per file, the top-level walk: forces each variable, runs the other statements
         self.body: list[Code] = []
         # slots in output order (first definition; a unification at its last statement)

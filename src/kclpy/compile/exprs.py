@@ -390,7 +390,7 @@ class ExprCompiler:
         items = node.items
         if len(items) > 1 and all(type(item) in _PLAIN_LITERALS for item in items):
             values = tuple(literal_of(item) for item in items)
-            if _LITERAL_MISSING not in values:  # (no unit suffix, no Undefined)
+            if LITERAL_MISSING not in values:  # (no unit suffix, no Undefined)
                 self.at(node)
                 out.emit(Op.LIST_CONST, out.const(values))
                 return
@@ -766,16 +766,16 @@ _DISPATCH: dict[type, Callable[[ExprCompiler, Any], None]] = {
 
 _LIST_SPECIAL = (ast.StarredExpr, ast.ListIfItem)
 _PLAIN_LITERALS = frozenset((ast.NumberExpr, ast.StringExpr, ast.ConstExpr))
-_LITERAL_MISSING = object()
+LITERAL_MISSING = object()
 
 
 def literal_of(node: ast.Expr) -> object:
     """The value of a literal that loads as a plain constant (a number without a unit
-    suffix, a string, True, False, None); else ``_LITERAL_MISSING``."""
+    suffix, a string, True, False, None); else ``LITERAL_MISSING``."""
     if isinstance(node, ast.NumberExpr):
-        return _LITERAL_MISSING if node.suffix else node.value
+        return LITERAL_MISSING if node.suffix else node.value
     if isinstance(node, ast.StringExpr):
         return node.value
     if isinstance(node, ast.ConstExpr) and not isinstance(node.value, str):  # "Undefined"
         return node.value
-    return _LITERAL_MISSING
+    return LITERAL_MISSING

@@ -223,7 +223,7 @@ class PackageCode:
         self.setters: list[list[Code]] = []
         # the slots set once, unconditionally, to a literal (no setter codes): the value,
         # a tuple standing for a list of literals (a new list each run)
-        self.constants: dict[int, object] = {}
+        self.constants: dict[int, Any] = {}
         # per file, the top-level walk: forces each variable, runs the other statements
         self.body: list[Code] = []
         # slots in output order (first definition; a unification at its last statement)

@@ -6,7 +6,7 @@ None of these is ever output; ``kcl_type_name`` is what ``typeof`` reports.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from kclpy.compile.code import Code, FunctionProto, PackageCode, SchemaProto
 from kclpy.values import UNDEFINED, SchemaInstance, Value
@@ -45,7 +45,7 @@ class PackageState:
         values = self.values
         states = self.states
         for slot, value in code.constants.items():  # literals: known before running
-            values[slot] = list(value) if isinstance(value, tuple) else cast(Value, value)
+            values[slot] = list(value) if isinstance(value, tuple) else value
             states[slot] = DONE
         self.scope = Scope(code.nlocals, None, None)
         self.started = False

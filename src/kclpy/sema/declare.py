@@ -152,28 +152,46 @@ class DeclarationChecker:
     def declare_globals(self, modules: list[ast.Module]) -> None:
         """Declare the global variables; as in the reference, a second pass re-reads the
         annotations (which reports a variable annotated with two types at both places).
-        The second pass has nothing to do for an unannotated target already bound: it
-        keeps its symbol and its type."""
-        for unique_check in (True, False):
-            self.unique_check = unique_check
-            for module in modules:
-                for stmt in module.body:
-                    if isinstance(stmt, ast.TypeAliasStmt):
-                        self.statements.stmt(stmt)
-                self._declare_stmts(module.body)
+        The second pass has nothing to do for an unannotated target already bound (it
+        keeps its symbol and its type): it takes only the statements the first pass
+        found to need it, in the same order."""
+        again: list[list[ast.Stmt]] = []
+        self.unique_check = True
+        for module in modules:
+            for stmt in module.body:
+                if isinstance(stmt, ast.TypeAliasStmt):
+                    self.statements.stmt(stmt)
+            pending: list[ast.Stmt] = []
+            self._declare_stmts(module.body, pending)
+            again.append(pending)
+        self.unique_check = False
+        for module, pending in zip(modules, again, strict=True):
+            for stmt in module.body:
+                if isinstance(stmt, ast.TypeAliasStmt):
+                    self.statements.stmt(stmt)
+            self._declare_stmts(pending, None)
 
-    def _declare_stmts(self, stmts: Iterable[ast.Stmt]) -> None:
+    def _declare_stmts(self, stmts: Iterable[ast.Stmt], pending: list[ast.Stmt] | None) -> None:
+        """Declare the globals ``stmts`` set; ``pending`` collects the statements the
+        second pass must see again."""
         for stmt in stmts:
             if isinstance(stmt, ast.AssignStmt):
                 if stmt.id not in self.ctx.merged_away:
-                    self._declare_assign(stmt)
+                    unsettled = self._declare_assign(stmt)
+                    if pending is not None and unsettled:
+                        pending.append(stmt)
             elif isinstance(stmt, ast.UnificationStmt):
                 self._declare_unification(stmt)
+                if pending is not None:
+                    pending.append(stmt)
             elif isinstance(stmt, ast.IfStmt):
-                self._declare_stmts(stmt.body)
-                self._declare_stmts(stmt.orelse)
+                self._declare_stmts(stmt.body, pending)
+                self._declare_stmts(stmt.orelse, pending)
 
-    def _declare_assign(self, stmt: ast.AssignStmt) -> None:
+    def _declare_assign(self, stmt: ast.AssignStmt) -> bool:
+        """Declare the roots of an assignment's targets; whether the second pass must
+        see it again (it is annotated, or left a target unbound)."""
+        unsettled = stmt.type is not None
         for target in stmt.targets:
             root, _ = target_parts(target)
             if root is None:
@@ -184,6 +202,7 @@ class DeclarationChecker:
             existing = self.ctx.scope.symbols.get(name)
             if existing is not None and not is_private(name) and self.unique_check:
                 self._immutable(name, target.span, existing)
+                unsettled = True
                 continue
             if stmt.type is not None:
                 declared = self.annotations.resolve_type(stmt.type)
@@ -201,6 +220,7 @@ class DeclarationChecker:
             else:
                 symbol = self.ctx.define(name, SymbolKind.VARIABLE, declared, root.span, stmt)
                 self.ctx.bindings[root.id] = symbol
+        return unsettled
 
     def _immutable(self, name: str, span: Span, existing: Symbol) -> None:
         self.ctx.report(

@@ -34,7 +34,6 @@ from kclpy.sema.exprs import ExpressionChecker
 from kclpy.sema.model import Model
 from kclpy.sema.names import NameResolver
 from kclpy.sema.operators import OperatorChecker
-from kclpy.sema.resolve import resolve_program
 from kclpy.sema.schemas import SchemaBuilder
 from kclpy.sema.stmts import StatementChecker
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
@@ -123,11 +122,7 @@ def check_program(
     collecting = gc.isenabled()
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did
     try:
-        checker.run()
-        if reuse is None or keep_scopes:
-            resolve_program(program, model)  # the run-time binding of every name use
-        else:
-            reuse.resolve(program, model)
+        checker.run()  # each package resolved, then checked
     except RecursionError as error:  # beyond kclpy.depth's budget: say where
         model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
     except Exception as error:  # a bug in the checker is an internal error, not a traceback

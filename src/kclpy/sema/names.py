@@ -81,11 +81,14 @@ class NameResolver:
         if ctx.schema is not None:
             return self._resolve_in_schema(name, node)
         if not ctx.l_value:
-            symbol = ctx.lookup_or_report(name, node.span)
+            symbol = ctx.symbol_of(node, name)
+            if symbol is None:
+                ctx.report_undefined(name, node.span)
+                return ANY
             ctx.bind(node, symbol)
-            return symbol.type if symbol is not None else ANY
-        if name not in ctx.scope.symbols:
-            ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+            return symbol.type
+        if name not in ctx.scope.symbols:  # a lambda local's first assignment
+            ctx.declared[node.id] = ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
             return ANY
         symbol = ctx.scope.symbols[name]
         ctx.bind(node, symbol)
@@ -98,13 +101,13 @@ class NameResolver:
         attr_type = schema.attr_type(name)
         if ctx.l_value:
             if name not in ctx.scope.symbols or attr_type is None:
-                ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+                ctx.declared[node.id] = ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
                 if attr_type is None:
                     schema.local_types[name] = ANY
                 return ANY
             ctx.bind(node, ctx.scope.symbols[name])
             return attr_type
-        symbol = ctx.scope.lookup(name)
+        symbol = ctx.symbol_of(node, name)
         if name in ctx.local_vars:
             ctx.bind(node, symbol)
             return symbol.type if symbol is not None else ANY
@@ -121,7 +124,7 @@ class NameResolver:
         is_type_ref = name[:1].isupper()
         if attr_type is None and symbol is None and (not info.is_mixin or is_type_ref):
             if not info.is_rule:
-                ctx.lookup_or_report(name, node.span)
+                ctx.report_undefined(name, node.span)
             return ANY
         ctx.bind(node, symbol)
         return symbol.type if symbol is not None else ANY

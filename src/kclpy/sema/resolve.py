@@ -121,6 +121,7 @@ class Resolver:
 
     def top_stmt(self, stmt: ast.Stmt) -> None:
         if isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
+            self.definition_reads(stmt)
             self.schema(stmt)
         elif isinstance(stmt, ast.TypeAliasStmt):
             aliased = stmt.type
@@ -191,6 +192,23 @@ class Resolver:
             self.reference(stmt.parent)
         for mixin in stmt.mixins:
             self.reference(mixin)
+
+    def definition_reads(self, stmt: ast.SchemaStmt | ast.RuleStmt) -> None:
+        """Bind, in the package, what the checker reads as values when it builds a schema
+        or rule: the schemas it names (its parent, mixins, host, parent rules) and its and
+        its attributes' decorator arguments (the compiler takes these as constants)."""
+        if isinstance(stmt, ast.RuleStmt):
+            self.optional(*stmt.parents, stmt.for_host)
+            self.decorators(stmt.decorators)
+            return
+        self.optional(stmt.parent, stmt.for_host, *stmt.mixins)
+        self.decorators(stmt.decorators)
+        for attr in schema_attrs(stmt.body):
+            self.decorators(attr.decorators)
+
+    def decorators(self, decorators: list[ast.Decorator]) -> None:
+        for decorator in decorators:
+            self.optional(*decorator.args, *(keyword.value for keyword in decorator.keywords))
 
     def schema_body(self, stmts: list[ast.Stmt]) -> None:
         for stmt in stmts:
@@ -375,12 +393,13 @@ class Resolver:
 
     def config_entry(self, entry: ast.ConfigEntry) -> None:
         """Resolve an entry; a key's root name gets a binding only when it is a loop
-        variable of this unit (the key is then the variable's value: ``{k = v}``)."""
+        variable of this unit (the key is then the variable's value: ``{k = v}``) or
+        the list a list-index key indexes (``{l[0] = v}``: the checker reads it)."""
         key = entry.key
         path = key_path(key) if key is not None else None
         if key is None or path is None:
             if isinstance(key, ast.SubscriptExpr) and is_int_literal(key.index):
-                self.optional(key.index if key_path(key.value) is not None else key)
+                self.optional(key)
             elif key is not None:
                 self.expr(key.value if isinstance(key, ast.ParenExpr) else key)
             self.expr(entry.value)
@@ -541,6 +560,16 @@ def assigned_names(stmt: ast.Stmt) -> list[str]:
     if isinstance(stmt, ast.SchemaAttr):
         return [stmt.name]
     return []
+
+
+def schema_attrs(stmts: list[ast.Stmt]) -> Iterable[ast.SchemaAttr]:
+    """The attribute declarations of a schema body (through ``if`` blocks)."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.SchemaAttr):
+            yield stmt
+        elif isinstance(stmt, ast.IfStmt):
+            yield from schema_attrs(stmt.body)
+            yield from schema_attrs(stmt.orelse)
 
 
 _PATH_NODES = (ast.SelectorExpr, ast.SubscriptExpr)

@@ -1,12 +1,34 @@
 """The checking context: the state every part of the checker shares, and its services.
 
 :class:`CheckContext` holds the program, the :class:`Model` (types, bindings,
-scopes, diagnostics), the current package, scope and schema, the expected-type
-stack and the facts the declaration passes leave for the walk (merged
-unifications, top-level lambda signatures). It reports diagnostics, opens and
-closes scopes, defines and binds names. Nothing here walks the tree: the parts
-(``exprs``, ``config``, ``calls``, ``names``, ``stmts``, ``declare``...) do,
-each holding this context; ``checker.Checker`` builds and connects them.
+scopes, diagnostics, the resolver's bindings), the current package, scope and
+schema, the expected-type stack and the facts the declaration passes leave for the
+walk (merged unifications, top-level lambda signatures). It reports diagnostics,
+opens and closes scopes, defines and binds names, and maps a name read to its
+symbol (:meth:`CheckContext.symbol_of`). Nothing here walks the tree: the parts
+(``exprs``, ``config``, ``calls``, ``names``, ``stmts``, ``declare``...) do, each
+holding this context; ``checker.Checker`` builds and connects them.
+
+A read's symbol is its binding's (``sema.bindings``), mapped to the checker's
+symbols: a key set earlier in an enclosing config literal (``config_key``: the
+config scopes being walked), in a schema (``dynamic``) the schema scope's symbol of
+the name, then by kind the symbol the checker defined for the declaration node
+(``LOCAL``: parameters, loop and quantifier variables, lambda locals, the index
+signature's key, kept in ``declared``), the package's (``GLOBAL``, ``IMPORT``), the
+builtin, or none (``UNDEFINED``: ``name 'x' is not defined``, with the close names
+visible here as suggestions). Where the checker's view differs from the run time's:
+
+* the schema scope holds what a body may read before the run time defines it (the
+  attributes and assignments of the body, the index signature's key, which at run
+  time is a local of the default value and the checks only), so a ``dynamic``
+  read finds it there;
+* a ``LOCAL`` whose declaration the checker has not reached (a schema parameter in
+  another parameter's default) has no symbol: undefined, as before bindings;
+* a type name's symbol follows its ``TypeBinding``: the package's definition or
+  alias, or the import's module for ``pkg.Name``, never a local of that name;
+* the key ``k`` of ``{k = v}`` in a lambda in a comprehension over ``k`` is the
+  literal ``"k"`` at run time (no binding) but the loop variable for the
+  reference's checker and this one (:meth:`CheckContext.unbound_read`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ split is the model): package declarations (``declare``), schemas and rules
 expressions (``config``), calls and lambdas (``calls``), names and members
 (``names``), annotations, assignability and operators.
 
-``check_program(program)`` declares and checks every package (imported ones
+``check_program(program)`` resolves (``sema.resolve``: the binding of every name
+use, which the walk reads), declares and checks every package (imported ones
 first, as the reference does), then returns the :class:`Model` with the
 diagnostics in source order; given a ``PackageReuse`` (``sema.reuse``), it takes
 the packages this process checked before from its store instead. Errors stop a

@@ -1,7 +1,8 @@
 """Package declarations: imports, schema and rule types, global variables, lambdas.
 
-Before a package's statements are walked, its top-level names are declared so
-that uses may come before definitions: imports (whose user packages are checked
+Before a package's statements are walked, its name uses are resolved (the walk
+reads their bindings) and its top-level names are declared so that uses may come
+before definitions: imports (whose user packages are checked
 first), schemas and rules (declared and built by ``schemas.SchemaBuilder``), global
 variables (a second ``=`` of an exported name is the ImmutableError ``Can not
 change the value of 'a'``), and the signatures of top-level lambdas.

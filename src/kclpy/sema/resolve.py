@@ -1,9 +1,10 @@
 """Name resolution: the run-time binding of every name use (``Model.resolution``).
 
 ``resolve_program(program)`` walks every package once and gives each name use a
-:class:`~kclpy.sema.bindings.Binding`, keyed by node id; ``check_program`` runs
-it too, so ``check=False`` skips the type checks and nothing else. The compiler
-turns bindings into loads and stores and never looks a name up itself.
+:class:`~kclpy.sema.bindings.Binding`, keyed by node id; the checker resolves each
+package (``Resolver.package``) just before checking it, and reads the bindings for
+every name it reads, so ``check=False`` skips the type checks and nothing else.
+The compiler turns bindings into loads and stores; neither looks a name up itself.
 
 The walk follows the run-time scopes, which are not the checker's: a *code
 unit* is what the VM runs with one frame of locals (the package top level, a
@@ -44,6 +45,10 @@ type alias of the package, definition of the package, unknown. Example::
 
 The resolver reports nothing: an undefined name gets an ``UNDEFINED`` binding and
 the stage that meets it says so (the checker before running, else the compiler).
+It also binds, as reads in the package, what the checker reads as values while
+building a schema or rule (the schemas it names and the decorator arguments, which
+the compiler takes as type references and constants), and the root of a list-index
+config key (``{l[0] = v}``: the checker types the list).
 It owns the syntactic facts the checker and the compiler both need: which names
 a statement sets (:func:`walk_setters`), the root and path of an assignment target
 (:func:`target_parts`), the literal path of a config key (:func:`key_path`) and the

@@ -186,10 +186,8 @@ class CheckContext:
 
     def symbol_of(self, node: ast.Node, name: str) -> Symbol | None:
         """The symbol a read of ``name`` at ``node`` refers to, from the node's binding
-        (``sema.resolve``): a key set earlier in an enclosing config literal, then, in a
-        schema (``dynamic``), the schema scope's symbol, then by the binding's kind the
-        checker's symbol of the declaration (LOCAL), of the package (GLOBAL, IMPORT) or
-        the builtin; None when undefined, or not defined yet where the checker is."""
+        (see the module docstring); None when undefined, or not defined yet where the
+        checker is."""
         binding = self.resolution.get(node.id)
         if binding is None:
             return self.unbound_read(name)
@@ -204,7 +202,14 @@ class CheckContext:
                 symbol = schema.scope.symbols.get(name)
                 if symbol is not None:
                     return symbol
-        return self.symbol_of_kind(binding.kind, name, binding.declaration)
+        kind = binding.kind
+        if kind == BindingKind.LOCAL:
+            return self.declared.get(binding.declaration)
+        if kind == BindingKind.GLOBAL or kind == BindingKind.IMPORT:
+            return self.package_scopes[self.pkgpath].symbols.get(name)
+        if kind == BindingKind.BUILTIN:
+            return self.builtin_scope.symbols.get(name)
+        return None
 
     def unbound_read(self, name: str) -> Symbol | None:
         """A read the run time does not make: the key ``k`` of ``{k = v}`` in a lambda
@@ -214,15 +219,6 @@ class CheckContext:
         if symbol is None:  # every other read has a binding (``sema.resolve``)
             raise AssertionError(f"the name {name!r} read here has no binding")
         return symbol
-
-    def symbol_of_kind(self, kind: int, name: str, declaration: int = -1) -> Symbol | None:
-        if kind == BindingKind.GLOBAL or kind == BindingKind.IMPORT:
-            return self.package_scope(self.pkgpath).symbols.get(name)
-        if kind == BindingKind.LOCAL:
-            return self.declared.get(declaration)
-        if kind == BindingKind.BUILTIN:
-            return self.builtin_scope.symbols.get(name)
-        return None
 
     def type_symbol(self, node: ast.NamedType, head: str) -> Symbol | None:
         """The symbol of the first name of a type name (``k8s`` of ``k8s.Deployment``),

@@ -159,6 +159,8 @@ class Resolver:
             self.annotation(stmt.type)
             if stmt.op not in ("=", ""):  # `a |= v` reads the attribute
                 self.bind(stmt, stmt.name)
+            if stmt.decorators:  # (the checker reads their arguments)
+                self.decorators(stmt.decorators)
 
     # ------------------------------------------------------------------ schemas
 
@@ -200,16 +202,12 @@ class Resolver:
 
     def definition_reads(self, stmt: ast.SchemaStmt | ast.RuleStmt) -> None:
         """Bind, in the package, what the checker reads as values when it builds a schema
-        or rule: the schemas it names (its parent, mixins, host, parent rules) and its and
-        its attributes' decorator arguments (the compiler takes these as constants)."""
-        if isinstance(stmt, ast.RuleStmt):
-            self.optional(*stmt.parents, stmt.for_host)
-            self.decorators(stmt.decorators)
-            return
-        self.optional(stmt.parent, stmt.for_host, *stmt.mixins)
+        or rule: the schemas it names (its parent, mixins, host, parent rules) and its
+        decorator arguments (the compiler takes these as constants; an attribute's are
+        bound with the attribute, ``plain_stmt``)."""
+        named = stmt.parents if isinstance(stmt, ast.RuleStmt) else [stmt.parent, *stmt.mixins]
+        self.optional(*named, stmt.for_host)
         self.decorators(stmt.decorators)
-        for attr in schema_attrs(stmt.body):
-            self.decorators(attr.decorators)
 
     def decorators(self, decorators: list[ast.Decorator]) -> None:
         for decorator in decorators:
@@ -565,16 +563,6 @@ def assigned_names(stmt: ast.Stmt) -> list[str]:
     if isinstance(stmt, ast.SchemaAttr):
         return [stmt.name]
     return []
-
-
-def schema_attrs(stmts: list[ast.Stmt]) -> Iterable[ast.SchemaAttr]:
-    """The attribute declarations of a schema body (through ``if`` blocks)."""
-    for stmt in stmts:
-        if isinstance(stmt, ast.SchemaAttr):
-            yield stmt
-        elif isinstance(stmt, ast.IfStmt):
-            yield from schema_attrs(stmt.body)
-            yield from schema_attrs(stmt.orelse)
 
 
 _PATH_NODES = (ast.SelectorExpr, ast.SubscriptExpr)

@@ -302,3 +302,16 @@ def test_a_key_named_as_a_loop_variable_outside_its_lambda() -> None:
     assert [d.message for d in model.diagnostics] == ["A attribute must be string type, got 'int'"]
     result = run(text.replace("[1]", '["a"]') + "m = [l[0]()]\n")
     assert result.ok and "- k: 1" in result.text
+
+
+def test_an_import_the_loader_did_not_find_is_still_an_import() -> None:
+    # the loader reports the missing package; the name means the import all the same
+    module, diagnostics = parse_source("import nosuch\nx = nosuch.a\n", "main.k")
+    assert not diagnostics
+    program = Program("")
+    program.packages["__main__"] = [module]
+    model = check_program(program)
+    assert [d.message for d in model.diagnostics] == []
+    use = [n for n in walk(module) if isinstance(n, ast.NameExpr) and n.name == "nosuch"]
+    assert [model.resolution[n.id].kind for n in use] == [BindingKind.IMPORT]
+    assert model.bindings[use[0].id].kind == SymbolKind.MODULE

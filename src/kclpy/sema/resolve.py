@@ -62,7 +62,7 @@ from typing import Any
 
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, make_error
-from kclpy.loader import Program
+from kclpy.loader import Program, iter_imports
 from kclpy.sema.annotations import BASIC_TYPES
 from kclpy.sema.bindings import Binding, BindingKind, TypeBinding, TypeKind
 from kclpy.sema.builtins import BUILTIN_FUNCTIONS
@@ -105,19 +105,21 @@ class Resolver:
     def package(self, modules: list[ast.Module], imports_of: Callable[[ast.Module], Any]) -> None:
         self.globals = set()
         self.aliases = {}
+        tables: list[dict[str, str]] = []
         for module in modules:
             walk_setters(module.body, [], lambda name, _stmt, _guards: self.globals.add(name))
             for stmt in module.body:
                 if isinstance(stmt, ast.TypeAliasStmt):
                     self.aliases[stmt.name.name] = stmt.type
+            tables.append(module_imports(module, imports_of(module)))
         self.unit = CodeUnit(False, None)
-        for module in modules:
+        for module, table in zip(modules, tables, strict=True):
             # the imports of one file are visible in the other files of its package
             imports: dict[str, str] = {}
-            for other in modules:
+            for other, other_table in zip(modules, tables, strict=True):
                 if other is not module:
-                    imports.update(imports_of(other))
-            imports.update(imports_of(module))
+                    imports.update(other_table)
+            imports.update(table)
             self.imports = imports
             self._outer = {}
             self._types = {}
@@ -527,6 +529,14 @@ def resolve_program(program: Program, model: Model | None = None) -> Model:
 
 
 # ---------------------------------------------------------------------- syntactic facts
+
+
+def module_imports(module: ast.Module, table: dict[str, str]) -> dict[str, str]:
+    """The names a module imports, by package path: the loader's table and the imports
+    it could not resolve (it reported them; the name still means the import, which the
+    checker declares all the same)."""
+    missing = {stmt.name: stmt.path for stmt in iter_imports(module.body) if stmt.name not in table}
+    return {**missing, **table} if missing else table
 
 
 def walk_setters(

@@ -3,6 +3,8 @@
 * Programs built from a grammar-based strategy (expressions, configs, lists,
   comprehensions, schemas, if blocks, lambdas, interpolated strings) parse
   without diagnostics.
+* Lists of literals and other items, with any separators and layout, parse to the
+  same tree and diagnostics whether the LR driver takes literal runs or not.
 * Any bytes, and every truncation of the sample programs, parse without an
   exception: a Module and a list of diagnostics always come back, and the tree
   can be walked and dumped.
@@ -16,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kclpy.syntax import ast, parse_bytes, parse_source
+from kclpy.syntax import ast, parse_bytes, parse_source, parser
 from kclpy.syntax.dump import dump
 from kclpy.syntax.walk import walk
 
@@ -191,6 +193,53 @@ def test_token_soup_parses_without_exceptions(source: str) -> None:
     module, diagnostics = parse_source(source, "soup.k")
     assert all(d.code.kind != "InternalError" for d in diagnostics)
     _well_formed(module)
+
+
+_LIST_PARTS = st.sampled_from(
+    [
+        "1",
+        "22",
+        '"s"',
+        "'t'",
+        "2.5",
+        "3Ki",
+        "x",
+        "-1",
+        "1 + 2",
+        "[1, 2]",
+        "*a",
+        "if a: 1",
+        "True",
+        '"${x}"',
+        "lambda {1}",
+        "{k = 1}",
+    ]
+)
+_LIST_SEPARATORS = st.sampled_from([", ", ",", ",\n", "\n", " ", ",\n\n", ", # c\n", ",,"])
+
+
+@st.composite
+def _list_soup(draw: st.DrawFn) -> str:
+    items = draw(st.lists(_LIST_PARTS, max_size=12))
+    text = "a = ["
+    for item in items:
+        text += item + draw(_LIST_SEPARATORS)
+    return text + draw(st.sampled_from(["]", "", ")", "] + [1, 2]", " for x in [1, 2]]"])) + "\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_list_soup())
+def test_literal_runs_parse_as_the_machine_does(source: str) -> None:
+    machine = parser._machine(parser.get_parser())
+    module, diagnostics = parse_source(source, "list.k")
+    fast = (dump(module), [d.message for d in diagnostics])
+    saved = dict(machine.runs)
+    machine.runs.clear()
+    try:
+        module, diagnostics = parse_source(source, "list.k")
+    finally:
+        machine.runs.update(saved)
+    assert fast == (dump(module), [d.message for d in diagnostics])
 
 
 def test_every_truncation_of_the_samples() -> None:

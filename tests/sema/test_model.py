@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import tempfile
 
-from kclpy.loader import Loader
+import pytest
+
+from kclpy.loader import Loader, Program
 from kclpy.sema import Model, SymbolKind, check_program
 from kclpy.sema.types import DictType, FuncType, ListType, SchemaType
-from kclpy.syntax import ast
+from kclpy.syntax import ast, parse_source
+from kclpy.syntax.walk import walk
 
 PERSON = '''schema Base:
     id: str
@@ -194,3 +197,31 @@ def test_a_run_checks_alike_without_the_tools_facts() -> None:
     assert full.file_occurrences(main) and not lean.file_occurrences(main)
     person = lean.package_symbols()["alice"]
     assert person.references == () and full.package_symbols()["n"].type.ty_str() == "str"
+
+
+LONG_LISTS = {
+    "distinct ints": "a = [" + ", ".join(str(n) for n in range(100)) + "]\n",
+    "few literals": "a = [" + ", ".join(['1, "x", 2.5, "1"'] * 30) + "]\n",
+    "int and float one": "a = [" + ", ".join(["1, 1.0"] * 40) + "]\n",
+    "with a suffix": "a = [" + ", ".join(["1"] * 70) + ", 1Ki]\n",
+    "with a name": "b = 1\na = [" + ", ".join(["1"] * 70) + ", b]\n",
+    "annotated": "a: [int] = [" + ", ".join(['1, "x"'] * 40) + "]\n",
+    "schema list": "schema S:\n    v: [str]\ns = S {v = [" + ", ".join(["1"] * 80) + "]}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_LISTS))
+def test_a_long_list_of_literals_types_alike_without_the_tools_facts(name: str) -> None:
+    """A run types a long list of literals from one item per distinct literal: the
+    list's type and the diagnostics are the ones walking every item gives."""
+    module, diagnostics = parse_source(LONG_LISTS[name], "main.k")
+    assert not diagnostics
+    program = Program("")
+    program.packages["__main__"] = [module]
+    full = check_program(program)
+    lean = check_program(program, tool_facts=False)
+    lists = [node for node in walk(module) if isinstance(node, ast.ListExpr)]
+    assert lists
+    for node in lists:
+        assert lean.types[node.id].ty_str() == full.types[node.id].ty_str()
+    assert [d.message for d in lean.diagnostics] == [d.message for d in full.diagnostics]

@@ -108,3 +108,62 @@ def test_recovery_through_an_inserted_newline() -> None:
         'expected one of [")"] got newline',
         "unexpected token ')'",
     ]
+
+
+LIST_TEXTS = [
+    'a = [1, "x", 2.5, 3, "${a}", 4Ki]\n',
+    "a = [\n    1,\n    2,\n    3\n]\n",
+    "a = [1\n2\n3]\n",
+    "a = [1, 2, 3,]\n",
+    "a = [1, 2 + 3, 4, 5 if True else 6, 7]\n",
+    "a = [1, 2, 3 for x in []]\n",
+    "a = [1, 2, *[3], 4, [5, 6], 7]\n",
+    'a = [1, "a" "b", 2]\n',
+    "a = [1, 2,\n\n    3, 4,\n    # a comment\n    5]\n",
+    "a = [1, 2, 3\n",
+    "a = [1, 2, , 3]\n",
+    "a = [1 2 3]\n",
+    "a = [1, 2, 3).x\n",
+    "a = [[1, 2], [3, 4], {k = [5, 6]}]\n",
+    "a = [1, 2, if True: 3, 4]\n",
+    "a = [1, 2,\n    if True:\n        3\n        4\n    5, 6]\n",
+]
+
+
+def _without_runs(texts: list[str]) -> list[str]:
+    machine = parser._machine(get_parser())
+    saved = dict(machine.runs)
+    machine.runs.clear()
+    try:
+        return _parse_all(texts)
+    finally:
+        machine.runs.update(saved)
+
+
+def test_lists_take_literal_runs() -> None:
+    machine = parser._machine(get_parser())
+    assert machine.runs  # the list-item states of `[...]`
+    for run in machine.runs.values():
+        assert run.items == {"NUMBER", "STRING"}
+        assert {"COMMA", "RBRACKET"} <= run.ends
+
+
+def test_literal_runs_build_the_trees_the_machine_builds() -> None:
+    """With literal runs taken or not, every test program and the list shapes above
+    parse to the same trees and diagnostics."""
+    texts = [path.read_text(encoding="utf-8") for path in sorted((ROOT / "tests").rglob("*.k"))]
+    texts += LIST_TEXTS
+    assert _parse_all(texts) == _without_runs(texts)
+
+
+def test_a_separator_that_does_not_return_to_the_list_is_no_run() -> None:
+    """_takes_run refuses token sequences that do not come back to the list's state
+    by appending to it (a separator alone, an item that goes on as an expression)."""
+    machine = parser._machine(get_parser())
+    state = next(iter(machine.runs))
+    below = next(b for b, s in machine.goto.items() if s.get("list_items") == state)
+    takes = driver._takes_run
+    assert takes(machine, below, state, "list_items", ("COMMA", "NUMBER", "COMMA"))
+    assert not takes(machine, below, state, "list_items", ("COMMA", "COMMA"))
+    assert not takes(machine, below, state, "list_items", ("COMMA", "NUMBER", "PLUS", "COMMA"))
+    assert not takes(machine, below, state, "list_items", ("COMMA", "NUMBER", "DOT"))

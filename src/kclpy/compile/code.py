@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
-BYTECODE_VERSION: Final = 5
+BYTECODE_VERSION: Final = 6
 
 # Fallback kinds of LOAD_NAME (when the schema being built has no such attribute).
 FALLBACK_GLOBAL: Final = 0
@@ -204,6 +204,7 @@ class PackageCode:
 
     __slots__ = (
         "body",
+        "constants",
         "files",
         "nlocals",
         "output",
@@ -220,6 +221,9 @@ class PackageCode:
         self.slot_types: list[TypeRef | None] = []
         # per slot, the codes that set it, run in order the first time it is read
         self.setters: list[list[Code]] = []
+        # the slots set once, unconditionally, to a literal (no setter codes): the value,
+        # a tuple standing for a list of literals (a new list each run)
+        self.constants: dict[int, Any] = {}
         # per file, the top-level walk: forces each variable, runs the other statements
         self.body: list[Code] = []
         # slots in output order (first definition; a unification at its last statement)

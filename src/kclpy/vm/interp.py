@@ -116,6 +116,7 @@ SWAP = int(Op.SWAP)
 JUMP_IF_FALSE_OR_POP = int(Op.JUMP_IF_FALSE_OR_POP)
 JUMP_IF_TRUE = int(Op.JUMP_IF_TRUE)
 BUILD_LIST = int(Op.BUILD_LIST)
+LIST_CONST = int(Op.LIST_CONST)
 LOAD_TRUE = int(Op.LOAD_TRUE)
 LOAD_FALSE = int(Op.LOAD_FALSE)
 CONFIG_ENTRY_DYN = int(Op.CONFIG_ENTRY_DYN)
@@ -377,6 +378,8 @@ class Interpreter:
                 push(items)
             else:
                 push([])
+        elif op == LIST_CONST:
+            push(list(consts[arg]))
         elif op == LOAD_TRUE:
             push(True)
         elif op == LOAD_FALSE:

@@ -42,6 +42,11 @@ class PackageState:
         count = len(code.slot_names)
         self.values: list[Value] = [UNDEFINED] * count
         self.states: list[int] = [NOT_STARTED] * count
+        values = self.values
+        states = self.states
+        for slot, value in code.constants.items():  # literals: known before running
+            values[slot] = list(value) if isinstance(value, tuple) else value
+            states[slot] = DONE
         self.scope = Scope(code.nlocals, None, None)
         self.started = False
 

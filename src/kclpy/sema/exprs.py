@@ -441,9 +441,7 @@ def literal_representatives(items: list[ast.Expr]) -> list[ast.Expr] | None:
     distinct: dict[tuple[type, type, object], ast.Expr] = {}
     for item in items:
         value: object
-        if type(item) is ast.NumberExpr and not item.suffix:
-            value = item.value
-        elif type(item) is ast.StringExpr:
+        if (type(item) is ast.NumberExpr and not item.suffix) or type(item) is ast.StringExpr:
             value = item.value
         else:
             return None

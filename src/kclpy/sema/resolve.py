@@ -108,10 +108,14 @@ class Resolver:
         tables: list[dict[str, str]] = []
         for module in modules:
             walk_setters(module.body, [], lambda name, _stmt, _guards: self.globals.add(name))
+            table: dict[str, str] = imports_of(module)
+            missing: dict[str, str] = {}
             for stmt in module.body:
-                if isinstance(stmt, ast.TypeAliasStmt):
+                if type(stmt) is ast.TypeAliasStmt:
                     self.aliases[stmt.name.name] = stmt.type
-            tables.append(module_imports(module, imports_of(module)))
+                elif type(stmt) in _IMPORTING:
+                    missing.update(unresolved_imports(stmt, table))
+            tables.append({**missing, **table} if missing else table)
         self.unit = CodeUnit(False, None)
         for module, table in zip(modules, tables, strict=True):
             # the imports of one file are visible in the other files of its package
@@ -531,12 +535,11 @@ def resolve_program(program: Program, model: Model | None = None) -> Model:
 # ---------------------------------------------------------------------- syntactic facts
 
 
-def module_imports(module: ast.Module, table: dict[str, str]) -> dict[str, str]:
-    """The names a module imports, by package path: the loader's table and the imports
-    it could not resolve (it reported them; the name still means the import, which the
-    checker declares all the same)."""
-    missing = {stmt.name: stmt.path for stmt in iter_imports(module.body) if stmt.name not in table}
-    return {**missing, **table} if missing else table
+def unresolved_imports(stmt: ast.Stmt, table: dict[str, str]) -> dict[str, str]:
+    """The imports of a top-level statement (an import, or those of an ``if``) the
+    loader could not resolve (it reported them): their names still mean the import,
+    which the checker declares all the same."""
+    return {found.name: found.path for found in iter_imports([stmt]) if found.name not in table}
 
 
 def walk_setters(
@@ -576,6 +579,7 @@ def assigned_names(stmt: ast.Stmt) -> list[str]:
 
 
 _PATH_NODES = (ast.SelectorExpr, ast.SubscriptExpr)
+_IMPORTING = frozenset((ast.ImportStmt, ast.IfStmt))  # top-level statements with imports
 
 
 def target_parts(target: ast.Expr) -> tuple[ast.NameExpr | None, list[ast.Expr]]:

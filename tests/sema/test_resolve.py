@@ -10,12 +10,11 @@ when a sibling config key is.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from kclpy.api import run
-from kclpy.loader import Loader, Program
+from kclpy.loader import Program
 from kclpy.sema import Model, SymbolKind, check_program, resolve_program
 from kclpy.sema.bindings import Binding, BindingKind
 from kclpy.syntax import ast, parse_source
@@ -152,45 +151,167 @@ def test_without_type_checks_names_are_still_resolved() -> None:
     assert result.ok and result.text == "v: 6\n"
 
 
-# the checker's symbol kinds whose uses must have these run-time binding kinds
-AGREEING = {
-    SymbolKind.BUILTIN: {BindingKind.BUILTIN},
+# ---------------------------------------------------------------------- the checker's reads
+# The checker takes the symbol of every name it reads from the name's binding: these
+# programs read names of every kind (and in every place a binding kind can point).
+
+READS = {
+    "locals": """\
+schema S[p: int]:
+    [k: str]: int = len(k)
+    v: int = p
+    check:
+        k != ""
+        p > 0
+l = [x * y for x in range(3) for y in [x]]
+q = all x in l { x > 0 }
+d = {k: v for k, v in {a = 1}}
+f = lambda a: int, b = 2 {
+    z = a + b
+    z = z + 1
+    g = lambda { z + a }
+    g()
+}
+""",
+    "package": """\
+import math
+import units
+n = later + 1
+later = 2
+c = math.pow(n, 2)
+t: units.NumberMultiplier = 1Mi
+schema P:
+    name: str = "p"
+p: P = P {}
+m = len([n, c])
+""",
+    "schema": """\
+n = 1
+schema Base:
+    inherited: int = n
+schema S(Base):
+    own: int = inherited + n
+    local = own + 1
+    copy: int = local
+    [...str]: int
+""",
+    "configs": """\
+a = "outer"
+c = {a = 2, b = a, nested = {d = a}}
+e = {b = a, a = 3}
+""",
+}
+
+BINDING_OF_SYMBOL = {
     SymbolKind.MODULE: {BindingKind.IMPORT},
-    SymbolKind.PARAMETER: {BindingKind.LOCAL},
-    SymbolKind.LOOP_VARIABLE: {BindingKind.LOCAL},
-    SymbolKind.INDEX_KEY: {BindingKind.LOCAL},
+    SymbolKind.BUILTIN: {BindingKind.BUILTIN},
 }
 
 
-def disagreements(main: Path) -> list[str]:
-    """Name reads of a clean program where the checker and the resolver disagree."""
-    program = Loader(str(main.parent), {}, {}).load([str(main)])
-    if program.has_errors:
-        return []
-    model = check_program(program)
-    if model.has_errors:
-        return []
+def name_reads(module: ast.Module) -> list[ast.NameExpr]:
+    """The names a program reads: every ``NameExpr`` but the roots of assignment targets."""
+    stores = set()
+    for node in walk(module):
+        if isinstance(node, ast.AssignStmt):
+            stores.update(id(target) for target in node.targets)
+    return [
+        node for node in walk(module) if isinstance(node, ast.NameExpr) and id(node) not in stores
+    ]
+
+
+def wrong_symbols(model: Model, module: ast.Module) -> list[str]:
+    """Reads whose checker symbol is not the one their binding names."""
+    package = model.package_scopes["__main__"].symbols
     found: list[str] = []
-    for modules in program.packages.values():
-        for module in modules:
-            for node in walk(module):
-                if not isinstance(node, ast.NameExpr):
-                    continue
-                binding = model.resolution.get(node.id)
-                symbol = model.bindings.get(node.id)
-                if binding is None or symbol is None or binding.config_key:
-                    continue
-                expected = AGREEING.get(symbol.kind)
-                undefined = binding.kind == BindingKind.UNDEFINED and not binding.dynamic
-                if undefined or (expected is not None and binding.kind not in expected):
-                    where = node.span.file.pos(node.span.start)
-                    found.append(f"{main}:{where} {node.name}: {symbol.kind} / {binding!r}")
+    for node in name_reads(module):
+        binding = model.resolution.get(node.id)
+        if binding is None:
+            continue  # a literal config key, a schema's name in its own statement
+        symbol = model.bindings.get(node.id)
+        if binding.config_key:
+            ok = symbol is not None and symbol.kind == SymbolKind.CONFIG_KEY
+        elif binding.kind == BindingKind.UNDEFINED:
+            ok = symbol is None or binding.dynamic
+        elif binding.kind == BindingKind.LOCAL:
+            ok = symbol is not None and symbol.node is not None
+            ok = ok and symbol.node.id == binding.declaration
+        elif binding.dynamic and symbol is not None and symbol.kind == SymbolKind.ATTRIBUTE:
+            ok = True  # the schema's attribute first
+        elif binding.kind == BindingKind.BUILTIN:
+            ok = symbol is not None and symbol.kind == SymbolKind.BUILTIN
+        else:
+            ok = symbol is not None and symbol is package.get(node.name)
+        if not ok:
+            where = node.span.file.pos(node.span.start)
+            found.append(f"{where} {node.name}: {binding!r} -> {symbol!r}")
     return found
 
 
-CASES = sorted((Path(__file__).parent.parent / "conformance").glob("**/main.k"))
+@pytest.mark.parametrize("name", sorted(READS))
+def test_each_read_takes_the_symbol_its_binding_names(name: str) -> None:
+    model, module = resolve_text(READS[name], check=True)
+    assert [d.message for d in model.diagnostics] == []
+    assert len(name_reads(module)) > 5
+    assert wrong_symbols(model, module) == []
 
 
-def test_checker_and_resolver_agree_on_every_name_read() -> None:
-    assert len(CASES) > 20
-    assert [text for main in CASES for text in disagreements(main)] == []
+def test_the_kinds_of_symbols_read() -> None:
+    model, module = resolve_text(READS["package"], check=True)
+    kinds = {
+        node.name: model.bindings[node.id].kind
+        for node in name_reads(module)
+        if node.id in model.bindings
+    }
+    assert kinds["math"] == SymbolKind.MODULE and kinds["len"] == SymbolKind.BUILTIN
+    assert kinds["later"] == SymbolKind.VARIABLE  # defined after its use
+    model, module = resolve_text(READS["schema"], check=True)
+    reads = {node.name: model.bindings.get(node.id) for node in name_reads(module)}
+    inherited, local = reads["inherited"], reads["local"]
+    assert inherited is not None and inherited.kind == SymbolKind.ATTRIBUTE
+    assert local is not None and local.kind == SymbolKind.VARIABLE
+    assert reads["n"] is model.package_scopes["__main__"].symbols["n"]
+
+
+UNDEFINED = {
+    "package": ("abcd = 1\nb = abce\n", "abce", '["abcd"]'),
+    "lambda": ("f = lambda value {\n    valeu + 1\n}\n", "valeu", '["value"]'),
+    "schema": ("schema S:\n    count: int = 1\n    total: int = cuont\n", "cuont", '["count"]'),
+    "type": ("schema Person:\n    name?: str\np: Persn = Person {}\n", "Persn", '["Person"]'),
+    "loop": ("l = [itme for item in [1]]\n", "itme", '["item"]'),
+    "module": ("import math\nx = mth.log(1)\n", "mth", '["math"]'),
+    "config": ("x = {alpha = 1, beta = alpah}\n", "alpah", '["alpha"]'),
+    "no suggestion": ("a = zzz\n", "zzz", ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNDEFINED))
+def test_an_undefined_name_is_reported_once_with_suggestions(name: str) -> None:
+    text, undefined, close = UNDEFINED[name]
+    model, _ = resolve_text(text, check=True)
+    hint = f", did you mean '{close}'?" if close else ""
+    assert [d.message for d in model.diagnostics] == [f"name '{undefined}' is not defined{hint}"]
+
+
+def test_a_key_named_as_a_loop_variable_outside_its_lambda() -> None:
+    # the run time takes the key literally (no binding); the reference's checker, and
+    # this one, type it as the loop variable
+    text = "l = [lambda {\n    {k = 1}\n} for k in [1]]\n"
+    model, module = resolve_text(text, check=True)
+    key = next(n for n in walk(module) if isinstance(n, ast.NameExpr) and n.name == "k")
+    assert key.id not in model.resolution
+    assert [d.message for d in model.diagnostics] == ["A attribute must be string type, got 'int'"]
+    result = run(text.replace("[1]", '["a"]') + "m = [l[0]()]\n")
+    assert result.ok and "- k: 1" in result.text
+
+
+def test_an_import_the_loader_did_not_find_is_still_an_import() -> None:
+    # the loader reports the missing package; the name means the import all the same
+    module, diagnostics = parse_source("import nosuch\nx = nosuch.a\n", "main.k")
+    assert not diagnostics
+    program = Program("")
+    program.packages["__main__"] = [module]
+    model = check_program(program)
+    assert [d.message for d in model.diagnostics] == []
+    use = [n for n in walk(module) if isinstance(n, ast.NameExpr) and n.name == "nosuch"]
+    assert [model.resolution[n.id].kind for n in use] == [BindingKind.IMPORT]
+    assert model.bindings[use[0].id].kind == SymbolKind.MODULE

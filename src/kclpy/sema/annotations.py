@@ -94,8 +94,9 @@ class AnnotationResolver:
         if basic is not None:
             return basic
         names = node.name.split(".")
-        symbol = self.ctx.lookup_or_report(names[0], node.span)
+        symbol = self.ctx.type_symbol(node, names[0])
         if symbol is None:
+            self.ctx.report_undefined(names[0], node.span)
             return ANY
         result = symbol.type
         last = len(names) - 1

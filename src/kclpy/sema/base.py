@@ -1,18 +1,41 @@
 """The checking context: the state every part of the checker shares, and its services.
 
 :class:`CheckContext` holds the program, the :class:`Model` (types, bindings,
-scopes, diagnostics), the current package, scope and schema, the expected-type
-stack and the facts the declaration passes leave for the walk (merged
-unifications, top-level lambda signatures). It reports diagnostics, opens and
-closes scopes, defines and binds names. Nothing here walks the tree: the parts
-(``exprs``, ``config``, ``calls``, ``names``, ``stmts``, ``declare``...) do,
-each holding this context; ``checker.Checker`` builds and connects them.
+scopes, diagnostics, the resolver's bindings), the current package, scope and
+schema, the expected-type stack and the facts the declaration passes leave for the
+walk (merged unifications, top-level lambda signatures). It reports diagnostics,
+opens and closes scopes, defines and binds names, and maps a name read to its
+symbol (:meth:`CheckContext.symbol_of`). Nothing here walks the tree: the parts
+(``exprs``, ``config``, ``calls``, ``names``, ``stmts``, ``declare``...) do, each
+holding this context; ``checker.Checker`` builds and connects them.
+
+A read's symbol is its binding's (``sema.bindings``), mapped to the checker's
+symbols: a key set earlier in an enclosing config literal (``config_key``: the
+config scopes being walked), in a schema (``dynamic``) the schema scope's symbol of
+the name, then by kind the symbol the checker defined for the declaration node
+(``LOCAL``: parameters, loop and quantifier variables, lambda locals, the index
+signature's key, kept in ``declared``), the package's (``GLOBAL``, ``IMPORT``), the
+builtin, or none (``UNDEFINED``: ``name 'x' is not defined``, with the close names
+visible here as suggestions). Where the checker's view differs from the run time's:
+
+* the schema scope holds what a body may read before the run time defines it (the
+  attributes and assignments of the body, the index signature's key, which at run
+  time is a local of the default value and the checks only), so a ``dynamic``
+  read finds it there;
+* a ``LOCAL`` whose declaration the checker has not reached (a schema parameter in
+  another parameter's default) has no symbol: undefined, as before bindings;
+* a type name's symbol follows its ``TypeBinding``: the package's definition or
+  alias, or the import's module for ``pkg.Name``, never a local of that name;
+* the key ``k`` of ``{k = v}`` in a lambda in a comprehension over ``k`` is the
+  literal ``"k"`` at run time (no binding) but the loop variable for the
+  reference's checker and this one (:meth:`CheckContext.unbound_read`).
 """
 
 from __future__ import annotations
 
 from kclpy.diag import Code, Diagnostic, Label
 from kclpy.loader import Program
+from kclpy.sema.bindings import BindingKind, TypeKind
 from kclpy.sema.model import Model
 from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, ScopeKind, Symbol
 from kclpy.sema.types import FuncType, Type
@@ -34,13 +57,15 @@ class Expect:
 
 class SchemaContext:
     """The schema whose body is being checked, with types inferred for its
-    untyped body assignments (which are not attributes of the schema type)."""
+    untyped body assignments (which are not attributes of the schema type) and,
+    once entered, its scope (what a name read inside it finds first)."""
 
-    __slots__ = ("info", "local_types")
+    __slots__ = ("info", "local_types", "scope")
 
     def __init__(self, info: SchemaInfo) -> None:
         self.info = info
         self.local_types: dict[str, Type] = {}
+        self.scope: Scope | None = None
 
     def attr_type(self, name: str) -> Type | None:
         local = self.local_types.get(name)
@@ -67,7 +92,8 @@ class CheckContext:
         self.scope_level = 0
         self.pkgpath = MAIN
         self.schema: SchemaContext | None = None
-        self.local_vars: list[str] = []
+        # the loop variables in view (the checker's, which a lambda does not end)
+        self.local_vars: dict[str, Symbol] = {}
         self.l_value = False
         self.expect_stack: list[Expect | None] = []
         self.global_names: dict[str, dict[str, Span]] = {}
@@ -80,6 +106,11 @@ class CheckContext:
         self.types = model.types
         self.bindings = model.bindings
         self.tool_facts = model.tool_facts
+        self.resolution = model.resolution
+        self.type_resolution = model.type_resolution
+        # the symbol the checker defined for each declaration a LOCAL binding names
+        self.declared: dict[int, Symbol] = {}
+        self.config_scopes: list[Scope] = []  # the config literals being walked
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -102,12 +133,16 @@ class CheckContext:
         scope = Scope(kind, self.scope, node)
         if self.model.keep_scopes:
             self.scope.children.append(scope)
+        if kind == ScopeKind.CONFIG:
+            self.config_scopes.append(scope)
         self.scope = scope
         self.scope_level += 1
         return scope
 
     def leave_scope(self) -> None:
         self.local_vars.clear()
+        if self.scope.kind == ScopeKind.CONFIG:
+            self.config_scopes.pop()
         parent = self.scope.parent
         assert parent is not None
         self.scope = parent
@@ -147,13 +182,57 @@ class CheckContext:
             symbol.add_reference(where)
         self.model.add_occurrence(where, symbol)
 
-    def lookup_or_report(self, name: str, span: Span | None) -> Symbol | None:
-        """The symbol of ``name`` in scope, or report the name as undefined."""
-        symbol = self.scope.lookup(name)
-        if symbol is None:
-            hint = suggestion_text(name, self.scope.visible_names())
-            self.compile_error(f"name '{name}' is not defined{hint}", span)
+    # ------------------------------------------------------------------ name reads
+
+    def symbol_of(self, node: ast.Node, name: str) -> Symbol | None:
+        """The symbol a read of ``name`` at ``node`` refers to, from the node's binding
+        (see the module docstring); None when undefined, or not defined yet where the
+        checker is."""
+        binding = self.resolution.get(node.id)
+        if binding is None:
+            return self.unbound_read(name)
+        if binding.config_key:
+            for scope in reversed(self.config_scopes):
+                symbol = scope.symbols.get(name)
+                if symbol is not None:
+                    return symbol
+        if binding.dynamic:
+            schema = self.schema
+            if schema is not None and schema.scope is not None:
+                symbol = schema.scope.symbols.get(name)
+                if symbol is not None:
+                    return symbol
+        kind = binding.kind
+        if kind == BindingKind.LOCAL:
+            return self.declared.get(binding.declaration)
+        if kind == BindingKind.GLOBAL or kind == BindingKind.IMPORT:
+            return self.package_scopes[self.pkgpath].symbols.get(name)
+        if kind == BindingKind.BUILTIN:
+            return self.builtin_scope.symbols.get(name)
+        return None
+
+    def unbound_read(self, name: str) -> Symbol | None:
+        """A read the run time does not make: the key ``k`` of ``{k = v}`` in a lambda
+        in a comprehension over ``k`` is the literal ``"k"`` at run time, while the
+        reference's checker (and so this one) types it as the loop variable."""
+        symbol = self.local_vars.get(name)
+        if symbol is None:  # every other read has a binding (``sema.resolve``)
+            raise AssertionError(f"the name {name!r} read here has no binding")
         return symbol
+
+    def type_symbol(self, node: ast.NamedType, head: str) -> Symbol | None:
+        """The symbol of the first name of a type name (``k8s`` of ``k8s.Deployment``),
+        from the type binding: the import's module symbol, the package's definition or
+        alias; None when the name denotes nothing."""
+        binding = self.type_resolution.get(node.id)
+        if binding is None or binding.kind == TypeKind.UNKNOWN:
+            return None
+        return self.package_scope(self.pkgpath).symbols.get(head)
+
+    def report_undefined(self, name: str, span: Span | None) -> None:
+        """``name 'x' is not defined``, with the close names visible here as suggestions."""
+        hint = suggestion_text(name, self.scope.visible_names())
+        self.compile_error(f"name '{name}' is not defined{hint}", span)
 
     # ------------------------------------------------------------------ global names
 

@@ -3,8 +3,9 @@
 A :class:`Binding` is the answer to "where does this name's value live?" for one
 ``NameExpr`` (or the implicit read of a schema attribute by ``a += v``), the
 model of starlark-go's ``resolve.Binding``. The resolver (``sema.resolve``)
-fills ``Model.resolution`` with one per name use, keyed by node id; the compiler
-reads them and never looks a name up itself.
+fills ``Model.resolution`` with one per name use, keyed by node id; the checker
+(which maps each to its symbol, ``CheckContext.symbol_of``) and the compiler read
+them, and neither looks a name up itself.
 
 Kinds, in the order a name is looked up: a local of the code unit being compiled
 or of an enclosing one (``LOCAL``: comprehension and quantifier variables,

@@ -103,7 +103,7 @@ class CallChecker:
         if package is None:
             return None
         symbol = package.symbols.get(func.name)
-        if symbol is None or self.ctx.scope.lookup(func.name) is not symbol:
+        if symbol is None or self.ctx.symbol_of(func, func.name) is not symbol:
             return None
         return self.ctx.lambda_sigs.get(self.ctx.pkgpath, {}).get(func.name)
 
@@ -220,7 +220,7 @@ class CallChecker:
         self.ctx.enter_scope(ScopeKind.LAMBDA, node)
         try:
             for typed, param_node in zip(params, node.params, strict=True):
-                self.ctx.define(
+                self.ctx.declared[param_node.id] = self.ctx.define(
                     typed.name,
                     SymbolKind.PARAMETER,
                     typed.type,

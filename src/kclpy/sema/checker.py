@@ -8,7 +8,8 @@ split is the model): package declarations (``declare``), schemas and rules
 expressions (``config``), calls and lambdas (``calls``), names and members
 (``names``), annotations, assignability and operators.
 
-``check_program(program)`` declares and checks every package (imported ones
+``check_program(program)`` resolves (``sema.resolve``: the binding of every name
+use, which the walk reads), declares and checks every package (imported ones
 first, as the reference does), then returns the :class:`Model` with the
 diagnostics in source order; given a ``PackageReuse`` (``sema.reuse``), it takes
 the packages this process checked before from its store instead. Errors stop a
@@ -34,7 +35,6 @@ from kclpy.sema.exprs import ExpressionChecker
 from kclpy.sema.model import Model
 from kclpy.sema.names import NameResolver
 from kclpy.sema.operators import OperatorChecker
-from kclpy.sema.resolve import resolve_program
 from kclpy.sema.schemas import SchemaBuilder
 from kclpy.sema.stmts import StatementChecker
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
@@ -123,11 +123,7 @@ def check_program(
     collecting = gc.isenabled()
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did
     try:
-        checker.run()
-        if reuse is None or keep_scopes:
-            resolve_program(program, model)  # the run-time binding of every name use
-        else:
-            reuse.resolve(program, model)
+        checker.run()  # each package resolved, then checked
     except RecursionError as error:  # beyond kclpy.depth's budget: say where
         model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
     except Exception as error:  # a bug in the checker is an internal error, not a traceback

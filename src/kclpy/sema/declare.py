@@ -1,7 +1,8 @@
 """Package declarations: imports, schema and rule types, global variables, lambdas.
 
-Before a package's statements are walked, its top-level names are declared so
-that uses may come before definitions: imports (whose user packages are checked
+Before a package's statements are walked, its name uses are resolved (the walk
+reads their bindings) and its top-level names are declared so that uses may come
+before definitions: imports (whose user packages are checked
 first), schemas and rules (declared and built by ``schemas.SchemaBuilder``), global
 variables (a second ``=`` of an exported name is the ImmutableError ``Can not
 change the value of 'a'``), and the signatures of top-level lambdas.
@@ -21,7 +22,7 @@ from kclpy.loader import iter_imports
 from kclpy.sema.base import CheckContext, is_private
 from kclpy.sema.config import literal_keys
 from kclpy.sema.relations import is_upper_bound
-from kclpy.sema.resolve import dotted_name, target_parts
+from kclpy.sema.resolve import Resolver, dotted_name, target_parts
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -58,6 +59,7 @@ class DeclarationChecker:
         self.ctx = ctx
         self.checked: set[str] = set()  # packages declared and walked (or under way)
         self.unique_check = True  # the first pass over globals reports a second ``=``
+        self.resolver = Resolver(ctx.model)
 
     def connect(self, checker: Checker) -> None:
         self.statements = checker.statements
@@ -77,6 +79,7 @@ class DeclarationChecker:
         ctx.scope = ctx.package_scope(pkgpath)
         ctx.scope_level = 0
         try:
+            self.resolve_package(pkgpath, modules)
             for module in modules:
                 ctx.model.files[module.file.path] = module.file
                 self.declare_imports(module)
@@ -90,6 +93,11 @@ class DeclarationChecker:
                 self.statements.stmts(module.body)
         finally:
             ctx.pkgpath, ctx.scope, ctx.scope_level = saved
+
+    def resolve_package(self, pkgpath: str, modules: list[ast.Module]) -> None:
+        """The run-time binding of every name use of the package (``sema.resolve``),
+        which the walk reads for every name it reads."""
+        self.resolver.package(modules, self.ctx.program.imports_of)
 
     def _merge_groups(self, modules: list[ast.Module]) -> set[int]:
         """Main-package unifications of one name act as one config (the last statement):

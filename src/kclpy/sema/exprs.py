@@ -374,8 +374,8 @@ class ExpressionChecker:
                 )
                 break
             name = target.name.split(".")[0]
-            self.ctx.local_vars.append(name)
-            self.ctx.define(name, SymbolKind.LOOP_VARIABLE, ANY, target.span, target)
+            symbol = self.ctx.define(name, SymbolKind.LOOP_VARIABLE, ANY, target.span, target)
+            self.ctx.local_vars[name] = self.ctx.declared[target.id] = symbol
             names.append(target)
         return names
 

@@ -1,15 +1,19 @@
-"""Names and members: resolving identifiers, attribute loads, subscripts, targets.
+"""Names and members: the types of identifiers, attribute loads, subscripts, targets.
 
-Inside a schema body a name first means the schema's attribute (declared, in a
-base, or in a mixin); elsewhere it is looked up through the scopes. Attribute
-access is checked by the type of the value: a schema instance must declare the
-attribute (TypeError ``attribute 'x' not found in 'P'``), a module must define it
-(and not as a private ``_name``), a string must have the method; dicts, unions
-and ``any`` accept every name. :class:`NameResolver` is the part of the checker
-that does this; it holds the context and the expression, assignability and
-config checkers it calls. It gives names their *types*; where a name's value
-lives at run time, and what a type name denotes, is ``sema.resolve``'s job, which
-also owns the syntactic facts both read (the root and path of a target).
+A name read takes its symbol, and so its type, from its binding (``sema.resolve``,
+through ``CheckContext.symbol_of``); the checker never looks a read up by name
+through its scopes. Inside a schema body the schema's attribute (declared, in a
+base, or in a mixin) gives the type first, as the binding's ``dynamic`` says. A
+store defines the name in the current scope when it is new there (a lambda local's
+first assignment, a schema body's local), which is the symbol later reads of it find
+through their ``LOCAL`` binding. Attribute access is checked by the type of the
+value: a schema instance must declare the attribute (TypeError ``attribute 'x' not
+found in 'P'``), a module must define it (and not as a private ``_name``), a string
+must have the method; dicts, unions and ``any`` accept every name.
+:class:`NameResolver` is the part of the checker that does this; it holds the
+context and the expression, assignability and config checkers it calls.
+``sema.resolve`` also owns the syntactic facts both read (the root and path of a
+target).
 """
 
 from __future__ import annotations
@@ -81,11 +85,14 @@ class NameResolver:
         if ctx.schema is not None:
             return self._resolve_in_schema(name, node)
         if not ctx.l_value:
-            symbol = ctx.lookup_or_report(name, node.span)
+            symbol = ctx.symbol_of(node, name)
+            if symbol is None:
+                ctx.report_undefined(name, node.span)
+                return ANY
             ctx.bind(node, symbol)
-            return symbol.type if symbol is not None else ANY
-        if name not in ctx.scope.symbols:
-            ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+            return symbol.type
+        if name not in ctx.scope.symbols:  # a lambda local's first assignment
+            ctx.declared[node.id] = ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
             return ANY
         symbol = ctx.scope.symbols[name]
         ctx.bind(node, symbol)
@@ -98,13 +105,13 @@ class NameResolver:
         attr_type = schema.attr_type(name)
         if ctx.l_value:
             if name not in ctx.scope.symbols or attr_type is None:
-                ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+                ctx.declared[node.id] = ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
                 if attr_type is None:
                     schema.local_types[name] = ANY
                 return ANY
             ctx.bind(node, ctx.scope.symbols[name])
             return attr_type
-        symbol = ctx.scope.lookup(name)
+        symbol = ctx.symbol_of(node, name)
         if name in ctx.local_vars:
             ctx.bind(node, symbol)
             return symbol.type if symbol is not None else ANY
@@ -121,7 +128,7 @@ class NameResolver:
         is_type_ref = name[:1].isupper()
         if attr_type is None and symbol is None and (not info.is_mixin or is_type_ref):
             if not info.is_rule:
-                ctx.lookup_or_report(name, node.span)
+                ctx.report_undefined(name, node.span)
             return ANY
         ctx.bind(node, symbol)
         return symbol.type if symbol is not None else ANY

@@ -1,9 +1,10 @@
 """Name resolution: the run-time binding of every name use (``Model.resolution``).
 
 ``resolve_program(program)`` walks every package once and gives each name use a
-:class:`~kclpy.sema.bindings.Binding`, keyed by node id; ``check_program`` runs
-it too, so ``check=False`` skips the type checks and nothing else. The compiler
-turns bindings into loads and stores and never looks a name up itself.
+:class:`~kclpy.sema.bindings.Binding`, keyed by node id; the checker resolves each
+package (``Resolver.package``) just before checking it, and reads the bindings for
+every name it reads, so ``check=False`` skips the type checks and nothing else.
+The compiler turns bindings into loads and stores; neither looks a name up itself.
 
 The walk follows the run-time scopes, which are not the checker's: a *code
 unit* is what the VM runs with one frame of locals (the package top level, a
@@ -44,6 +45,10 @@ type alias of the package, definition of the package, unknown. Example::
 
 The resolver reports nothing: an undefined name gets an ``UNDEFINED`` binding and
 the stage that meets it says so (the checker before running, else the compiler).
+It also binds, as reads in the package, what the checker reads as values while
+building a schema or rule (the schemas it names and the decorator arguments, which
+the compiler takes as type references and constants), and the root of a list-index
+config key (``{l[0] = v}``: the checker types the list).
 It owns the syntactic facts the checker and the compiler both need: which names
 a statement sets (:func:`walk_setters`), the root and path of an assignment target
 (:func:`target_parts`), the literal path of a config key (:func:`key_path`) and the
@@ -57,7 +62,7 @@ from typing import Any
 
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, make_error
-from kclpy.loader import Program
+from kclpy.loader import Program, iter_imports
 from kclpy.sema.annotations import BASIC_TYPES
 from kclpy.sema.bindings import Binding, BindingKind, TypeBinding, TypeKind
 from kclpy.sema.builtins import BUILTIN_FUNCTIONS
@@ -100,19 +105,25 @@ class Resolver:
     def package(self, modules: list[ast.Module], imports_of: Callable[[ast.Module], Any]) -> None:
         self.globals = set()
         self.aliases = {}
+        tables: list[dict[str, str]] = []
         for module in modules:
             walk_setters(module.body, [], lambda name, _stmt, _guards: self.globals.add(name))
+            table: dict[str, str] = imports_of(module)
+            missing: dict[str, str] = {}
             for stmt in module.body:
-                if isinstance(stmt, ast.TypeAliasStmt):
+                if type(stmt) is ast.TypeAliasStmt:
                     self.aliases[stmt.name.name] = stmt.type
+                elif type(stmt) in _IMPORTING:
+                    missing.update(unresolved_imports(stmt, table))
+            tables.append({**missing, **table} if missing else table)
         self.unit = CodeUnit(False, None)
-        for module in modules:
+        for module, table in zip(modules, tables, strict=True):
             # the imports of one file are visible in the other files of its package
             imports: dict[str, str] = {}
-            for other in modules:
+            for other, other_table in zip(modules, tables, strict=True):
                 if other is not module:
-                    imports.update(imports_of(other))
-            imports.update(imports_of(module))
+                    imports.update(other_table)
+            imports.update(table)
             self.imports = imports
             self._outer = {}
             self._types = {}
@@ -121,6 +132,7 @@ class Resolver:
 
     def top_stmt(self, stmt: ast.Stmt) -> None:
         if isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
+            self.definition_reads(stmt)
             self.schema(stmt)
         elif isinstance(stmt, ast.TypeAliasStmt):
             aliased = stmt.type
@@ -153,6 +165,8 @@ class Resolver:
             self.annotation(stmt.type)
             if stmt.op not in ("=", ""):  # `a |= v` reads the attribute
                 self.bind(stmt, stmt.name)
+            if stmt.decorators:  # (the checker reads their arguments)
+                self.decorators(stmt.decorators)
 
     # ------------------------------------------------------------------ schemas
 
@@ -191,6 +205,19 @@ class Resolver:
             self.reference(stmt.parent)
         for mixin in stmt.mixins:
             self.reference(mixin)
+
+    def definition_reads(self, stmt: ast.SchemaStmt | ast.RuleStmt) -> None:
+        """Bind, in the package, what the checker reads as values when it builds a schema
+        or rule: the schemas it names (its parent, mixins, host, parent rules) and its
+        decorator arguments (the compiler takes these as constants; an attribute's are
+        bound with the attribute, ``plain_stmt``)."""
+        named = stmt.parents if isinstance(stmt, ast.RuleStmt) else [stmt.parent, *stmt.mixins]
+        self.optional(*named, stmt.for_host)
+        self.decorators(stmt.decorators)
+
+    def decorators(self, decorators: list[ast.Decorator]) -> None:
+        for decorator in decorators:
+            self.optional(*decorator.args, *(keyword.value for keyword in decorator.keywords))
 
     def schema_body(self, stmts: list[ast.Stmt]) -> None:
         for stmt in stmts:
@@ -375,12 +402,13 @@ class Resolver:
 
     def config_entry(self, entry: ast.ConfigEntry) -> None:
         """Resolve an entry; a key's root name gets a binding only when it is a loop
-        variable of this unit (the key is then the variable's value: ``{k = v}``)."""
+        variable of this unit (the key is then the variable's value: ``{k = v}``) or
+        the list a list-index key indexes (``{l[0] = v}``: the checker reads it)."""
         key = entry.key
         path = key_path(key) if key is not None else None
         if key is None or path is None:
             if isinstance(key, ast.SubscriptExpr) and is_int_literal(key.index):
-                self.optional(key.index if key_path(key.value) is not None else key)
+                self.optional(key)
             elif key is not None:
                 self.expr(key.value if isinstance(key, ast.ParenExpr) else key)
             self.expr(entry.value)
@@ -507,6 +535,13 @@ def resolve_program(program: Program, model: Model | None = None) -> Model:
 # ---------------------------------------------------------------------- syntactic facts
 
 
+def unresolved_imports(stmt: ast.Stmt, table: dict[str, str]) -> dict[str, str]:
+    """The imports of a top-level statement (an import, or those of an ``if``) the
+    loader could not resolve (it reported them): their names still mean the import,
+    which the checker declares all the same."""
+    return {found.name: found.path for found in iter_imports([stmt]) if found.name not in table}
+
+
 def walk_setters(
     stmts: list[ast.Stmt],
     guards: list[Guard],
@@ -544,6 +579,7 @@ def assigned_names(stmt: ast.Stmt) -> list[str]:
 
 
 _PATH_NODES = (ast.SelectorExpr, ast.SubscriptExpr)
+_IMPORTING = frozenset((ast.ImportStmt, ast.IfStmt))  # top-level statements with imports
 
 
 def target_parts(target: ast.Expr) -> tuple[ast.NameExpr | None, list[ast.Expr]]:

@@ -8,8 +8,8 @@ transitively, the keys of the packages they import). :class:`CheckedPackage` is 
 product: the package scope (its symbols with their types, and through them its
 schemas), its entries in the model's node-keyed tables (types, bindings, schemas by
 full name, in recording order), the definitions and uses in its files, the
-diagnostics its check reported and, once resolved, its run-time bindings
-(``Model.resolution`` and ``type_resolution``: :meth:`PackageReuse.resolve`). A
+diagnostics its check reported and its run-time bindings (``Model.resolution`` and
+``type_resolution``: the checker resolves a package before checking it). A
 :class:`CheckedStore` (the driver's in-process tier) keeps them by key; with one, the
 checker's declaration part is a :class:`ReusingDeclarations`, which checks a package
 only when the store holds no usable product for it, and stores the product of each
@@ -45,13 +45,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kclpy.diag import Diagnostic
 from kclpy.sema.declare import DeclarationChecker
-from kclpy.sema.resolve import Resolver
 from kclpy.sema.symbols import MAIN, Symbol
 
 if TYPE_CHECKING:
-    from kclpy.loader import Program
     from kclpy.sema.base import CheckContext
-    from kclpy.sema.model import Model
     from kclpy.syntax import ast
 
 Entries = tuple[dict[Any, Any], ...]  # new entries of the model's tables (see _tables)
@@ -88,7 +85,7 @@ class CheckedPackage:
         self.occurrences = occurrences  # per file of it, definitions and uses
         self.depends = depends  # the products below it, by package path
         self.references = [(symbol, len(symbol.references)) for symbol in _own_symbols(steps)]
-        # its entries of the model's run-time bindings (``sema.resolve``), once resolved
+        # its entries of the model's run-time bindings (``sema.resolve``)
         self.resolution: Entries | None = None
 
 
@@ -111,23 +108,6 @@ class PackageReuse:
 
     def declarations(self, ctx: CheckContext) -> ReusingDeclarations:
         return ReusingDeclarations(ctx, self)
-
-    def resolve(self, program: Program, model: Model) -> None:
-        """``resolve_program``, taking an installed package's bindings from its product
-        (a package's bindings follow from its syntax trees and imports alone)."""
-        resolver = Resolver(model)
-        tables: tuple[dict[Any, Any], ...] = (model.resolution, model.type_resolution)
-        for pkgpath, modules in program.packages.items():
-            product = self.installed.get(pkgpath)
-            if product is not None and product.resolution is not None:
-                for table, entries in zip(tables, product.resolution, strict=True):
-                    table.update(entries)
-                continue
-            starts = tuple(len(table) for table in tables)
-            resolver.package(modules, program.imports_of)
-            if product is not None:
-                ends = tuple(len(table) for table in tables)
-                product.resolution = _Window(starts, ends).entries(tables)
 
 
 class _Window:
@@ -202,6 +182,7 @@ class ReusingDeclarations(DeclarationChecker):
         self.reuse = reuse
         self.installed = reuse.installed
         self.recordings: list[_Recording | None] = []  # None: not recorded, or a replay
+        self.resolved: dict[str, Entries] = {}  # bindings of the packages being recorded
 
     def check_package(self, pkgpath: str) -> None:
         outer = self.recordings[-1] if self.recordings else None
@@ -214,6 +195,17 @@ class ReusingDeclarations(DeclarationChecker):
             if outer is not None:
                 outer.resume(self.ctx)
 
+    def resolve_package(self, pkgpath: str, modules: list[ast.Module]) -> None:
+        """Resolve the package, keeping its bindings for its product (a package's
+        bindings follow from its syntax trees and imports alone)."""
+        model = self.ctx.model
+        tables: tuple[dict[Any, Any], ...] = (model.resolution, model.type_resolution)
+        starts = tuple(len(table) for table in tables)
+        super().resolve_package(pkgpath, modules)
+        if self.recordings and self.recordings[-1] is not None:
+            ends = tuple(len(table) for table in tables)
+            self.resolved[pkgpath] = _Window(starts, ends).entries(tables)
+
     def _check_and_record(self, pkgpath: str) -> None:
         key = self.reuse.keys.get(pkgpath) if pkgpath != MAIN else None
         recording = _Recording(pkgpath, key, self.ctx) if key is not None else None
@@ -222,7 +214,9 @@ class ReusingDeclarations(DeclarationChecker):
         self.recordings.pop()
         if recording is not None:
             product = recording.finish(self.ctx, self.installed)
-            if product is not None:
+            resolution = self.resolved.pop(pkgpath, None)
+            if product is not None and resolution is not None:
+                product.resolution = resolution
                 self.reuse.store.put(recording.key, product)
                 self.installed[pkgpath] = product
 
@@ -232,6 +226,11 @@ class ReusingDeclarations(DeclarationChecker):
         if product is None:
             return False
         self.checked.add(pkgpath)
+        model = self.ctx.model
+        assert product.resolution is not None  # (``_usable``)
+        resolved: tuple[dict[Any, Any], ...] = (model.resolution, model.type_resolution)
+        for table, entries in zip(resolved, product.resolution, strict=True):
+            table.update(entries)
         self.recordings.append(None)
         try:
             tables = _tables(self.ctx)
@@ -254,7 +253,7 @@ class ReusingDeclarations(DeclarationChecker):
 
     def _usable(self, pkgpath: str) -> CheckedPackage | None:
         product = self._stored(pkgpath)
-        if product is None:
+        if product is None or product.resolution is None:
             return None
         for below, used in product.depends.items():
             present = self.installed.get(below)

@@ -209,8 +209,8 @@ class StatementChecker:
 
     def _assign_path(self, node: ast.AssignStmt, target: ast.Expr, name: str) -> Type:
         root, _ = target_parts(target)
-        if self.ctx.schema is None and self.ctx.scope.lookup(name) is None:
-            self.ctx.lookup_or_report(name, root.span if root is not None else target.span)
+        if self.ctx.schema is None and root is not None and self.ctx.symbol_of(root, name) is None:
+            self.ctx.report_undefined(name, root.span)
         self.ctx.l_value = True
         expected = self.names.resolve_target(target)
         self.ctx.l_value = False
@@ -291,7 +291,7 @@ class StatementChecker:
 
     def schema_stmt(self, node: ast.SchemaStmt) -> Type:
         self.names.resolve_unique_key(node.name, node.name_span)
-        symbol = self.ctx.scope.lookup(node.name)
+        symbol = self.ctx.scope.symbols.get(node.name)  # (a schema is a package's)
         found = symbol.type if symbol is not None else ANY
         if not isinstance(found, SchemaType) or found.info.node is not node:
             return found
@@ -302,7 +302,7 @@ class StatementChecker:
             for param in node.params:
                 self.annotations.resolve_type(param.type)
             self.calls.check_parameters(node.params)
-            self.ctx.enter_scope(ScopeKind.SCHEMA, node)
+            self.ctx.schema.scope = self.ctx.enter_scope(ScopeKind.SCHEMA, node)
             try:
                 self._schema_scope(node, info)
                 self.stmts(node.body)
@@ -316,7 +316,7 @@ class StatementChecker:
 
     def _schema_scope(self, node: ast.SchemaStmt, info: SchemaInfo) -> None:
         for param, param_node in zip(info.params, node.params, strict=False):
-            self.ctx.define(
+            self.ctx.declared[param_node.id] = self.ctx.define(
                 param.name,
                 SymbolKind.PARAMETER,
                 param.type,
@@ -327,7 +327,7 @@ class StatementChecker:
         signature_node = node.index_signature
         if signature is not None and signature_node is not None:
             if signature.key_name:
-                self.ctx.define(
+                self.ctx.declared[signature_node.id] = self.ctx.define(
                     signature.key_name,
                     SymbolKind.INDEX_KEY,
                     signature.key_type,
@@ -354,7 +354,7 @@ class StatementChecker:
 
     def rule_stmt(self, node: ast.RuleStmt) -> Type:
         self.names.resolve_unique_key(node.name, node.name_span)
-        symbol = self.ctx.scope.lookup(node.name)
+        symbol = self.ctx.scope.symbols.get(node.name)  # (a rule is a package's)
         found = symbol.type if symbol is not None else ANY
         if not isinstance(found, SchemaType) or found.info.node is not node:
             return found
@@ -362,10 +362,10 @@ class StatementChecker:
         self.ctx.schema = SchemaContext(found.info)
         try:
             self.calls.check_parameters(node.params)
-            self.ctx.enter_scope(ScopeKind.SCHEMA, node)
+            self.ctx.schema.scope = self.ctx.enter_scope(ScopeKind.SCHEMA, node)
             try:
                 for param, param_node in zip(found.info.params, node.params, strict=False):
-                    self.ctx.define(
+                    self.ctx.declared[param_node.id] = self.ctx.define(
                         param.name,
                         SymbolKind.PARAMETER,
                         param.type,

@@ -4,7 +4,8 @@ A :class:`Symbol` is one definition (a variable, a schema, an attribute, a
 parameter, a loop variable, an import...). Every use of a name that the checker
 binds records a reference on its symbol, so tools can go from a use to its
 definition and back. A :class:`Scope` maps names to symbols and chains to its
-parent; the chain ends at the builtin scope. A :class:`SchemaInfo` is the
+parent; the chain ends at the builtin scope (the checker reads a name's symbol from
+its binding; editors look names up through the chain). A :class:`SchemaInfo` is the
 semantic form of a ``schema``/``mixin``/``protocol``/``rule`` statement: its
 base, mixins, protocol, attributes (as symbols), parameters and index signature.
 """

@@ -88,14 +88,15 @@ def in_place(function: F) -> F:
 
 
 def literal_items(
-    kinds: tuple[str, ...], separators: tuple[tuple[str, ...], ...]
+    kinds: tuple[str, ...], separators: tuple[tuple[str, ...], ...], follows: tuple[str, ...]
 ) -> Callable[[F], F]:
     """Mark a list rule function (see :func:`collects`) whose lists may take runs of
     one-token items of these token ``kinds`` (tokens whose value is the item's node),
-    each after one of the ``separators`` (token sequences, one or two long)."""
+    each after one of the ``separators`` (token sequences, one or two long) and
+    before one of the tokens ``follows``."""
 
     def mark(function: F) -> F:
-        function.literal_items = (kinds, separators)  # type: ignore[attr-defined]
+        function.literal_items = (kinds, separators, follows)  # type: ignore[attr-defined]
         return function
 
     return mark
@@ -119,6 +120,9 @@ class Run:
         self.singles = singles
         self.pairs = pairs
         self.ends = ends
+
+    def key(self) -> tuple[object, ...]:
+        return (self.items, self.singles, tuple(sorted(self.pairs.items())), self.ends)
 
 
 class Symbol:
@@ -183,10 +187,17 @@ class Machine:
         for production in parser.productions:
             marked = getattr(production.callable, "literal_items", None)
             if marked is not None and production.len == 1:
+                found: dict[int, Run | None] = {}
                 for below, state in by_name.get(production.name, {}).items():
                     run = _run_of(self, below, state, production.name, *marked)
-                    if run is not None:
-                        self.runs[state] = run
+                    known = found.get(state, run)
+                    # every state below the list's must agree
+                    found[state] = (
+                        run
+                        if known is not None and run is not None and (known.key() == run.key())
+                        else None
+                    )
+                self.runs.update({state: run for state, run in found.items() if run is not None})
 
 
 def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:
@@ -403,10 +414,11 @@ def _run_of(
     name: str,
     kinds: tuple[str, ...],
     separators: tuple[tuple[str, ...], ...],
+    follows: tuple[str, ...],
 ) -> Run | None:
     """The literal runs the list ``name`` in ``state`` (over ``below``) takes: every
     separator, item kind and following token for which the tables agree."""
-    ends = set(machine.actions[state]) - {"$end", "error"}
+    ends = set(follows)
     usable: list[tuple[str, ...]] = []
     for separator in separators:
         fits = {

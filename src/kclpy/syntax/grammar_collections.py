@@ -98,7 +98,11 @@ def p_list_content(p: P) -> None:
 
 
 @collects
-@literal_items(("NUMBER", "STRING"), (("COMMA",), ("COMMA", "NEWLINE"), ("NEWLINE",)))
+@literal_items(
+    ("NUMBER", "STRING"),
+    (("COMMA",), ("COMMA", "NEWLINE"), ("NEWLINE",)),
+    ("COMMA", "RBRACKET", "NEWLINE"),
+)
 def p_list_items(p: P) -> None:
     """list_items : list_item
     | list_items item_sep list_item"""

@@ -80,10 +80,8 @@ def disassemble_package(package: PackageCode, files: dict[str, SourceFile]) -> s
                         add(inner)
 
     for slot, codes in enumerate(package.setters):
-        constant = package.constants.get(slot, codes)
-        parts.append(
-            f"# {package.slot_names[slot]}" + ("" if constant is codes else f" = {constant!r}")
-        )
+        constant = f" = {package.constants[slot]!r}" if slot in package.constants else ""
+        parts.append(f"# {package.slot_names[slot]}{constant}")
         for code in codes:
             add(code)
     for code in package.body:

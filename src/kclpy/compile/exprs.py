@@ -388,12 +388,11 @@ class ExprCompiler:
     def list_expr(self, node: ast.ListExpr) -> None:
         out = self.out
         items = node.items
-        if len(items) > 1 and all(type(item) in _PLAIN_LITERALS for item in items):
-            values = tuple(literal_of(item) for item in items)
-            if LITERAL_MISSING not in values:  # (no unit suffix, no Undefined)
-                self.at(node)
-                out.emit(Op.LIST_CONST, out.const(values))
-                return
+        values = ast.plain_literals(items) if len(items) > 1 else None
+        if values is not None:
+            self.at(node)
+            out.emit(Op.LIST_CONST, out.const(values))
+            return
         if all(type(item) not in _LIST_SPECIAL for item in items):
             for item in node.items:
                 self.expr(item)
@@ -765,17 +764,3 @@ _DISPATCH: dict[type, Callable[[ExprCompiler, Any], None]] = {
 
 
 _LIST_SPECIAL = (ast.StarredExpr, ast.ListIfItem)
-_PLAIN_LITERALS = frozenset((ast.NumberExpr, ast.StringExpr, ast.ConstExpr))
-LITERAL_MISSING = object()
-
-
-def literal_of(node: ast.Expr) -> object:
-    """The value of a literal that loads as a plain constant (a number without a unit
-    suffix, a string, True, False, None); else ``LITERAL_MISSING``."""
-    if isinstance(node, ast.NumberExpr):
-        return LITERAL_MISSING if node.suffix else node.value
-    if isinstance(node, ast.StringExpr):
-        return node.value
-    if isinstance(node, ast.ConstExpr) and not isinstance(node.value, str):  # "Undefined"
-        return node.value
-    return LITERAL_MISSING

@@ -23,7 +23,7 @@ from kclpy.compile.code import (
     SchemaProto,
     TypeRef,
 )
-from kclpy.compile.exprs import LITERAL_MISSING, ExprCompiler, PackageNames, Unit, literal_of
+from kclpy.compile.exprs import ExprCompiler, PackageNames, Unit
 from kclpy.compile.opcodes import OPERATOR_INDEX, Op
 from kclpy.compile.types import names_definition
 from kclpy.diag import Code as DiagCode
@@ -177,7 +177,7 @@ class PackageCompiler:
             setters = self.setters[name]
             self.check_immutable(name, setters)
             value = constant_setter(setters)
-            if value is not LITERAL_MISSING:
+            if value is not ast.NOT_LITERAL:
                 constants[slot] = value
             else:
                 package.setters[slot] = self.compile_setters(name, slot, setters)
@@ -366,23 +366,23 @@ class PackageCompiler:
                     out.emit(Op.POP)
 
 
-def constant_setter(setters: list[Setter]) -> object:
+def constant_setter(setters: list[Setter]) -> Any:
     """The value of a variable whose one setter is an unconditional ``name = literal``
-    without a type (a literal of ``literal_of``, or a tuple for a list of them, empty
-    or not); else ``LITERAL_MISSING``."""
+    without a type (an ``ast.plain_literal``, or a tuple for a list of them, empty or
+    not); else ``ast.NOT_LITERAL``."""
     if len(setters) != 1:
-        return LITERAL_MISSING
+        return ast.NOT_LITERAL
     setter = setters[0]
     stmt = setter.stmt
     if setter.guards or type(stmt) is not ast.AssignStmt or stmt.type is not None:
-        return LITERAL_MISSING
+        return ast.NOT_LITERAL
     if len(stmt.targets) != 1 or type(stmt.targets[0]) is not ast.NameExpr:
-        return LITERAL_MISSING
+        return ast.NOT_LITERAL
     value = stmt.value
     if type(value) is ast.ListExpr:
-        items = tuple(literal_of(item) for item in value.items)
-        return LITERAL_MISSING if LITERAL_MISSING in items else items
-    return literal_of(value)
+        values = ast.plain_literals(value.items)
+        return ast.NOT_LITERAL if values is None else values
+    return ast.plain_literal(value)
 
 
 def emit_if_stmt(

@@ -437,13 +437,11 @@ def _unpacked(value: Type) -> tuple[Type, bool]:
 def literal_representatives(items: list[ast.Expr]) -> list[ast.Expr] | None:
     """The first item of each distinct literal (by node kind, value type and value;
     at most ``SUP_LIMIT + 1`` of them, past which a supremum is ``any``) when every
-    item is a number without a unit suffix or a string; else None."""
+    item is an ``ast.plain_literal`` (whose type its value decides); else None."""
     distinct: dict[tuple[type, type, object], ast.Expr] = {}
     for item in items:
-        value: object
-        if (type(item) is ast.NumberExpr and not item.suffix) or type(item) is ast.StringExpr:
-            value = item.value
-        else:
+        value = ast.plain_literal(item)
+        if value is ast.NOT_LITERAL:
             return None
         key = (type(item), type(value), value)
         if key not in distinct and len(distinct) <= SUP_LIMIT:

@@ -12,7 +12,7 @@ Naming: expressions end in ``Expr``, statements in ``Stmt``, types in ``Type``.
 from __future__ import annotations
 
 from itertools import count
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from kclpy.source import SourceFile, Span
 
@@ -932,3 +932,34 @@ class Module(Node):
 
 
 AnyNode = Node | Comment
+
+
+# --------------------------------------------------------------------------- literals
+
+NOT_LITERAL: Any = object()
+"""What :func:`plain_literal` gives for any other node."""
+
+
+def plain_literal(node: Node) -> Any:
+    """The value of a literal that is its value and nothing more: a number without a
+    unit suffix, a string without interpolation, True, False or None (not Undefined);
+    else ``NOT_LITERAL``. The compiler makes constants of them; the checker types
+    them by their value."""
+    if isinstance(node, NumberExpr):
+        return NOT_LITERAL if node.suffix else node.value
+    if isinstance(node, StringExpr):
+        return node.value
+    if isinstance(node, ConstExpr) and not isinstance(node.value, str):  # "Undefined"
+        return node.value
+    return NOT_LITERAL
+
+
+def plain_literals(items: list[Expr]) -> tuple[Any, ...] | None:
+    """The values of ``items`` when every one is a :func:`plain_literal`; else None."""
+    values: list[Any] = []
+    for item in items:
+        value = plain_literal(item)
+        if value is NOT_LITERAL:
+            return None
+        values.append(value)
+    return tuple(values)

@@ -121,8 +121,11 @@ class Run:
         self.pairs = pairs
         self.ends = ends
 
-    def key(self) -> tuple[object, ...]:
-        return (self.items, self.singles, tuple(sorted(self.pairs.items())), self.ends)
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Run) and (
+            (self.items, self.singles, self.pairs, self.ends)
+            == (other.items, other.singles, other.pairs, other.ends)
+        )
 
 
 class Symbol:
@@ -187,17 +190,14 @@ class Machine:
         for production in parser.productions:
             marked = getattr(production.callable, "literal_items", None)
             if marked is not None and production.len == 1:
-                found: dict[int, Run | None] = {}
+                found: dict[int, list[Run | None]] = {}
                 for below, state in by_name.get(production.name, {}).items():
                     run = _run_of(self, below, state, production.name, *marked)
-                    known = found.get(state, run)
-                    # every state below the list's must agree
-                    found[state] = (
-                        run
-                        if known is not None and run is not None and (known.key() == run.key())
-                        else None
-                    )
-                self.runs.update({state: run for state, run in found.items() if run is not None})
+                    found.setdefault(state, []).append(run)
+                for state, runs in found.items():  # every state below must agree
+                    first = runs[0]
+                    if first is not None and all(run == first for run in runs):
+                        self.runs[state] = first
 
 
 def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:

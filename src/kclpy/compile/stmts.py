@@ -175,7 +175,8 @@ class PackageCompiler:
         constants = package.constants
         for name, slot in self.slots.items():
             setters = self.setters[name]
-            self.check_immutable(name, setters)
+            if len(setters) > 1:
+                self.check_immutable(name, setters)
             value = constant_setter(setters)
             if value is not ast.NOT_LITERAL:
                 constants[slot] = value
@@ -191,7 +192,8 @@ class PackageCompiler:
     # ------------------------------------------------------------------ setters
 
     def check_immutable(self, name: str, setters: list[Setter]) -> None:
-        if name.startswith("_") or len(setters) < 2:
+        """A name set more than once (``setters``) must be private, or unified only."""
+        if name.startswith("_"):
             return
         kinds = {type(setter.stmt) for setter in setters}
         if kinds == {ast.UnificationStmt}:
@@ -333,7 +335,16 @@ class PackageCompiler:
     def body_stmts(self, compiler: ExprCompiler, stmts: list[ast.Stmt]) -> None:
         out = compiler.out
         constants = self.package.constants
+        slots = self.slots
         for stmt in stmts:
+            if type(stmt) is ast.AssignStmt:  # most statements: a setter step or nothing
+                for name in assigned_names(stmt):
+                    slot = slots[name]
+                    if slot not in constants:  # (a constant is set before the body runs)
+                        compiler.at(stmt)
+                        out.emit(Op.LOAD_GLOBAL, slot)
+                        out.emit(Op.POP)
+                continue
             compiler.at(stmt)
             if isinstance(stmt, ast.IfStmt):
                 emit_if_stmt(compiler, stmt, lambda block: self.body_stmts(compiler, block))
@@ -353,9 +364,9 @@ class PackageCompiler:
                 out.emit(Op.POP)  # an unknown plugin fails at its import
             else:
                 for name in assigned_names(stmt):
-                    slot = self.slots[name]
+                    slot = slots[name]
                     if slot in constants:
-                        continue  # (set before the body runs)
+                        continue
                     # as the reference: a unified variable is built at its last part
                     if (
                         isinstance(stmt, ast.UnificationStmt)

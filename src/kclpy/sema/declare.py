@@ -255,30 +255,30 @@ class DeclarationChecker:
     # ------------------------------------------------------------------ lambdas
 
     def declare_lambdas(self, modules: list[ast.Module]) -> None:
-        signatures: dict[str, FuncType | None] = {}
+        """The signatures of the package's lambdas assigned once, without annotation."""
+        signatures: dict[str, FuncType] = {}
+        seen: set[str] = set()
         for module in modules:
             for stmt in module.body:
-                if not isinstance(stmt, ast.AssignStmt) or len(stmt.targets) != 1:
+                if type(stmt) is not ast.AssignStmt or len(stmt.targets) != 1:
                     continue
                 target = stmt.targets[0]
-                if not isinstance(target, ast.NameExpr):
+                if type(target) is not ast.NameExpr:
                     continue
-                if target.name in signatures:
-                    signatures[target.name] = None
+                name = target.name
+                if name in seen:  # assigned again: no signature
+                    signatures.pop(name, None)
                     continue
+                seen.add(name)
                 value = stmt.value
-                if stmt.type is None and isinstance(value, ast.LambdaExpr):
+                if stmt.type is None and type(value) is ast.LambdaExpr:
                     self.ctx.suppress += 1
                     try:
                         params = self.calls.parameter_types(value.params)
                     finally:
                         self.ctx.suppress -= 1
-                    signatures[target.name] = FuncType(params, ANY)
-                else:
-                    signatures[target.name] = None
-        self.ctx.lambda_sigs[self.ctx.pkgpath] = {
-            name: sig for name, sig in signatures.items() if sig is not None
-        }
+                    signatures[name] = FuncType(params, ANY)
+        self.ctx.lambda_sigs[self.ctx.pkgpath] = signatures
 
 
 def overridden_entries(entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> set[int]:

@@ -88,6 +88,8 @@ class ExpressionChecker:
         self.config = checker.config
         self.calls = checker.calls
         self.handlers = self.handler_table()
+        if not self.ctx.tool_facts:  # a run: nothing reads the per-node types
+            self.expr = self._expr_untracked  # type: ignore[method-assign]
 
     def handler_table(self) -> dict[type, Handler]:
         """The rule of each expression node type (some owned by other parts)."""
@@ -127,6 +129,10 @@ class ExpressionChecker:
         if top is not None and result.flags & (DICT | LIST):
             self.expected[node.id] = top.type
         return result
+
+    def _expr_untracked(self, node: ast.Expr) -> Type:
+        """``expr`` without the per-node records only tools read (``Model.type_of``)."""
+        return self.handlers[type(node)](node)
 
     def expr_or_any(self, node: ast.Expr | None) -> Type:
         if node is None:

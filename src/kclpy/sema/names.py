@@ -261,19 +261,23 @@ class NameResolver:
 
     def resolve_target(self, target: ast.Expr) -> Type:
         """The type expected of an assignment target (``a``, ``a.b``, ``a[0]``)."""
-        root, path = target_parts(target)
-        if root is None:
-            self.exprs.silent_expr(target)
-            return ANY
-        result = self.resolve_name(root.name, root)
-        saved = self.ctx.l_value
-        self.ctx.l_value = False
-        try:
-            for step in path:
-                result = self._target_step(step, result, target.span)
-        finally:
-            self.ctx.l_value = saved
-        self.ctx.types[target.id] = result
+        if type(target) is ast.NameExpr:  # most targets
+            result = self.resolve_name(target.name, target)
+        else:
+            root, path = target_parts(target)
+            if root is None:
+                self.exprs.silent_expr(target)
+                return ANY
+            result = self.resolve_name(root.name, root)
+            saved = self.ctx.l_value
+            self.ctx.l_value = False
+            try:
+                for step in path:
+                    result = self._target_step(step, result, target.span)
+            finally:
+                self.ctx.l_value = saved
+        if self.ctx.tool_facts:
+            self.ctx.types[target.id] = result
         return result
 
     def _target_step(self, step: ast.Expr, current: Type, span: Span) -> Type:

@@ -176,16 +176,18 @@ def sup(types: list[Type]) -> Type:
 
     Past ``SUP_LIMIT`` distinct members the result is ``any``: the reference's union
     would be huge (and quadratic to build); ``any`` can only silence checks."""
-    if len(types) == 1 and not isinstance(types[0], UnionType):
-        return types[0] if not types[0].flags & 1 else ANY
+    if types:
+        first = types[0]  # one type, or the same one each time (identity: a C loop)
+        if type(first) is not UnionType and types.count(first) == len(types):
+            return first if not first.flags & 1 else ANY
     distinct: dict[object, Type] = {}
     for item in types:
         _flatten(item, distinct)
         if len(distinct) > SUP_LIMIT:
             return ANY
     flat = list(distinct.values())
-    if len(flat) > 1:
-        flat = _drop_subsumed(flat)
+    if len(flat) > 1 and not all(type(item) is LitType for item in flat):
+        flat = _drop_subsumed(flat)  # (distinct literals never subsume each other)
     if not flat:
         return ANY
     if len(flat) == 1:
@@ -299,7 +301,11 @@ def _widen(t: Type) -> Type:
             return t
         return DictType(key, val, t.attrs)
     if isinstance(t, UnionType):
-        return sup([widen(member) for member in t.types])
+        members = t.types
+        head = members[0]
+        if isinstance(head, LitType) and all(member.flags == head.flags for member in members):
+            return head.base  # literals of one base type
+        return sup([widen(member) for member in members])
     return t
 
 

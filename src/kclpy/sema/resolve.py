@@ -131,7 +131,9 @@ class Resolver:
                 self.top_stmt(stmt)
 
     def top_stmt(self, stmt: ast.Stmt) -> None:
-        if isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
+        if type(stmt) is ast.AssignStmt:  # most statements
+            self.plain_stmt(stmt)
+        elif isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
             self.definition_reads(stmt)
             self.schema(stmt)
         elif isinstance(stmt, ast.TypeAliasStmt):
@@ -148,13 +150,16 @@ class Resolver:
 
     def plain_stmt(self, stmt: ast.Stmt) -> None:
         """An expression, assert or assignment of a package or schema body."""
-        if isinstance(stmt, ast.ExprStmt):
+        if isinstance(stmt, ast.AssignStmt):
+            for target in stmt.targets:
+                _DISPATCH[type(target)](self, target)
+            _DISPATCH[type(stmt.value)](self, stmt.value)
+            if stmt.type is not None:
+                self.annotation(stmt.type)
+        elif isinstance(stmt, ast.ExprStmt):
             self.expr(stmt.expr)
         elif isinstance(stmt, ast.AssertStmt):
             self.optional(stmt.cond, stmt.test, stmt.msg)
-        elif isinstance(stmt, ast.AssignStmt):
-            self.optional(*stmt.targets, stmt.value)
-            self.annotation(stmt.type)
         elif isinstance(stmt, ast.AugAssignStmt):
             self.optional(stmt.target, stmt.value)
         elif isinstance(stmt, ast.UnificationStmt):

@@ -43,6 +43,7 @@ class SchemaBuilder:
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
+        self._walked: dict[int, Type] = {}  # the type of each parent, mixin, host read
 
     def connect(self, checker: Checker) -> None:
         self.exprs = checker.exprs
@@ -138,12 +139,14 @@ class SchemaBuilder:
 
     def _schema_ref(self, node: ast.Expr) -> SchemaInfo | None:
         found = self.exprs.expr(node)
+        self._walked[node.id] = found
         if isinstance(found, SchemaType) and not found.instance:
             return found.info
         return None
 
     def _ty_str(self, node: ast.Expr) -> str:
-        found = self.ctx.model.type_of(node)
+        """The type ``_schema_ref`` found for ``node``, for a message."""
+        found = self._walked.get(node.id)
         return found.ty_str() if found is not None else "any"
 
     def _illegal_inherit(self, message: str, node: ast.Node) -> None:

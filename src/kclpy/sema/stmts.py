@@ -103,13 +103,15 @@ class StatementChecker:
 
     def stmt(self, node: ast.Stmt) -> Type:
         result = self.handlers[type(node)](node)
-        self.ctx.types[node.id] = result
+        if self.ctx.tool_facts:  # (a run reads no statement's type)
+            self.ctx.types[node.id] = result
         return result
 
     def stmts(self, nodes: Iterable[ast.Stmt]) -> Type:
         result: Type = ANY
+        stmt = self.stmt
         for node in nodes:
-            result = self.stmt(node)
+            result = stmt(node)
         return result
 
     # ------------------------------------------------------------------ simple statements

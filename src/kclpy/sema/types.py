@@ -102,7 +102,10 @@ class LitType(Type):
     __slots__ = ("value",)
 
     def __init__(self, base_flag: int, value: int | float | str | bool) -> None:
-        super().__init__(base_flag | LITERAL)
+        # Type.__init__ written out: one literal type per literal walked
+        self.flags = base_flag | LITERAL
+        self.skey = None
+        self.wide = None
         self.value = value
 
     @property
@@ -147,7 +150,9 @@ class ListType(Type):
     __slots__ = ("elem",)
 
     def __init__(self, elem: Type) -> None:
-        super().__init__(LIST)
+        self.flags = LIST  # (Type.__init__ written out, as in LitType)
+        self.skey = None
+        self.wide = None
         self.elem = elem
 
     def ty_str(self) -> str:

@@ -223,26 +223,24 @@ def _escape(content: str, at: int, char: str) -> tuple[str | None, int]:
 
 
 def dedent_string(text: str) -> str:
-    """Strip the common leading blanks of a long string, as the reference does."""
+    """Strip the common leading blanks of a long string, as the reference does: the
+    narrowest run of spaces and tabs leading a line that is not blank (or a blank last
+    line) is cut from every line, after an empty first line is dropped. (Comprehensions
+    of string methods: docstrings are most of the long strings of a model library.)"""
     lines = text.split("\n")
-    indent: int | None = None
-    for line in lines:
-        if line.strip():
-            width = len(line) - len(line.lstrip(" \t"))
-            indent = width if indent is None else min(indent, width)
+    widths = [len(line) - len(line.lstrip(" \t")) for line in lines if line and not line.isspace()]
     last = lines[-1]
-    if last and not last.strip():
-        width = len(last) - len(last.lstrip(" \t"))
-        indent = width if indent is None else min(indent, width)
-    indent = indent or 0
-    skip_first = len(lines) > 1 and lines[0] == ""
-    kept = lines[1:] if skip_first else lines
-    return "\n".join(_strip_blanks(line, indent) for line in kept)
-
-
-def _strip_blanks(line: str, count: int) -> str:
-    width = len(line) - len(line.lstrip(" \t"))
-    return line[min(width, count) :]
+    if last and last.isspace():
+        widths.append(len(last) - len(last.lstrip(" \t")))
+    indent = min(widths, default=0)
+    if len(lines) > 1 and lines[0] == "":
+        del lines[0]
+    if indent:  # a line whose first `indent` characters are not all blanks loses its blanks
+        lines = [
+            line[indent:] if not line[:indent].strip(" \t") else line.lstrip(" \t")
+            for line in lines
+        ]
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- interpolation

@@ -21,7 +21,7 @@ node on the failing call stack, where nesting went too deep.
 
 from __future__ import annotations
 
-import ctypes
+import ctypes  # (at import: raise_in_thread runs in signal handlers, which must not import)
 import functools
 import sys
 import threading
@@ -123,12 +123,18 @@ def _start(body: Callable[[], None]) -> threading.Thread | None:
             threading.stack_size(previous)
 
 
+def raise_in_thread(ident: int, exception: type[BaseException] | None) -> None:
+    """Raise ``exception`` in the thread ``ident`` at its next Python instruction
+    (None: cancel one not raised yet)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(ident), ctypes.py_object(exception) if exception else None
+    )
+
+
 def _interrupt(worker: threading.Thread) -> None:
     """Raise KeyboardInterrupt in ``worker`` (at its next Python instruction)."""
     if worker.ident is not None:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(
-            ctypes.c_ulong(worker.ident), ctypes.py_object(KeyboardInterrupt)
-        )
+        raise_in_thread(worker.ident, KeyboardInterrupt)
 
 
 def innermost_span(error: BaseException) -> Span | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -125,6 +124,6 @@ def test_an_edited_program_never_shares_trees_or_code(tmp_path: Path) -> None:
     def edit(program: Program) -> list[Diagnostic]:
         return apply_overrides(program, ["a=2"])
 
-    edited = driver.run(replace(inputs, edit=edit), driver.RunSettings(), EmitOptions(), memory)
+    edited = driver.run(inputs._replace(edit=edit), driver.RunSettings(), EmitOptions(), memory)
     plain = driver.run(inputs, driver.RunSettings(), EmitOptions(), memory)
     assert (edited.text, plain.text) == ("a: 2\n", "a: 1\n")

@@ -7,7 +7,6 @@ prints "Validate success!" or diagnostics pointing into the data file.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from kclpy.cli.base import (
@@ -103,6 +102,8 @@ def _print_json(diagnostics: list[Diagnostic]) -> None:
         "errors": errors,
         "message": "Validate success!" if not errors else "Validate failed",
     }
+    import json  # (not at import: every command imports this module)
+
     sys.stdout.write(json.dumps(document, indent=4, ensure_ascii=False) + "\n")
 
 

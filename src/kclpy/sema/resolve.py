@@ -117,14 +117,13 @@ class Resolver:
                     missing.update(unresolved_imports(stmt, table))
             tables.append({**missing, **table} if missing else table)
         self.unit = CodeUnit(False, None)
+        # the imports of one file are visible in the other files of its package (its
+        # own win; among the others, the later file's)
+        shared: dict[str, str] = {}
+        for table in tables:
+            shared.update(table)
         for module, table in zip(modules, tables, strict=True):
-            # the imports of one file are visible in the other files of its package
-            imports: dict[str, str] = {}
-            for other, other_table in zip(modules, tables, strict=True):
-                if other is not module:
-                    imports.update(other_table)
-            imports.update(table)
-            self.imports = imports
+            self.imports = {**shared, **table}
             self._outer = {}
             self._types = {}
             for stmt in module.body:

@@ -22,8 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from kclpy.values.errors import KclRuntimeError
 
@@ -34,8 +33,7 @@ _NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
 
 
-@dataclass(frozen=True)
-class FsPolicy:
+class FsPolicy(NamedTuple):
     """Which folders a run may read and write besides its module root."""
 
     read_roots: tuple[str, ...] = ()

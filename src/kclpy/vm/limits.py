@@ -28,15 +28,14 @@ given.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
+from kclpy.depth import raise_in_thread
 from kclpy.values.errors import KclRuntimeError
 
 KIND: Final = "ResourceLimitError"
@@ -69,8 +68,7 @@ def automatic_limit() -> int:
     return resident_memory() + min(8 << 30, available_memory() * 3 // 4)
 
 
-@dataclass(frozen=True)
-class ResourceLimits:
+class ResourceLimits(NamedTuple):
     """``max_memory`` in bytes (0: none, AUTO: the default), ``timeout`` in seconds
     (0: none)."""
 
@@ -130,7 +128,7 @@ def _watch() -> None:
                 if guard.reason:  # delivered, but the run goes on: something swallowed it
                     if now - guard.tripped_at >= _RESEND:
                         guard.tripped_at = now
-                        _interrupt(guard.thread, LimitExceeded)
+                        raise_in_thread(guard.thread, LimitExceeded)
                     continue
                 limit = guard.max_memory
                 if limit and memory > limit:
@@ -146,14 +144,7 @@ def _watch() -> None:
                 else:
                     continue
                 guard.tripped_at = now
-                _interrupt(guard.thread, LimitExceeded)
-
-
-def _interrupt(thread: int, exception: type[BaseException] | None) -> None:
-    """Raise ``exception`` in ``thread`` at its next instruction (None: cancel)."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(thread), ctypes.py_object(exception) if exception else None
-    )
+                raise_in_thread(guard.thread, LimitExceeded)
 
 
 @contextmanager
@@ -188,7 +179,7 @@ def _release(guard: _Guard) -> None:
     with _lock:
         _active.pop(id(guard), None)
         if guard.reason:
-            _interrupt(guard.thread, None)
+            raise_in_thread(guard.thread, None)
 
 
 def limit_error(error: BaseException) -> KclRuntimeError:

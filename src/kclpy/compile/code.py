@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
-BYTECODE_VERSION: Final = 6
+BYTECODE_VERSION: Final = 7
 
 # Fallback kinds of LOAD_NAME (when the schema being built has no such attribute).
 FALLBACK_GLOBAL: Final = 0
@@ -154,6 +154,7 @@ class SchemaProto:
         "attrs",
         "body",
         "checks",
+        "constants",
         "decorators",
         "index_signature",
         "kind",
@@ -192,6 +193,10 @@ class SchemaProto:
         # runtime applies the instance's config between the two
         self.setters: dict[str, Code] = {}
         self.path_setters: dict[str, Code] = {}
+        # per attribute whose setter only stores a literal (one unconditional
+        # ``a = 1``, ``a: int = 1`` or required ``a: "x"``): the literal, stored
+        # without running the setter
+        self.constants: dict[str, Any] = {}
         self.body: Code | None = None
         self.checks: Code | None = None
         self.index_signature: IndexSignatureSpec | None = None

@@ -396,6 +396,26 @@ def constant_setter(setters: list[Setter]) -> Any:
     return ast.plain_literal(value)
 
 
+def attribute_constant(name: str, setters: list[tuple[ast.Stmt, list[Guard]]]) -> Any:
+    """The literal a schema attribute's setter only stores: one unconditional
+    ``name = literal`` or ``name: T = literal`` (an ``ast.plain_literal``), or a
+    required ``name: "x"`` without a unit suffix; else ``ast.NOT_LITERAL``."""
+    if len(setters) != 1 or setters[0][1]:
+        return ast.NOT_LITERAL
+    stmt = setters[0][0]
+    if type(stmt) is ast.SchemaAttr and stmt.op in ("=", ""):
+        if stmt.value is not None:
+            return ast.plain_literal(stmt.value)
+        literal = stmt.type
+        assert isinstance(literal, ast.LiteralType)  # (compile_setters keeps no other)
+        return ast.NOT_LITERAL if literal.suffix else literal.value
+    if type(stmt) is ast.AssignStmt and stmt.type is None:
+        target = next(t for t in stmt.targets if target_root(t) == name)
+        if type(target) is ast.NameExpr:
+            return ast.plain_literal(stmt.value)
+    return ast.NOT_LITERAL
+
+
 def emit_if_stmt(
     compiler: ExprCompiler, stmt: ast.IfStmt, block: Callable[[list[ast.Stmt]], None]
 ) -> None:
@@ -566,6 +586,9 @@ class SchemaCompiler:
             into = [(stmt, guards) for stmt, guards in setters if _into_value(stmt, name)]
             if whole:
                 self.proto.setters[name] = self.compile_setter(name, whole)
+                value = attribute_constant(name, whole)
+                if value is not ast.NOT_LITERAL:
+                    self.proto.constants[name] = value
             if into:
                 self.proto.path_setters[name] = self.compile_setter(name, into)
 

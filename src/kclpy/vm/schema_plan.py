@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Final
 
 from kclpy.compile.code import AttrSpec, Code, IndexSignatureSpec
-from kclpy.compile.opcodes import Op
 from kclpy.values import Value
 from kclpy.values.errors import Location
 from kclpy.vm.objects import PackageState, SchemaType
@@ -24,7 +23,7 @@ from kclpy.vm.typecheck import unchanged_literals, unchanged_types
 
 _LITERAL_TYPES: Final = frozenset({int, float, str, bool})
 # a setter of an attribute: the chain member it belongs to, its code, and the
-# (attribute, literal) it stores when that is all it does (else None)
+# (attribute, literal) it stores when that is all it does (SchemaProto.constants; else None)
 Setter = tuple[SchemaType, Code, tuple[str, Value] | None]
 # the index signature of a schema chain and the member declaring it
 Signature = tuple[IndexSignatureSpec, SchemaType]
@@ -140,10 +139,12 @@ def attribute_plans(
     whole: dict[str, list[Setter]] = {}
     into: dict[str, list[Setter]] = {}
     for member in chain:
+        constants = member.proto.constants
         for name, code in member.proto.setters.items():
-            whole.setdefault(name, []).append((member, code, constant_store(code)))
+            constant = (name, constants[name]) if name in constants else None
+            whole.setdefault(name, []).append((member, code, constant))
         for name, code in member.proto.path_setters.items():
-            into.setdefault(name, []).append((member, code, constant_store(code)))
+            into.setdefault(name, []).append((member, code, None))
     plans: dict[str, AttrPlan] = {}
     for name in [*table, *whole, *into]:
         if name in plans:
@@ -163,23 +164,4 @@ def index_signature(chain: list[SchemaType]) -> Signature | None:
     for member in reversed(chain):
         if member.proto.index_signature is not None:
             return member.proto.index_signature, member
-    return None
-
-
-_LITERAL_LOADS = {int(Op.LOAD_TRUE): True, int(Op.LOAD_FALSE): False, int(Op.LOAD_NONE): None}
-_STORE_RETURN: Final = [int(Op.STORE_ATTR_SELF), int(Op.LOAD_NONE), int(Op.RETURN)]
-
-
-def constant_store(code: Code) -> tuple[str, Value] | None:
-    """(attribute, value) when all a setter does is store a scalar literal
-    (``port: int = 80``: load, STORE_ATTR_SELF, return); else None."""
-    ops = code.ops
-    if len(ops) != 8 or [ops[2], ops[4], ops[6]] != _STORE_RETURN:
-        return None
-    name = code.names[ops[3]]
-    if ops[0] == Op.LOAD_CONST:
-        value = code.consts[ops[1]]
-        return (name, value) if type(value) in (int, float, str) else None
-    if ops[0] in _LITERAL_LOADS:
-        return (name, _LITERAL_LOADS[ops[0]])
     return None

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import kclpy
+from kclpy.depth import raise_in_thread
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.limits import LimitExceeded, ResourceLimits, guarded, parse_size
 
@@ -165,7 +166,7 @@ def test_a_limit_tripped_as_the_run_ends_does_not_replace_its_outcome(
             guard = self.get(key)
             if guard is not None and guard.thread == target and not guard.reason:
                 guard.reason = "tripped as the run ended"
-                limits._interrupt(target, LimitExceeded)
+                raise_in_thread(target, LimitExceeded)
             return super().pop(key, *default)
 
     watched = TrippingAsReleased()
@@ -175,3 +176,31 @@ def test_a_limit_tripped_as_the_run_ends_does_not_replace_its_outcome(
         raise KclRuntimeError("the run's own error")
     time.sleep(0.05)  # nothing pending is delivered afterwards either
     assert not watched
+
+
+@pytest.mark.parametrize("body_error", [False, True])
+def test_a_limit_arriving_as_the_exit_is_entered_is_a_limit_error(
+    monkeypatch: pytest.MonkeyPatch, body_error: bool
+) -> None:
+    """The watchdog's exception can arrive at the first instruction of the ``with``'s
+    exit, before the exit can handle it (CI saw the traceback of a raw LimitExceeded
+    writing a big output): ``within`` makes it the limit error, or lets the body's own
+    error stand, and releases the guard either way."""
+    from kclpy.vm import limits
+
+    def arriving_first(self: limits.Guarded, *exc: Any) -> None:
+        assert self.guard is not None  # the exit's own code never runs
+        self.guard.reason = "tripped as the body ended"
+        raise LimitExceeded
+
+    monkeypatch.setattr(limits.Guarded, "__exit__", arriving_first)
+
+    def work() -> int:
+        if body_error:
+            raise KclRuntimeError("the body's own error")
+        return 1
+
+    expected = "the body's own error" if body_error else "tripped as the body ended"
+    with pytest.raises(KclRuntimeError, match=expected):
+        limits.within(ResourceLimits(max_memory=1 << 40), work)
+    assert not limits._active and getattr(limits._local, "guard", None) is None

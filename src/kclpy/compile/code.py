@@ -204,6 +204,20 @@ class SchemaProto:
         self.nlocals = 0
 
 
+class ConfigConstant:
+    """A config literal of constants (``{a = 1, "b": "x", c = [1, 2], d = {e = True}}``):
+    its entries as (key, constant, operator text: ``=`` or ``:``), distinct keys, each
+    constant a literal's value, a tuple for a list of literals or a ConfigConstant."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: tuple[tuple[str, Any, str], ...]) -> None:
+        self.entries = entries
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{key!r} {op} {value!r}" for key, value, op in self.entries) + "}"
+
+
 class PackageCode:
     """One compiled package: every file of it shares one namespace of global slots."""
 
@@ -226,8 +240,9 @@ class PackageCode:
         self.slot_types: list[TypeRef | None] = []
         # per slot, the codes that set it, run in order the first time it is read
         self.setters: list[list[Code]] = []
-        # the slots set once, unconditionally, to a literal (no setter codes): the value,
-        # a tuple standing for a list of literals (a new list each run)
+        # the slots set once, unconditionally, to a constant (no setter codes): a
+        # literal's value, a tuple standing for a list of literals, a ConfigConstant
+        # (lists and configs: new ones each run)
         self.constants: dict[int, Any] = {}
         # per file, the top-level walk: forces each variable, runs the other statements
         self.body: list[Code] = []

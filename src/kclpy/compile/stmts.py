@@ -16,6 +16,7 @@ from typing import Any
 from kclpy.compile.code import (
     AttrSpec,
     Code,
+    ConfigConstant,
     FunctionProto,
     IndexSignatureSpec,
     NameRef,
@@ -378,9 +379,8 @@ class PackageCompiler:
 
 
 def constant_setter(setters: list[Setter]) -> Any:
-    """The value of a variable whose one setter is an unconditional ``name = literal``
-    without a type (an ``ast.plain_literal``, or a tuple for a list of them, empty or
-    not); else ``ast.NOT_LITERAL``."""
+    """The value of a variable whose one setter is an unconditional ``name = value``
+    without a type, the value a constant (``constant_of``); else ``ast.NOT_LITERAL``."""
     if len(setters) != 1:
         return ast.NOT_LITERAL
     setter = setters[0]
@@ -389,11 +389,38 @@ def constant_setter(setters: list[Setter]) -> Any:
         return ast.NOT_LITERAL
     if len(stmt.targets) != 1 or type(stmt.targets[0]) is not ast.NameExpr:
         return ast.NOT_LITERAL
-    value = stmt.value
-    if type(value) is ast.ListExpr:
-        values = ast.plain_literals(value.items)
+    return constant_of(stmt.value)
+
+
+def constant_of(node: ast.Expr) -> Any:
+    """The constant an expression is: an ``ast.plain_literal``'s value, a tuple for a
+    list of them (empty or not), a ``ConfigConstant`` for a config literal whose entries
+    are all ``key = constant`` or ``key: constant`` with distinct keys, each a name or a
+    string; else ``ast.NOT_LITERAL``. (Such a config is built the same by its code: each
+    entry stores its value and operator under a new key.)"""
+    if type(node) is ast.ListExpr:
+        values = ast.plain_literals(node.items)
         return ast.NOT_LITERAL if values is None else values
-    return ast.plain_literal(value)
+    if type(node) is not ast.ConfigExpr:
+        return ast.plain_literal(node)
+    entries: list[tuple[str, Any, str]] = []
+    seen: set[str] = set()
+    for entry in node.entries:
+        if type(entry) is not ast.ConfigEntry or entry.op not in ("=", ":"):
+            return ast.NOT_LITERAL
+        key = entry.key
+        if type(key) is ast.NameExpr:
+            name = key.name
+        elif type(key) is ast.StringExpr:
+            name = key.value
+        else:
+            return ast.NOT_LITERAL
+        value = constant_of(entry.value)
+        if name in seen or value is ast.NOT_LITERAL:
+            return ast.NOT_LITERAL
+        seen.add(name)
+        entries.append((name, value, entry.op))
+    return ConfigConstant(tuple(entries))
 
 
 def attribute_constant(name: str, setters: list[tuple[ast.Stmt, list[Guard]]]) -> Any:

@@ -381,8 +381,7 @@ def run(
     result.log = output.log
     result.documents = output.documents
     try:
-        with runner.under_limits():
-            result.text = render(output, options)
+        result.text = runner.under_limits(lambda: render(output, options))
     except KclRuntimeError as error:
         result.diagnostics.append(runtime_diagnostic(error, compiled.files))
     return result

@@ -59,6 +59,7 @@ UNDEFINED: Final = UndefinedType()
 OP_UNION: Final = 0  # key: value
 OP_OVERRIDE: Final = 1  # key = value
 OP_INSERT: Final = 2  # key += value
+OPS_BY_TEXT: Final = {":": OP_UNION, "=": OP_OVERRIDE, "+=": OP_INSERT}
 
 UNIT_FACTORS: Final[dict[str, int | float]] = {
     "n": 1e-9,

@@ -33,9 +33,8 @@ from kclpy.compile.code import (
 from kclpy.compile.opcodes import OPERATORS, Op
 from kclpy.syntax.universe import is_plugin
 from kclpy.values import (
-    OP_INSERT,
-    OP_OVERRIDE,
     OP_UNION,
+    OPS_BY_TEXT,
     UNDEFINED,
     Config,
     NumberMultiplier,
@@ -78,8 +77,7 @@ from kclpy.vm.schemas import SchemaBuilder, check_failure
 from kclpy.vm.typecheck import value_type_name
 
 MAX_DEPTH = 2000
-_OPS_BY_TEXT = {":": OP_UNION, "=": OP_OVERRIDE, "+=": OP_INSERT}
-_ENTRY_OPS = [_OPS_BY_TEXT.get(name, OP_UNION) for name in OPERATORS]
+_ENTRY_OPS = [OPS_BY_TEXT.get(name, OP_UNION) for name in OPERATORS]
 _STOP = object()
 
 # opcode numbers as plain ints for the dispatch loop
@@ -234,7 +232,7 @@ class Interpreter:
                     value = pop()
                     path, op_text = consts[arg]
                     here.pc = pc
-                    config_entry(stack[-1], path, value, _OPS_BY_TEXT[op_text], self.rebuild)
+                    config_entry(stack[-1], path, value, OPS_BY_TEXT[op_text], self.rebuild)
                 elif op == LOAD_NAME:
                     name = consts[arg][0]
                     state = scope.instance
@@ -461,7 +459,7 @@ class Interpreter:
             value = pop()
             index = pop()
             path, op_text = consts[arg]
-            config_index_entry(stack[-1], path, index, value, _OPS_BY_TEXT[op_text], self.rebuild)
+            config_index_entry(stack[-1], path, index, value, OPS_BY_TEXT[op_text], self.rebuild)
         elif op == CONFIG_UNPACK:
             value = pop()
             config_unpack(stack[-1], value, self.rebuild)

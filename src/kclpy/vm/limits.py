@@ -31,14 +31,14 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Final, NamedTuple
+from collections.abc import Callable
+from typing import Final, NamedTuple, TypeVar
 
 from kclpy.depth import raise_in_thread
 from kclpy.values.errors import KclRuntimeError
 
 KIND: Final = "ResourceLimitError"
+Result = TypeVar("Result")
 _TICK: Final = 0.02
 _RESEND: Final = 1.0  # a tripped run still running after this long gets the exception again
 CHECK_ABOVE: Final = 1 << 16
@@ -132,10 +132,7 @@ def _watch() -> None:
                     continue
                 limit = guard.max_memory
                 if limit and memory > limit:
-                    guard.reason = (
-                        f"the program uses more than the memory limit of {_size(limit)} "
-                        f"({_size(memory)} in use); raise it with --max-memory"
-                    )
+                    guard.reason = _memory_message(limit, memory)
                 elif guard.deadline and now > guard.deadline:
                     guard.reason = (
                         f"the program ran longer than the time limit of "
@@ -147,31 +144,96 @@ def _watch() -> None:
                 raise_in_thread(guard.thread, LimitExceeded)
 
 
-@contextmanager
-def guarded(limits: ResourceLimits) -> Iterator[None]:
-    """Run the body under ``limits``; a tripped limit leaves as a KclRuntimeError."""
-    global _watchdog
-    if not limits.max_memory and limits.timeout <= 0:
-        yield
-        return
-    guard = _Guard(limits)
-    outer = getattr(_local, "guard", None)
-    with _lock:
-        if _watchdog is None:
-            _watchdog = threading.Thread(target=_watch, name="kclpy-limits", daemon=True)
-            _watchdog.start()
-        _active[id(guard)] = guard
-    _local.guard = guard
-    try:
-        yield
-    except LimitExceeded:
-        raise KclRuntimeError(guard.message(), KIND) from None
-    finally:
+class Guarded:
+    """The body of a ``with`` under ``limits`` (:func:`guarded`); a tripped limit leaves
+    as a KclRuntimeError. :func:`within` also covers the one moment a ``with`` cannot:
+    a limit sent just as the body ends may arrive as the exit is entered."""
+
+    def __init__(self, limits: ResourceLimits) -> None:
+        self.limits = limits
+        self.guard: _Guard | None = None
+        self.outer: _Guard | None = None
+
+    def __enter__(self) -> None:
+        global _watchdog
+        limits = self.limits
+        if not limits.max_memory and limits.timeout <= 0:
+            return
+        guard = _Guard(limits)
+        self.outer = getattr(_local, "guard", None)
+        with _lock:
+            if _watchdog is None:
+                _watchdog = threading.Thread(target=_watch, name="kclpy-limits", daemon=True)
+                _watchdog.start()
+            _active[id(guard)] = guard
+        _local.guard = self.guard = guard
+
+    def __exit__(self, kind: type[BaseException] | None, error: object, trace: object) -> None:
+        guard = self.guard
+        if guard is None:
+            return
+        try:
+            if kind is None:
+                _check_at_end(guard)
+            elif issubclass(kind, LimitExceeded):
+                raise KclRuntimeError(guard.message(), KIND) from None
+        except LimitExceeded:
+            raise KclRuntimeError(guard.message(), KIND) from None
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop watching (once): cancel a limit tripped and not delivered yet."""
+        guard = self.guard
+        if guard is None:
+            return
+        self.guard = None
         try:
             _release(guard)
         except LimitExceeded:  # tripped as the run ended and delivered in the cleanup:
             _release(guard)  # the run's own outcome stands (one is sent at a time)
-        _local.guard = outer
+        _local.guard = self.outer
+
+
+def guarded(limits: ResourceLimits) -> Guarded:
+    """``with guarded(limits):`` runs the body under ``limits`` (see :func:`within`)."""
+    return Guarded(limits)
+
+
+def within(limits: ResourceLimits, work: Callable[[], Result]) -> Result:
+    """``work()`` under ``limits``: a tripped limit leaves as a KclRuntimeError, also one
+    that arrives as the ``with``'s exit is entered (before the exit can handle it; an
+    error of the body's own then stands, as one arriving in the cleanup does)."""
+    manager = Guarded(limits)
+    try:
+        with manager:
+            return work()
+    except LimitExceeded as stray:
+        guard = manager.guard
+        message = guard.message() if guard is not None else "the run exceeded a resource limit"
+        manager.close()
+        own = stray.__context__
+        if isinstance(own, KclRuntimeError):
+            raise own from None
+        raise KclRuntimeError(message, KIND) from None
+
+
+def _check_at_end(guard: _Guard) -> None:
+    """The memory limit once more as the body ends: the watchdog looks every tick, and
+    a body that crosses the limit just before it ends (writing a big output's text)
+    may finish between two looks."""
+    limit = guard.max_memory
+    memory = resident_memory() if limit else 0
+    if limit and memory > limit and not guard.reason:
+        guard.reason = _memory_message(limit, memory)
+        raise LimitExceeded
+
+
+def _memory_message(limit: int, memory: int) -> str:
+    return (
+        f"the program uses more than the memory limit of {_size(limit)} "
+        f"({_size(memory)} in use); raise it with --max-memory"
+    )
 
 
 def _release(guard: _Guard) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kclpy.compile.code import Code, FunctionProto, PackageCode, SchemaProto
-from kclpy.values import UNDEFINED, SchemaInstance, Value
+from kclpy.compile.code import Code, ConfigConstant, FunctionProto, PackageCode, SchemaProto
+from kclpy.values import OPS_BY_TEXT, UNDEFINED, Config, SchemaInstance, Value
 
 if TYPE_CHECKING:
     from kclpy.vm.schema_plan import SchemaPlan
@@ -32,6 +32,22 @@ class Scope:
         self.instance = instance
 
 
+def constant_value(constant: Any) -> Value:
+    """A new value of a compiled constant (``PackageCode.constants``): a list of a
+    tuple, a config of a ``ConfigConstant``, built as their code would build them."""
+    kind = type(constant)
+    if kind is tuple:
+        return list(constant)
+    if kind is ConfigConstant:
+        config = Config()
+        ops = config.ops
+        for key, value, op in constant.entries:
+            config[key] = constant_value(value)
+            ops[key] = OPS_BY_TEXT[op]
+        return config
+    return constant  # type: ignore[no-any-return]
+
+
 class PackageState:
     """A loaded package: its compiled code and the (lazily computed) global values."""
 
@@ -44,8 +60,8 @@ class PackageState:
         self.states: list[int] = [NOT_STARTED] * count
         values = self.values
         states = self.states
-        for slot, value in code.constants.items():  # literals: known before running
-            values[slot] = list(value) if isinstance(value, tuple) else value
+        for slot, value in code.constants.items():  # known before running
+            values[slot] = constant_value(value)
             states[slot] = DONE
         self.scope = Scope(code.nlocals, None, None)
         self.started = False

@@ -11,15 +11,14 @@ options, warnings), and, after a failure too, :attr:`Runner.log`;
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Mapping
 
 from kclpy.compile.code import PackageCode
 from kclpy.values import UNDEFINED, Config, Value
 from kclpy.values.errors import KclRuntimeError, Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.interp import Interpreter
-from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits, guarded
+from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits, Result, within
 from kclpy.vm.merge import conflicts, short_repr, union
 from kclpy.vm.objects import DONE, ModuleValue, PackageState
 from kclpy.vm.runtime import Runtime
@@ -66,11 +65,11 @@ class Runner:
         """The print output so far (after a failed run too)."""
         return self.runtime.log
 
-    def under_limits(self) -> AbstractContextManager[None]:
-        """The run's resource limits around other work on its values (writing the
-        output of a big result takes memory too); a tripped limit leaves as a
+    def under_limits(self, work: Callable[[], Result]) -> Result:
+        """``work()`` under the run's resource limits: other work on its values (writing
+        the output of a big result takes memory too); a tripped limit leaves as a
         KclRuntimeError of kind ResourceLimitError."""
-        return guarded(self.runtime.limits)
+        return within(self.runtime.limits, work)
 
     def set_strict_range_check(self, strict: bool) -> None:
         """``-r``: arithmetic results must fit 32-bit ints and floats."""
@@ -90,9 +89,12 @@ class Runner:
         package = PackageState(runtime.package_codes[runtime.main_pkgpath])
         runtime.main_package = package
         runtime.modules[runtime.main_pkgpath] = ModuleValue(runtime.main_pkgpath, package, None)
-        with guarded(runtime.limits):
+
+        def work() -> list[Value]:
             self.interpreter.run_package(package, None)
-            documents = self.documents(package)
+            return self.documents(package)
+
+        documents = within(runtime.limits, work)
         stream_options = None
         if runtime.stream is not None:
             documents, stream_options = runtime.stream

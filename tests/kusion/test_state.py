@@ -171,6 +171,45 @@ def test_only_one_of_many_simultaneous_begins_wins(
     assert sorted(outcomes) == ["refused"] * 7 + ["won"]
 
 
+def test_first_clients_of_a_new_database_make_its_tables_once(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Eight clients open a database that has no tables yet, all at once (CI saw two
+    of them race in CREATE TABLE IF NOT EXISTS: duplicate key in pg_type); each gets
+    a working backend. Three fresh databases, so the race has chances to happen."""
+    import psycopg
+
+    for attempt in range(3):
+        name = f"fresh_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(f"CREATE DATABASE {name}")
+        url = postgres_url.rsplit("/", 1)[0] + "/" + name
+        start = threading.Barrier(8, timeout=20)
+        outcomes: list[str] = []
+
+        def open_at_once(
+            url: str = url, start: threading.Barrier = start, outcomes: list[str] = outcomes
+        ) -> None:
+            try:
+                start.wait()
+                state = open_state(url, tmp_path)
+            except Exception as error:
+                outcomes.append(f"error: {type(error).__name__}: {error}")
+                return
+            try:
+                assert state.latest("p", "default") is None
+                outcomes.append("ok")
+            finally:
+                state.close()
+
+        threads = [threading.Thread(target=open_at_once) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert outcomes == ["ok"] * 8, f"attempt {attempt}: {outcomes}"
+
+
 def test_state_urls_choose_the_backend(tmp_path: Path) -> None:
     assert sqlite_path(None, tmp_path) == tmp_path / ".kusion" / "state.db"
     assert sqlite_path("sqlite:///tmp/x.db", tmp_path) == Path("/tmp/x.db")

@@ -19,6 +19,9 @@ from typing import Any
 from kclpy.kusion.model import KusionError, StateUnavailableError
 from kclpy.kusion.state.base import SCHEMAS, SqlStateBackend
 
+_SCHEMA_LOCK = "kclpy: kusion state schema"
+"""The advisory lock's key while the tables are made (a project key holds a ``/``)."""
+
 
 class PostgresStateBackend(SqlStateBackend):
     """Releases in a PostgreSQL table ``kusion_releases``."""
@@ -35,7 +38,10 @@ class PostgresStateBackend(SqlStateBackend):
             ) from None
         self.url = url
         self._connection: Any = None
-        with self._lock:
+        # CREATE ... IF NOT EXISTS is not safe against itself: two first connections
+        # may both create a table's row type and one fails on the catalogue's unique
+        # index, so the schema is made under one lock for every client of the database.
+        with self._lock, self._exclusive(_SCHEMA_LOCK):
             for statement in SCHEMAS:
                 self._execute(statement)
 

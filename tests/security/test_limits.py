@@ -21,7 +21,7 @@ import pytest
 import kclpy
 from kclpy.depth import raise_in_thread
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.limits import LimitExceeded, ResourceLimits, guarded, parse_size
+from kclpy.vm.limits import Guarded, LimitExceeded, ResourceLimits, parse_size
 
 ENDLESS = "x = [[i, j] for i in range(100000) for j in range(100000)]\n"
 
@@ -136,7 +136,7 @@ def test_a_swallowed_limit_is_raised_again() -> None:
     give_up = time.monotonic() + 20
     swallowed = 0
     limits = ResourceLimits(max_memory=0, timeout=0.1)
-    with pytest.raises(KclRuntimeError, match="time limit"), guarded(limits):
+    with pytest.raises(KclRuntimeError, match="time limit"), Guarded(limits):
         try:
             while time.monotonic() < give_up:
                 pass
@@ -172,7 +172,7 @@ def test_a_limit_tripped_as_the_run_ends_does_not_replace_its_outcome(
     watched = TrippingAsReleased()
     monkeypatch.setattr(limits, "_active", watched)
     own_error = pytest.raises(KclRuntimeError, match="the run's own error")
-    with own_error, guarded(ResourceLimits(max_memory=1 << 40)):
+    with own_error, Guarded(ResourceLimits(max_memory=1 << 40)):
         raise KclRuntimeError("the run's own error")
     time.sleep(0.05)  # nothing pending is delivered afterwards either
     assert not watched
@@ -203,4 +203,19 @@ def test_a_limit_arriving_as_the_exit_is_entered_is_a_limit_error(
     expected = "the body's own error" if body_error else "tripped as the body ended"
     with pytest.raises(KclRuntimeError, match=expected):
         limits.within(ResourceLimits(max_memory=1 << 40), work)
+    assert not limits._active and getattr(limits._local, "guard", None) is None
+
+
+def test_a_limit_arriving_in_the_exit_keeps_its_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watchdog's exception can also arrive while the exit checks the memory once
+    more: the error still says which limit tripped (the exit handles it, then releases)."""
+    from kclpy.vm import limits
+
+    def arriving_in_the_check(guard: Any) -> bool:
+        guard.reason = "tripped during the exit's check"
+        raise LimitExceeded
+
+    monkeypatch.setattr(limits, "_over_at_end", arriving_in_the_check)
+    with pytest.raises(KclRuntimeError, match="tripped during the exit's check"):
+        limits.within(ResourceLimits(max_memory=1 << 40), lambda: 1)
     assert not limits._active and getattr(limits._local, "guard", None) is None

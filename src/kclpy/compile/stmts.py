@@ -335,16 +335,9 @@ class PackageCompiler:
 
     def body_stmts(self, compiler: ExprCompiler, stmts: list[ast.Stmt]) -> None:
         out = compiler.out
-        constants = self.package.constants
-        slots = self.slots
         for stmt in stmts:
-            if type(stmt) is ast.AssignStmt:  # most statements: a setter step or nothing
-                for name in assigned_names(stmt):
-                    slot = slots[name]
-                    if slot not in constants:  # (a constant is set before the body runs)
-                        compiler.at(stmt)
-                        out.emit(Op.LOAD_GLOBAL, slot)
-                        out.emit(Op.POP)
+            if type(stmt) is ast.AssignStmt:  # most statements
+                self.read_set_names(compiler, stmt)
                 continue
             compiler.at(stmt)
             if isinstance(stmt, ast.IfStmt):
@@ -364,18 +357,23 @@ class PackageCompiler:
                 out.emit(Op.LOAD_IMPORT, out.const(stmt.path))  # as the reference's loader:
                 out.emit(Op.POP)  # an unknown plugin fails at its import
             else:
-                for name in assigned_names(stmt):
-                    slot = slots[name]
-                    if slot in constants:
-                        continue
-                    # as the reference: a unified variable is built at its last part
-                    if (
-                        isinstance(stmt, ast.UnificationStmt)
-                        and self.setters[name][-1].stmt is not stmt
-                    ):
-                        continue
-                    out.emit(Op.LOAD_GLOBAL, slot)
-                    out.emit(Op.POP)
+                self.read_set_names(compiler, stmt)
+
+    def read_set_names(self, compiler: ExprCompiler, stmt: ast.Stmt) -> None:
+        """The body's step for a statement that sets names: read each (its setters run),
+        except a constant (in place before the body runs) and a unified variable before
+        its last part (built there, as in the reference)."""
+        out = compiler.out
+        constants = self.package.constants
+        for name in assigned_names(stmt):
+            slot = self.slots[name]
+            if slot in constants:
+                continue
+            if isinstance(stmt, ast.UnificationStmt) and self.setters[name][-1].stmt is not stmt:
+                continue
+            compiler.at(stmt)
+            out.emit(Op.LOAD_GLOBAL, slot)
+            out.emit(Op.POP)
 
 
 def constant_setter(setters: list[Setter]) -> Any:

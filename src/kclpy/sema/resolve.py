@@ -151,8 +151,8 @@ class Resolver:
         """An expression, assert or assignment of a package or schema body."""
         if isinstance(stmt, ast.AssignStmt):
             for target in stmt.targets:
-                _DISPATCH[type(target)](self, target)
-            _DISPATCH[type(stmt.value)](self, stmt.value)
+                self.expr(target)
+            self.expr(stmt.value)
             if stmt.type is not None:
                 self.annotation(stmt.type)
         elif isinstance(stmt, ast.ExprStmt):

@@ -145,7 +145,7 @@ def _watch() -> None:
 
 
 class Guarded:
-    """The body of a ``with`` under ``limits`` (:func:`guarded`); a tripped limit leaves
+    """The body of a ``with`` under ``limits``; a tripped limit leaves
     as a KclRuntimeError. :func:`within` also covers the one moment a ``with`` cannot:
     a limit sent just as the body ends may arrive as the exit is entered."""
 
@@ -173,12 +173,12 @@ class Guarded:
         if guard is None:
             return
         try:
-            if kind is None:
-                _check_at_end(guard)
-            elif issubclass(kind, LimitExceeded):
+            try:
+                tripped = _over_at_end(guard) if kind is None else issubclass(kind, LimitExceeded)
+            except LimitExceeded:  # the watchdog's, arriving in this exit
+                tripped = True
+            if tripped:
                 raise KclRuntimeError(guard.message(), KIND) from None
-        except LimitExceeded:
-            raise KclRuntimeError(guard.message(), KIND) from None
         finally:
             self.close()
 
@@ -187,17 +187,12 @@ class Guarded:
         guard = self.guard
         if guard is None:
             return
-        self.guard = None
         try:
             _release(guard)
         except LimitExceeded:  # tripped as the run ended and delivered in the cleanup:
             _release(guard)  # the run's own outcome stands (one is sent at a time)
+        self.guard = None  # (after: a limit arriving before is released by within)
         _local.guard = self.outer
-
-
-def guarded(limits: ResourceLimits) -> Guarded:
-    """``with guarded(limits):`` runs the body under ``limits`` (see :func:`within`)."""
-    return Guarded(limits)
 
 
 def within(limits: ResourceLimits, work: Callable[[], Result]) -> Result:
@@ -209,24 +204,24 @@ def within(limits: ResourceLimits, work: Callable[[], Result]) -> Result:
         with manager:
             return work()
     except LimitExceeded as stray:
-        guard = manager.guard
-        message = guard.message() if guard is not None else "the run exceeded a resource limit"
+        guard = manager.guard  # (not released yet: the exit did not run, or not to its end)
+        error = KclRuntimeError(guard.message(), KIND) if guard else limit_error(stray)
         manager.close()
         own = stray.__context__
-        if isinstance(own, KclRuntimeError):
-            raise own from None
-        raise KclRuntimeError(message, KIND) from None
+        raise (own if isinstance(own, KclRuntimeError) else error) from None
 
 
-def _check_at_end(guard: _Guard) -> None:
-    """The memory limit once more as the body ends: the watchdog looks every tick, and
-    a body that crosses the limit just before it ends (writing a big output's text)
-    may finish between two looks."""
+def _over_at_end(guard: _Guard) -> bool:
+    """The memory limit once more as the body ends (the watchdog looks every tick, and
+    a body that crosses the limit just before it ends, writing a big output's text,
+    may finish between two looks); whether it is crossed (the reason set)."""
     limit = guard.max_memory
     memory = resident_memory() if limit else 0
-    if limit and memory > limit and not guard.reason:
-        guard.reason = _memory_message(limit, memory)
-        raise LimitExceeded
+    with _lock:  # as the watchdog trips (it must not send this one again at once)
+        if limit and memory > limit and not guard.reason:
+            guard.reason = _memory_message(limit, memory)
+            guard.tripped_at = time.monotonic()
+        return bool(guard.reason)
 
 
 def _memory_message(limit: int, memory: int) -> str:

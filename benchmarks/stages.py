@@ -1,6 +1,6 @@
 """Where a cold ``kcl run`` spends its time and memory: one line per pipeline stage.
 
-    python benchmarks/stages.py FILE_OR_FOLDER... [--tracemalloc]
+    python benchmarks/stages.py FILE_OR_FOLDER... [-E NAME=PATH]... [--tracemalloc]
 
 Runs the driver's stages (``kclpy.pipeline.driver``: load, check, compile, run,
 render) one after the other in this process, cycle collector off as in ``kcl run``,
@@ -40,6 +40,7 @@ def memory_mb() -> tuple[float, float]:
 def main() -> None:
     arguments = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     arguments.add_argument("inputs", nargs="+")
+    arguments.add_argument("-E", dest="externals", action="append", default=[], metavar="NAME=PATH")
     arguments.add_argument("--tracemalloc", action="store_true")
     options = arguments.parse_args()
     files = [
@@ -48,6 +49,7 @@ def main() -> None:
         for name in (sorted(os.listdir(path)) if os.path.isdir(path) else [""])
         if name.endswith(".k") or not name
     ]
+    externals = dict(item.split("=", 1) for item in options.externals)
     gc.disable()
     if options.tracemalloc:
         tracemalloc.start()
@@ -64,7 +66,7 @@ def main() -> None:
             traced = f", traced {size / 2**20:.0f} MB (peak {top / 2**20:.0f} MB)"
         print(f"{name:8} {seconds:7.3f} s  RSS {current:6.0f} MB (peak {peak:6.0f} MB){traced}")
 
-    inputs = driver.Inputs(files)
+    inputs = driver.Inputs(files, os.getcwd(), externals)
     diagnostics: list[Any] = []
     stage("load", lambda: driver.load(inputs))
     stage("check", lambda: driver.check(state["load"], tool_facts=False))

@@ -25,9 +25,9 @@ def _marked_rules() -> list[tuple[str, driver.Rule, list[str]]]:
     return rules
 
 
-def _run_action(rule: driver.Rule, body: list[str]) -> tuple[Any, list[Any]]:
+def _run_action(rule: driver.Rule, body: list[str]) -> tuple[Any, list[Any], list[Any]]:
     """The action's result on symbols holding fresh values (None for ``empty``,
-    a list for a list symbol), and those values."""
+    a list for a list symbol), those values and the body's symbols."""
     name, _length, action, _kind, _goto = rule
     values: list[Any] = [
         None if symbol == "empty" else [object()] if symbol == name else object() for symbol in body
@@ -37,7 +37,7 @@ def _run_action(rule: driver.Rule, body: list[str]) -> tuple[Any, list[Any]]:
         driver.Symbol(symbol, value) for symbol, value in zip(body, values, strict=True)
     ]
     action(production)
-    return production.slice[0].value, values
+    return production.slice[0].value, values, production.slice[1:]
 
 
 _MARKED = _marked_rules()
@@ -48,7 +48,7 @@ def test_marked_rule_actions_do_what_the_driver_does(
     text: str, rule: driver.Rule, body: list[str]
 ) -> None:
     kind = rule[3]
-    result, values = _run_action(rule, body)
+    result, values, symbols = _run_action(rule, body)
     if getattr(rule[2], "valueless", False):
         assert result is None  # nothing reads the value of a separator
     elif kind == driver.UNIT:
@@ -59,6 +59,8 @@ def test_marked_rule_actions_do_what_the_driver_does(
         assert result is values[0]
     elif kind == driver.START:
         assert result == [values[0]]
+    elif kind == driver.WRAP:
+        assert result is symbols[0]  # the symbol itself (a token, in the parser)
     else:
         assert kind == driver.COLLECT
         assert result is values[0] and result[-1] is values[-1] and len(result) == 2
@@ -66,7 +68,14 @@ def test_marked_rule_actions_do_what_the_driver_does(
 
 def test_every_kind_is_used() -> None:
     kinds = {rule[3] for _, rule, _ in _MARKED}
-    assert kinds == {driver.UNIT, driver.EMPTY, driver.KEEP_FIRST, driver.START, driver.COLLECT}
+    assert kinds == {
+        driver.UNIT,
+        driver.EMPTY,
+        driver.KEEP_FIRST,
+        driver.START,
+        driver.COLLECT,
+        driver.WRAP,
+    }
 
 
 def _parse_all(texts: list[str]) -> list[str]:

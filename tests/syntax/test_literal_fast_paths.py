@@ -4,11 +4,17 @@ diagnostics must be those of the general decoders (``kclpy.syntax.literals``).""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kclpy.syntax import ast, parse_source
+from kclpy.syntax.lexer import TERMINATED_STRING
 from kclpy.syntax.literals import decode_string, dedent_string
+
+_TERMINATED = re.compile(TERMINATED_STRING)
 
 
 @pytest.mark.parametrize(
@@ -77,3 +83,16 @@ def test_long_string_dedent_matches_the_line_by_line_rule() -> None:
     for _ in range(20000):
         text = "".join(chooser.choice(pieces) for _ in range(chooser.randint(0, 12)))
         assert dedent_string(text) == _dedent_line_by_line(text), repr(text)
+
+
+@settings(max_examples=1000)
+@given(
+    prefix=st.sampled_from(["", "r", "R"]),
+    quote=st.sampled_from(['"', "'"]),
+    body=st.text(alphabet="\"'ab\n\\ ", max_size=14),
+)
+def test_terminated_strings_as_the_pattern_says(prefix: str, quote: str, body: str) -> None:
+    """The quick test of a string's end agrees with the string pattern on every text
+    of quotes, line breaks, backslashes and letters (not only on lexed tokens)."""
+    text = prefix + quote + body
+    assert decode_string(text).terminated == (_TERMINATED.fullmatch(text) is not None)

@@ -17,7 +17,10 @@ the rules into kinds whose reductions run no Python code:
   ``items : items sep item`` appends to the first symbol's list in place;
 * *in-place* rules (marked with :func:`in_place`): the action runs as usual, but
   its result symbol is the first body symbol, renamed (no new symbol; the hot
-  rules: ``dotted : NAME``, ``entry : test ASSIGN test``...).
+  rules: ``dotted : NAME``, ``entry : test ASSIGN test``...);
+* *wrapping* rules (marked with :func:`wraps`): a one-symbol rule whose value is
+  that symbol itself (``ident : NAME``: the token, for its text and position) gets
+  a new symbol holding it, without a call.
 
 A list rule may also take *literal runs* (marked with :func:`literal_items`): once
 its list is on the stack, a run of ``separator literal`` tokens (``, 1, "a", 2``)
@@ -43,10 +46,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _ERROR_COUNT = 3
 
-CALL, UNIT, EMPTY, KEEP_FIRST, START, COLLECT, IN_PLACE = range(7)
+CALL, UNIT, EMPTY, KEEP_FIRST, START, COLLECT, IN_PLACE, WRAP = range(8)
 """Rule kinds: call the action; rename the top symbol; push None; rename the first
 symbol; put the value in a new list; append the last symbol's value to the first's;
-call the action with the first symbol as the result, then rename it."""
+call the action with the first symbol as the result, then rename it; a new symbol
+whose value is the top symbol."""
 
 
 def unit(function: F) -> F:
@@ -76,6 +80,13 @@ def keep_first(function: F) -> F:
     """Mark a rule function whose value is its first symbol's value, which must
     be a nonterminal (``items : items NEWLINE``)."""
     function.keep_first = True  # type: ignore[attr-defined]
+    return function
+
+
+def wraps(function: F) -> F:
+    """Mark a rule function of one-symbol rules whose value is the body symbol itself
+    (``s[0].value = s[1]``)."""
+    function.wraps = True  # type: ignore[attr-defined]
     return function
 
 
@@ -215,6 +226,8 @@ def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:
         kind = START if length == 1 else COLLECT
     elif getattr(action, "in_place", False) and length >= 1:
         kind = IN_PLACE
+    elif getattr(action, "wraps", False) and length == 1:
+        kind = WRAP
     return name, length, action, kind, goto_by_name.get(name, {})
 
 
@@ -321,6 +334,14 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                     symstack.append(Symbol(pname))
                     state = targets[statestack[-1]]
                     statestack.append(state)
+                    continue
+                if kind == WRAP:
+                    sym = new(Symbol)
+                    sym.type = pname
+                    sym.value = symstack[-1]
+                    symstack[-1] = sym
+                    state = targets[statestack[-2]]
+                    statestack[-1] = state
                     continue
                 # the first symbol becomes the result, renamed in place: its value
                 # put in a new list, or a list it holds extended, or kept

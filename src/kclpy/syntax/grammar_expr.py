@@ -22,7 +22,7 @@ from typing import Any
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import collects, in_place, unit
+from kclpy.syntax.driver import collects, in_place, unit, valueless, wraps
 from kclpy.syntax.tokens import PUNCTUATION
 
 P = Any  # ply's YaccProduction
@@ -36,6 +36,7 @@ _OPS.update({"IS": "is", "ISNOT": "is not", "NOT": "not"})
 # --------------------------------------------------------------------------- names
 
 
+@wraps
 def p_ident(p: P) -> None:
     """ident : NAME
     | TYPE
@@ -48,9 +49,16 @@ def p_ident(p: P) -> None:
     s[0].value = s[1]
 
 
+@unit
+def p_name_ident(p: P) -> None:
+    """name : ident"""
+    s = p.slice
+    s[0].value = s[1].value
+
+
+@wraps
 def p_name(p: P) -> None:
-    """name : ident
-    | ASSERT
+    """name : ASSERT
     | IMPORT
     | IF
     | ELIF
@@ -72,7 +80,7 @@ def p_name(p: P) -> None:
     | NONE
     | UNDEFINED"""
     s = p.slice
-    s[0].value = s[1].value if s[1].type == "ident" else s[1]
+    s[0].value = s[1]
 
 
 @in_place
@@ -277,6 +285,7 @@ def p_opt_test(p: P) -> None:
     s[0].value = s[1].value if len(s) == 2 else None
 
 
+@valueless
 def p_empty(p: P) -> None:
     """empty :"""
     p.slice[0].value = None

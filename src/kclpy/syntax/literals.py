@@ -136,7 +136,7 @@ def decode_string(text: str) -> StringInfo:
     width = 3 if info.is_long else 1
     start = offset + width
     info.content_start = start
-    info.terminated = _TERMINATED.fullmatch(text) is not None
+    info.terminated = is_terminated(text, start, quote * width)
     content = text[start : len(text) - width] if info.terminated else text[start:]
     value = decode_escapes(content, quote, info.is_raw)
     if value is None:
@@ -146,6 +146,22 @@ def decode_string(text: str) -> StringInfo:
         value = dedent_string(value)
     info.value = value
     return info
+
+
+def is_terminated(text: str, start: int, closing: str) -> bool:
+    """Whether the literal ``text`` (its content from ``start``) is a whole terminated
+    string. Without a backslash that is: the first closing quote run is the text's
+    end (a long string's quote may not be followed by two more, in the pattern's
+    terms), and a short string has no line break; with one, the pattern decides."""
+    if "\\" in text:
+        return _TERMINATED.fullmatch(text) is not None
+    width = len(closing)
+    size = len(text)
+    return (
+        size - start >= width
+        and text.find(closing, start) == size - width
+        and (width == 3 or "\n" not in text)
+    )
 
 
 _SIMPLE_ESCAPES = {

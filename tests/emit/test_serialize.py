@@ -212,3 +212,18 @@ def test_toml_examples() -> None:
     assert to_toml({"a": 1.0, "b": 1e16, "c": 1e-6, "d": -0.0}) == (
         "a = 1.0\nb = 10000000000000000.0\nc = 0.000001\nd = -0.0\n"
     )
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        *("a0", "name", "yes", "Yes", "NULL", "off", "n", "y1", "nan", "_x", "/p", "a.b-c"),
+        *("a b", "1a", "-a", ".a", "a:", "é", "k" * 128, "k" * 129, "true_", "No", "~", ""),
+    ],
+)
+def test_plain_keys_take_the_general_paths_text(key: str) -> None:
+    """A key that ``_SIMPLE`` matches is written without the general path; the text
+    is the general path's (quoted words such as ``yes`` included)."""
+    yaml_writer._KEY_CACHE.clear()
+    general = "" if len(key.encode("utf-8")) > 128 else yaml_writer._scalar(key) + ":"
+    assert yaml_writer._key_text(key) == general

@@ -335,8 +335,17 @@ class PackageCompiler:
 
     def body_stmts(self, compiler: ExprCompiler, stmts: list[ast.Stmt]) -> None:
         out = compiler.out
+        constants = self.package.constants
+        slots = self.slots
         for stmt in stmts:
             if type(stmt) is ast.AssignStmt:  # most statements
+                targets = stmt.targets
+                if (
+                    len(targets) == 1
+                    and type(targets[0]) is ast.NameExpr
+                    and slots[targets[0].name] in constants
+                ):
+                    continue  # a constant: in place before the body runs
                 self.read_set_names(compiler, stmt)
                 continue
             compiler.at(stmt)

@@ -553,6 +553,11 @@ def walk_setters(
 ) -> None:
     """Call ``on_setter(name, stmt, guards)`` for each assignment, through if/elif/else."""
     for stmt in stmts:
+        if type(stmt) is ast.AssignStmt:
+            targets = stmt.targets
+            if len(targets) == 1 and type(targets[0]) is ast.NameExpr:
+                on_setter(targets[0].name, stmt, guards)  # most statements
+                continue
         if isinstance(stmt, ast.IfStmt):
             walk_setters(stmt.body, [*guards, (stmt.cond, True)], on_setter)
             walk_setters(stmt.orelse, [*guards, (stmt.cond, False)], on_setter)

@@ -214,7 +214,9 @@ _EMPTY: Final = 2
 
 
 def _key_text(key: str) -> str:
-    if _HAS_BREAK.search(key) is not None or len(key.encode("utf-8")) > 128:
+    if len(key) <= 128 and _SIMPLE.match(key) is not None and _plain_word(key):
+        text = key + ":"  # most keys: a plain identifier-like word (ASCII)
+    elif _HAS_BREAK.search(key) is not None or len(key.encode("utf-8")) > 128:
         text = ""
     else:
         text = _scalar(key) + ":"
@@ -222,6 +224,12 @@ def _key_text(key: str) -> str:
         _KEY_CACHE.clear()
     _KEY_CACHE[key] = text
     return text
+
+
+def _plain_word(text: str) -> bool:
+    """Whether a text that ``_SIMPLE`` matches is written plain: not a word the
+    reference quotes (the general path, ``_style``, decides the same)."""
+    return len(text) > 5 or text.lower() not in _WORDS
 
 
 def _line_text(value: str) -> str | None:
@@ -232,7 +240,7 @@ def _line_text(value: str) -> str | None:
         return text
     if "\n" in value or "\u2028" in value or "\u2029" in value:
         return None
-    if _SIMPLE.match(value) is not None and (len(value) > 5 or value.lower() not in _WORDS):
+    if _SIMPLE.match(value) is not None and _plain_word(value):
         if len(_SCALAR_CACHE) >= _CACHE_LIMIT:
             _SCALAR_CACHE.clear()
         _SCALAR_CACHE[value] = value

@@ -176,3 +176,44 @@ def test_a_separator_that_does_not_return_to_the_list_is_no_run() -> None:
     assert not takes(machine, below, state, "list_items", ("COMMA", "COMMA"))
     assert not takes(machine, below, state, "list_items", ("COMMA", "NUMBER", "PLUS", "COMMA"))
     assert not takes(machine, below, state, "list_items", ("COMMA", "NUMBER", "DOT"))
+
+
+STATEMENT_TEXTS = [
+    "a = 1\nb = 2\n\n\nc = 3\n",
+    "a = 1\nb = \nc = 3\n",
+    "a = 1\n)\nb = 2\n",
+    "a = 1\n    b = 2\nc = 3\n",
+    "a = 1\nif a:\n    b = 2\nc = 3\n",
+    "a = 1\nelse:\n    b = 2\n",
+    "a = 1\nschema A:\n    x: int\nb = A {}\n",
+    "a = 1\n",
+    "a = 1",
+    "a = 1\n@deprecated\nb = 2\n",
+]
+
+
+def test_absorbed_newlines_build_the_trees_the_machine_builds() -> None:
+    """With the top-level line breaks absorbed or shifted and reduced, every test
+    program and the statement shapes above (errors after a line break included) parse
+    to the same trees and diagnostics."""
+    machine = parser._machine(get_parser())
+    absorbed = [
+        (state, token, value)
+        for state, row in enumerate(machine.actions)
+        for token, value in row.items()
+        if value >= driver.ABSORB
+    ]
+    assert [(state, token) for state, token, _ in absorbed] == [
+        (state, "NEWLINE") for state, _, _ in absorbed
+    ] and absorbed  # top_items : top_items NEWLINE
+    texts = [path.read_text(encoding="utf-8") for path in sorted((ROOT / "tests").rglob("*.k"))]
+    texts += STATEMENT_TEXTS + LIST_TEXTS
+    fast = _parse_all(texts)
+    saved = list(machine.actions)
+    try:
+        for state, token, value in absorbed:
+            machine.actions[state] = {**machine.actions[state], token: value - driver.ABSORB}
+        plain = _parse_all(texts)
+    finally:
+        machine.actions[:] = saved
+    assert fast == plain

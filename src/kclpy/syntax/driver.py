@@ -31,6 +31,14 @@ tables show, by stepping through them once when the machine is built, that those
 tokens would lead back to the same state with the list one item longer and no
 action run on the way (:func:`_takes_run`); a 1M-item list parses 2.5x faster.
 
+A token may also be *absorbed*: where the machine, with ``X`` on top, shifts ``tok``
+into a state whose only action is reducing ``X : X tok`` by keeping the first
+symbol (``top_items : top_items NEWLINE``, after every top-level statement), the
+token is dropped instead and the machine stays where it is (:func:`_absorbed`),
+provided the token after it is one that state accepts (so errors are reported
+where they were). Such an entry of the action table holds ``ABSORB`` plus the
+state it would shift to.
+
 Nonterminal symbols are slotted objects; a unit rule renames a token in place
 (tokens are read once, so a shifted token is never looked at as a token
 again). It takes a ply ``LRParser`` or the parser's ``Tables`` (for their
@@ -45,6 +53,9 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 _ERROR_COUNT = 3
+
+ABSORB = 1 << 24
+"""Added to the shift target of an absorbed token in the action table (states are fewer)."""
 
 CALL, UNIT, EMPTY, KEEP_FIRST, START, COLLECT, IN_PLACE, WRAP = range(8)
 """Rule kinds: call the action; rename the top symbol; push None; rename the first
@@ -209,6 +220,9 @@ class Machine:
                     first = runs[0]
                     if first is not None and all(run == first for run in runs):
                         self.runs[state] = first
+        for state, token, target in _absorbed(self, by_name):
+            row = self.actions[state] = dict(self.actions[state])  # (the parser's: intact)
+            row[token] = ABSORB + target
 
 
 def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:
@@ -272,6 +286,13 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
 
         if t is not None:
             if t > 0:
+                if t >= ABSORB:  # `X tok` that would reduce to `X` at once: drop tok
+                    t -= ABSORB
+                    if not lookaheadstack and index < size and tokens[index].type in actions[t]:
+                        lookahead = None
+                        if errorcount:
+                            errorcount -= 1
+                        continue
                 statestack.append(t)
                 state = t
                 symstack.append(lookahead)
@@ -426,6 +447,32 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
             symstack.pop()
             statestack.pop()
             state = statestack[-1]
+
+
+def _absorbed(machine: Machine, by_name: dict[str, dict[int, int]]) -> list[tuple[int, str, int]]:
+    """(state, token, target) where the machine, in ``state`` (entered by ``X``), shifts
+    ``token`` into ``target`` whose only action, whatever follows, is reducing
+    ``X : X token`` by keeping the first symbol: the reduction leaves the stacks as
+    they were before the shift."""
+    found: list[tuple[int, str, int]] = []
+    for index, (name, length, _action, kind, _targets) in enumerate(machine.rules):
+        if kind != KEEP_FIRST or length != 2:
+            continue
+        body = machine.parser.productions[index].str.split("->")[1].split()
+        if body[0] != name:
+            continue
+        token = body[1]
+        for state in set(by_name.get(name, {}).values()):  # the states entered by `name`
+            target = machine.actions[state].get(token)
+            if target is None or target <= 0:
+                continue
+            default = machine.defaults[target]
+            after = machine.actions[target]
+            if default == -index or (
+                default is None and after and all(act == -index for act in after.values())
+            ):
+                found.append((state, token, target))
+    return found
 
 
 def _run_of(

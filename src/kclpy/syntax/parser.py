@@ -125,14 +125,16 @@ def grammar_signature(pdict: dict[str, Any]) -> str:
 
 
 class Rule:
-    """One production as the driver reads it: name, length and action."""
+    """One production as the driver reads it: name, length, action and text
+    (``name -> body``, as ply's ``str``)."""
 
-    __slots__ = ("callable", "len", "name")
+    __slots__ = ("callable", "len", "name", "str")
 
-    def __init__(self, name: str, length: int, action: Any) -> None:
+    def __init__(self, name: str, length: int, action: Any, text: str) -> None:
         self.name = name
         self.len = length
         self.callable = action
+        self.str = text
 
 
 class Tables:
@@ -154,8 +156,8 @@ class Tables:
         self.action: dict[int, dict[str, int]] = tables._lr_action
         self.goto: dict[int, dict[str, int]] = tables._lr_goto
         self.productions = [
-            Rule(name, length, pdict[function] if function else None)
-            for _text, name, length, function, _file, _line in tables._lr_productions
+            Rule(name, length, pdict[function] if function else None, text)
+            for text, name, length, function, _file, _line in tables._lr_productions
         ]
         # ply's defaulted states: one possible action, and it is a reduction
         self.defaulted_states: dict[int, int] = {}

@@ -96,3 +96,48 @@ def test_terminated_strings_as_the_pattern_says(prefix: str, quote: str, body: s
     of quotes, line breaks, backslashes and letters (not only on lexed tokens)."""
     text = prefix + quote + body
     assert decode_string(text).terminated == (_TERMINATED.fullmatch(text) is not None)
+
+
+INDENTED_TEXTS = [
+    "schema A:\n    a: int\n    b: str\n\n    c?: int = 1\n",
+    "schema A:\n    a: int\n    # c\n    b: str\n        # deeper comment\n    d: int\n",
+    "schema A:\n\ta: int\n\tb: str\n",
+    "schema A:\n    a: int\n\tb: str\n",
+    "schema A:\n    a: int\n      b: str\n    c: int\n",
+    "schema A:\n    a: int\n  b: str\n",
+    "schema A:\n    a: int\n    \x0cb: str\n",
+    "schema A:\n    a: int = \\\n    1\n    b: str\n",
+    "if True:\n    a = 1\n    b = 2\nelse:\n    c = 3\n",
+    "a = [\n    1,\n    2\n]\nb = {\n    c = 1\n    d = 2\n}\n",
+    "x = 1 if True\n    else 2\n",
+    "schema A:\n    a: int\n    check:\n        a > 0\n        a < 9\n",
+    "\n    a = 1\n    b = 2\n",
+    "a = 1\n" + " " * 70 + "b = 2\n",
+]
+
+
+def test_lines_at_the_same_indentation_lay_out_as_the_general_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line indented with spaces as the current level takes only its line break; with
+    that fast path off, every test program and odd indentations above (tabs, mixed,
+    deeper comments, form feeds, continuations, conditionals) parse alike."""
+    from pathlib import Path
+
+    from kclpy.syntax import layout
+    from kclpy.syntax.dump import dump
+
+    root = Path(__file__).resolve().parents[2]
+    texts = [path.read_text(encoding="utf-8") for path in sorted((root / "tests").rglob("*.k"))]
+    texts += INDENTED_TEXTS
+
+    def parse_all() -> list[str]:
+        results = []
+        for text in texts:
+            module, diagnostics = parse_source(text)
+            results.append(dump(module, comments=True) + "".join(d.message for d in diagnostics))
+        return results
+
+    fast = parse_all()
+    monkeypatch.setattr(layout, "_at_level", lambda text, pos, level: False)
+    assert parse_all() == fast

@@ -109,12 +109,12 @@ def layout(
         if (
             newline is not None
             and not expression
-            and len(indents) == 1
             and not nesting.calls
             and not nesting.open_ifs
-            and (pos == 0 or text[pos - 1] == "\n")
+            and _at_level(text, pos, indents[-1])
         ):
-            # most lines: at column 0, outside brackets and blocks: only the line break
+            # most lines: outside brackets, indented with spaces as the line before (at
+            # column 0 outside blocks, or an attribute of a schema): only the line break
             newline.value = depth
             if out and not (kind == "NAME" and KEYWORDS.get(value) in _DROP_NEWLINE_BEFORE):
                 append(newline)
@@ -247,6 +247,26 @@ def layout(
         for _ in range(len(indents) - 1):
             append(Token("DEDENT", None, end, end))
     return result
+
+
+_PADS = [" " * width for width in range(64)]
+
+
+def _at_level(text: str, pos: int, level: tuple[int, int]) -> bool:
+    """Whether the token at ``pos`` starts a line indented by exactly ``level``'s
+    spaces and no tab (the general path would find the indentation unchanged)."""
+    tabs, spaces = level
+    if tabs:
+        return False
+    if not spaces:
+        return pos == 0 or text[pos - 1] == "\n"
+    start = pos - spaces
+    return (
+        spaces < 64
+        and start > 0
+        and text[start - 1] == "\n"
+        and text.startswith(_PADS[spaces], start)
+    )
 
 
 class _Nesting:

@@ -201,7 +201,7 @@ class DeclarationChecker:
         see it again (it is annotated, or left a target unbound)."""
         unsettled = stmt.type is not None
         for target in stmt.targets:
-            root, _ = target_parts(target)
+            root = target if type(target) is ast.NameExpr else target_parts(target)[0]
             if root is None:
                 continue
             if stmt.type is None and not self.unique_check and root.id in self.ctx.bindings:

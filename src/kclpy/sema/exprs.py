@@ -181,6 +181,8 @@ class ExpressionChecker:
 
     def number_expr(self, node: ast.NumberExpr) -> Type:
         value = node.value
+        if type(value) is int and not node.suffix:
+            return int_lit(value)  # most numbers
         if node.suffix and isinstance(value, int):
             return NumMulType(value, node.suffix)
         if isinstance(value, bool):

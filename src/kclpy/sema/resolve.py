@@ -106,8 +106,9 @@ class Resolver:
         self.globals = set()
         self.aliases = {}
         tables: list[dict[str, str]] = []
+        add = self.globals.add
         for module in modules:
-            walk_setters(module.body, [], lambda name, _stmt, _guards: self.globals.add(name))
+            walk_setters(module.body, [], lambda name, _stmt, _guards: add(name))
             table: dict[str, str] = imports_of(module)
             missing: dict[str, str] = {}
             for stmt in module.body:

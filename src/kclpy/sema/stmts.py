@@ -162,13 +162,16 @@ class StatementChecker:
         is_config = isinstance(node.value, ast.SchemaExpr)
         names = self.ctx.globals_of_package()
         for target in node.targets:
-            root, path = target_parts(target)
-            if root is None:
-                self.exprs.silent_expr(target)
-                value_type = self.exprs.expr(node.value)
-                continue
+            if type(target) is ast.NameExpr:  # most targets
+                root, path = target, None
+            else:
+                root, path = target_parts(target)
+                if root is None:
+                    self.exprs.silent_expr(target)
+                    value_type = self.exprs.expr(node.value)
+                    continue
             name = root.name
-            fresh = is_private(name) or is_config or name not in names
+            fresh = name not in names or is_config or is_private(name)
             if fresh and self.ctx.scope_level == 0 and node.id not in self.ctx.merged_away:
                 names[name] = target.span
             if not path:
@@ -192,7 +195,8 @@ class StatementChecker:
                 self.ctx.pop_expect(depth)
         else:
             value_type = self.exprs.expr(node.value)
-            self.check_annotation(node, value_type)
+            if node.type is not None:
+                self.check_annotation(node, value_type)
         self.assign.must_assignable_to(value_type, expected, target.span)
         if not value_type.flags & ANY_F and expected.flags & ANY_F and node.type is None:
             self._infer_variable(root, value_type)

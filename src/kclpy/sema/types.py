@@ -105,7 +105,7 @@ class LitType(Type):
         # Type.__init__ written out: one literal type per literal walked
         self.flags = base_flag | LITERAL
         self.skey = None
-        self.wide = None
+        self.wide = _BASE_BY_FLAG[base_flag]  # (what relations.widen gives a literal)
         self.value = value
 
     @property

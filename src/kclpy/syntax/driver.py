@@ -319,6 +319,17 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                     state = targets[statestack[-2]]
                     statestack[-1] = state
                     continue
+                if kind == UNIT:
+                    # A run of unit reductions only renames the top symbol and
+                    # moves the top state: taken in one step, memoised.
+                    below = statestack[-2]
+                    key = (below, state, None if lookahead is None else lookahead.type)
+                    hop = chains.get(key)
+                    if hop is None:
+                        hop = chains[key] = _unit_chain(machine, below, pname, key[2])
+                    state, symstack[-1].type = hop
+                    statestack[-1] = state
+                    continue
                 if kind == CALL:
                     sym = new(Symbol)
                     sym.type = pname
@@ -337,22 +348,14 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
                     state = targets[statestack[-1]]
                     statestack.append(state)
                     continue
-                if kind == UNIT:
-                    # A run of unit reductions only renames the top symbol and
-                    # moves the top state: taken in one step, memoised.
-                    below = statestack[-2]
-                    key = (below, state, None if lookahead is None else lookahead.type)
-                    hop = chains.get(key)
-                    if hop is None:
-                        hop = chains[key] = _unit_chain(machine, below, pname, key[2])
-                    state, symstack[-1].type = hop
-                    statestack[-1] = state
-                    continue
                 if kind == EMPTY:
                     if plen:
                         del symstack[-plen:]
                         del statestack[-plen:]
-                    symstack.append(Symbol(pname))
+                    sym = new(Symbol)
+                    sym.type = pname
+                    sym.value = None
+                    symstack.append(sym)
                     state = targets[statestack[-1]]
                     statestack.append(state)
                     continue

@@ -161,6 +161,8 @@ class StatementChecker:
         value_type: Type = ANY
         is_config = isinstance(node.value, ast.SchemaExpr)
         names = self.ctx.globals_of_package()
+        root: ast.NameExpr | None
+        path: list[ast.Expr] | None
         for target in node.targets:
             if type(target) is ast.NameExpr:  # most targets
                 root, path = target, None

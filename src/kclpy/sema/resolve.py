@@ -254,10 +254,13 @@ class Resolver:
                     return self.shared(BindingKind.LOCAL, name, declaration, depth, "", config_key)
             unit = unit.parent
             depth += 1
-        key = (name, self.unit.in_schema, config_key)
+        in_schema = self.unit.in_schema
+        key = (name, in_schema, config_key)
         binding = self._outer.get(key)
-        if binding is None:
-            binding = self._outer[key] = self.shared(*self.outer(name), config_key)
+        if binding is None:  # (once per module: not worth sharing across modules)
+            kind, _, declaration, depth, pkgpath = self.outer(name)
+            binding = Binding(kind, name, declaration, depth, pkgpath, in_schema, config_key)
+            self._outer[key] = binding
         return binding
 
     def outer(self, name: str) -> tuple[int, str, int, int, str]:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +142,15 @@ def set_owner(backend: Any, release: Release, owner: str, modified_at: str = "")
     release.owner = owner
 
 
+def _at_once(work: Callable[[], None], count: int) -> None:
+    """Run ``work`` in ``count`` threads started together; wait for them (30 s each)."""
+    threads = [threading.Thread(target=work) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+
+
 def test_only_one_of_many_simultaneous_begins_wins(
     backend_url: str, tmp_path: Path, project: str
 ) -> None:
@@ -163,11 +172,7 @@ def test_only_one_of_many_simultaneous_begins_wins(
         finally:
             state.close()
 
-    threads = [threading.Thread(target=contend) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    _at_once(contend, 8)
     assert sorted(outcomes) == ["refused"] * 7 + ["won"]
 
 
@@ -202,11 +207,7 @@ def test_first_clients_of_a_new_database_make_its_tables_once(
             finally:
                 state.close()
 
-        threads = [threading.Thread(target=open_at_once) for _ in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(30)
+        _at_once(open_at_once, 8)
         assert outcomes == ["ok"] * 8, f"attempt {attempt}: {outcomes}"
 
 

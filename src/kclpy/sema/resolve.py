@@ -95,7 +95,7 @@ class Resolver:
         self.globals: set[str] = set()
         self.imports: dict[str, str] = {}  # the names this module may import
         self.aliases: dict[str, ast.TypeNode] = {}  # the package's type aliases
-        self._shared: dict[tuple[int, str, int, int, str, bool, bool], Binding] = {}
+        self._locals: dict[tuple[str, int, int, bool], Binding] = {}  # shared by their uses
         # this module's bindings of names no unit declares, by (name, in_schema, config_key)
         self._outer: dict[tuple[str, bool, bool], Binding] = {}
         self._types: dict[str, TypeBinding] = {}  # this module's type bindings, by name
@@ -251,39 +251,37 @@ class Resolver:
             for block in reversed(unit.blocks):
                 declaration = block.get(name)
                 if declaration is not None:
-                    return self.shared(BindingKind.LOCAL, name, declaration, depth, "", config_key)
+                    return self.local(name, declaration, depth, config_key)
             unit = unit.parent
             depth += 1
         in_schema = self.unit.in_schema
         key = (name, in_schema, config_key)
         binding = self._outer.get(key)
-        if binding is None:  # (once per module: not worth sharing across modules)
-            kind, _, declaration, depth, pkgpath = self.outer(name)
-            binding = Binding(kind, name, declaration, depth, pkgpath, in_schema, config_key)
+        if binding is None:  # once per module (not worth sharing across modules)
+            kind, pkgpath = self.outer(name)
+            # dynamic in a schema: the instance's attribute of that name comes first
+            binding = Binding(kind, name, -1, 0, pkgpath, in_schema, config_key)
             self._outer[key] = binding
         return binding
 
-    def outer(self, name: str) -> tuple[int, str, int, int, str]:
-        """Kind, name, declaration, depth and pkgpath of a name no unit declares."""
+    def outer(self, name: str) -> tuple[int, str]:
+        """Kind and pkgpath of a name no unit declares."""
         if name in self.globals:
-            return BindingKind.GLOBAL, name, -1, 0, ""
+            return BindingKind.GLOBAL, ""
         pkgpath = self.imports.get(name)
         if pkgpath is not None:
-            return BindingKind.IMPORT, name, -1, 0, pkgpath
+            return BindingKind.IMPORT, pkgpath
         if name in BUILTIN_FUNCTIONS:
-            return BindingKind.BUILTIN, name, -1, 0, ""
-        return BindingKind.UNDEFINED, name, -1, 0, ""
+            return BindingKind.BUILTIN, ""
+        return BindingKind.UNDEFINED, ""
 
-    def shared(
-        self, kind: int, name: str, declaration: int, depth: int, pkgpath: str, config_key: bool
-    ) -> Binding:
-        """The one binding object with these fields (most uses resolve alike)."""
-        dynamic = kind != BindingKind.LOCAL and self.unit.in_schema
-        key = (kind, name, declaration, depth, pkgpath, dynamic, config_key)
-        binding = self._shared.get(key)
+    def local(self, name: str, declaration: int, depth: int, config_key: bool) -> Binding:
+        """The one binding object of a local with these fields (its uses resolve alike)."""
+        key = (name, declaration, depth, config_key)
+        binding = self._locals.get(key)
         if binding is None:
-            binding = Binding(kind, name, declaration, depth, pkgpath, dynamic, config_key)
-            self._shared[key] = binding
+            binding = Binding(BindingKind.LOCAL, name, declaration, depth, "", False, config_key)
+            self._locals[key] = binding
         return binding
 
     # ------------------------------------------------------------------ type names

@@ -154,6 +154,7 @@ _CRAFTED = [
     's = "unterminated\nt = \'also\n"""open to the end  \n  ',
     "a<<=b<=c<<d<e>>=f>=g>>h>i**=j**k*=l*m//=n//o/=p/q...r.s->t-=u-v\n",
     "x = $a + $ ! != == = \\\n y; @ ? ~ ^= ^ |= | &= & %= % += + \\",
+    '"""a\\""" b""" r"""\\\\""" """""" \'\'\'x\\\'\'\' y\'\'\' R\'\'\'\n\'\'\' """a"b""" """\\n"""',
 ]
 _NON_ASCII_NAMES = "abé = 1\nx = 'é' # é\n$é = 2 ℘ ² a\u2028b = 1\x85 # c  \n  "
 

@@ -540,9 +540,7 @@ def _as_attribute(item: Any) -> Any:
 def p_schema_items(p: P) -> None:
     """schema_items : schema_item
     | error NEWLINE
-    | schema_items schema_item
-    | schema_items NEWLINE
-    | schema_items error NEWLINE"""
+    | schema_items schema_item"""
     s = p.slice
     first = s[1]
     items = first.value if first.type == "schema_items" else []
@@ -550,6 +548,14 @@ def p_schema_items(p: P) -> None:
     if last.type == "schema_item" and last.value is not None:
         items.append(last.value)
     s[0].value = items
+
+
+@keep_first
+def p_schema_items_skip(p: P) -> None:
+    """schema_items : schema_items NEWLINE
+    | schema_items error NEWLINE"""
+    s = p.slice
+    s[0].value = s[1].value
 
 
 @unit
@@ -586,6 +592,10 @@ def p_mixin_names(p: P) -> None:
         s[0].value = names
 
 
+_NO_DEFAULT = ("=", None)
+"""The (operator, value) of an attribute declared without a value (``attr_default : empty``)."""
+
+
 @in_place
 def p_attr_stmt(p: P) -> None:
     """attr_stmt : attr_name QUESTION COLON type attr_default
@@ -593,10 +603,10 @@ def p_attr_stmt(p: P) -> None:
     | decorators attr_name QUESTION COLON type attr_default"""
     s = p.slice
     decorators = s[1].value if s[1].type == "decorators" else []
-    name, name_span = s[2].value if decorators else s[1].value
+    name, name_span = _attr_name(s[2].value if decorators else s[1].value)
     optional = s[-4].type == "QUESTION"
     typ = s[-2].value
-    op, value = s[-1].value
+    op, value = s[-1].value or _NO_DEFAULT
     start = decorators[0].span.start if decorators else name_span.start
     end = value.span.end if value is not None else typ.span.end
     s[0].value = ast.SchemaAttr(
@@ -611,29 +621,34 @@ def p_attr_stmt(p: P) -> None:
     )
 
 
-@in_place
+@unit
 def p_attr_name(p: P) -> None:
     """attr_name : dotted
     | STRING"""
     s = p.slice
-    first = s[1]
-    if first.type == "STRING":
-        node = first.value
-        s[0].value = (getattr(node, "value", ""), node.span)
-    else:
-        name = first.value
-        s[0].value = (build.dotted_name(name), name.span)
+    s[0].value = s[1].value
+
+
+def _attr_name(node: ast.Expr) -> tuple[str, Span]:
+    """An attribute's name and its span, from the name (maybe dotted) or string written."""
+    if isinstance(node, (ast.StringExpr, ast.JoinedStringExpr)):
+        return getattr(node, "value", ""), node.span
+    return build.dotted_name(node), node.span
+
+
+@unit
+def p_attr_default_empty(p: P) -> None:
+    """attr_default : empty"""
+    s = p.slice
+    s[0].value = s[1].value
 
 
 @in_place
 def p_attr_default(p: P) -> None:
-    """attr_default : empty
-    | ASSIGN test
+    """attr_default : ASSIGN test
     | augassign test"""
     s = p.slice
-    if len(s) == 2:
-        s[0].value = ("=", None)
-    elif s[1].type == "ASSIGN":
+    if s[1].type == "ASSIGN":
         s[0].value = ("=", s[2].value)
     else:
         s[0].value = (s[1].value, s[2].value)
@@ -648,7 +663,7 @@ def p_index_signature(p: P) -> None:
     any_other = s[2].type == "ELLIPSIS" or s[4].type == "ELLIPSIS"
     key_type = s[-5].value
     value_type = s[-2].value
-    _, value = s[-1].value
+    _, value = s[-1].value or _NO_DEFAULT
     end = value.span.end if value is not None else value_type.span.end
     s[0].value = ast.IndexSignature(
         Span(build.FILE, s[1].lexpos, end), key_name, key_type, value_type, value, any_other

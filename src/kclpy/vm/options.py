@@ -7,7 +7,6 @@ None, converted as the reference converts (``type="int"`` turns ``"8"`` into 8).
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 
 from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
@@ -106,6 +105,8 @@ def _plain_float(value: float) -> str:
     """A float without exponent and without a needless ``.0`` (``120.0`` -> ``120``)."""
     if value != value or value in (float("inf"), float("-inf")):
         return {True: "NaN"}.get(value != value, "inf" if value > 0 else "-inf")
+    from decimal import Decimal  # (rare: an option's float; decimal costs ~1 ms to import)
+
     text = format(Decimal(repr(value)), "f")
     if "." in text:
         text = text.rstrip("0").rstrip(".")

@@ -6,7 +6,8 @@ classes), so a compiled package can be pickled into the module cache.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, SupportsIndex
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
 BYTECODE_VERSION: Final = 7
@@ -202,6 +203,57 @@ class SchemaProto:
         self.index_signature: IndexSignatureSpec | None = None
         self.decorators: list[tuple[str, dict[str, Any]]] = []
         self.nlocals = 0
+
+
+_HEADER = frozenset(("name", "kind", "pkgpath", "path", "position"))
+_BODY_FIELDS = frozenset(SchemaProto.__slots__) - _HEADER
+
+
+class PendingSchema(SchemaProto):
+    """A ``SchemaProto`` compiled the first time a field beyond its header (name, kind,
+    package, file, position) is read: most schemas of a model library are never
+    instantiated by a given program (konfig's stack: 33 of 387), and defining one at
+    run time reads only its header. ``compile`` returns the whole proto, whose fields
+    this one takes; pickling compiles it first and stores a plain ``SchemaProto``."""
+
+    __slots__ = ("compile",)
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        pkgpath: str,
+        path: str,
+        position: tuple[int, int],
+        compile: Callable[[], SchemaProto],
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.pkgpath = pkgpath
+        self.path = path
+        self.position = position
+        self.compile: Callable[[], SchemaProto] | None = compile
+
+    def __getattr__(self, field: str) -> Any:
+        # called only for a slot not set yet: the first read of a body field
+        if self.compile is None or field not in _BODY_FIELDS:
+            raise AttributeError(field)
+        return getattr(self.filled(), field)
+
+    def filled(self) -> SchemaProto:
+        """This schema, its body compiled."""
+        compile = self.compile
+        if compile is not None:
+            whole = compile()
+            for field in _BODY_FIELDS:
+                setattr(self, field, getattr(whole, field))
+            self.compile = None
+        return self
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+        self.filled()
+        state = {field: getattr(self, field) for field in SchemaProto.__slots__}
+        return SchemaProto, (self.name, self.kind, self.pkgpath, self.path), (None, state)
 
 
 class ConfigConstant:

@@ -21,6 +21,7 @@ from kclpy.compile.code import (
     IndexSignatureSpec,
     NameRef,
     PackageCode,
+    PendingSchema,
     SchemaProto,
     TypeRef,
 )
@@ -126,10 +127,15 @@ def emit_assign(
 class PackageCompiler:
     """Compiles the files of one package into a ``PackageCode``."""
 
-    def __init__(self, pkgpath: str, modules: list[ast.Module], model: Model) -> None:
+    def __init__(
+        self, pkgpath: str, modules: list[ast.Module], model: Model, lazy: bool = False
+    ) -> None:
         self.pkgpath = pkgpath
         self.modules = modules
         self.model = model  # resolved (sema.resolve_program or check_program)
+        # schemas compiled when first instantiated (PendingSchema): only after the type
+        # checker, which reports every error the compiler could report in them
+        self.lazy = lazy
         self.diagnostics: list[Diagnostic] = []
         self.package = PackageCode(pkgpath)
         self.slots: dict[str, int] = {}
@@ -280,10 +286,24 @@ class PackageCompiler:
                 out.emit(Op.LOAD_UNDEFINED)
             out.emit(Op.STORE_GLOBAL, slot)
         elif isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
-            proto = SchemaCompiler(self, stmt, compiler.names).compile()
+            proto = self.schema_proto(stmt, compiler.names)
             compiler.at(stmt)
             out.emit(Op.MAKE_SCHEMA, out.const(proto))
             out.emit(Op.STORE_GLOBAL, slot)
+
+    def schema_proto(self, stmt: ast.SchemaStmt | ast.RuleStmt, names: PackageNames) -> SchemaProto:
+        """The schema's proto: compiled now, or when first read (``lazy``)."""
+        if not self.lazy:
+            return SchemaCompiler(self.pkgpath, self.diagnostics, stmt, names).compile()
+        pkgpath = self.pkgpath
+        return PendingSchema(
+            stmt.name,
+            schema_kind(stmt),
+            pkgpath,
+            names.file.path,
+            (stmt.span.start, stmt.span.end),
+            lambda: compile_later(pkgpath, stmt, names),
+        )
 
     def compile_unification(self, name: str, slot: int, setters: list[Setter]) -> list[Code]:
         """``s: S {...}`` parts: union their configs, then instantiate once."""
@@ -507,23 +527,48 @@ def literal_value(node: ast.Expr) -> Any:
     return None
 
 
+class LateCompileError(Exception):
+    """A pending schema's compilation reported an error (a bug: the checker reports first)."""
+
+
+def compile_later(
+    pkgpath: str, stmt: ast.SchemaStmt | ast.RuleStmt, names: PackageNames
+) -> SchemaProto:
+    """A pending schema's proto. The checker has reported, before any run, every error
+    compiling it could report: one here is a bug in kclpy."""
+    problems: list[Diagnostic] = []
+    proto = SchemaCompiler(pkgpath, problems, stmt, names).compile()
+    errors = [problem for problem in problems if problem.is_error]
+    if errors:
+        raise LateCompileError(errors[0].message)
+    return proto
+
+
+def schema_kind(stmt: ast.SchemaStmt | ast.RuleStmt) -> str:
+    """schema, mixin, protocol or rule."""
+    return stmt.kind if isinstance(stmt, ast.SchemaStmt) else "rule"
+
+
 class SchemaCompiler:
     """Compiles a schema, mixin, protocol or rule into a ``SchemaProto``."""
 
     def __init__(
-        self, package: PackageCompiler, stmt: ast.SchemaStmt | ast.RuleStmt, names: PackageNames
+        self,
+        pkgpath: str,
+        diagnostics: list[Diagnostic],
+        stmt: ast.SchemaStmt | ast.RuleStmt,
+        names: PackageNames,
     ) -> None:
-        self.package = package
+        self.diagnostics = diagnostics
         self.stmt = stmt
         self.names = names
         self.unit = Unit(None)
-        kind = stmt.kind if isinstance(stmt, ast.SchemaStmt) else "rule"
-        self.proto = SchemaProto(stmt.name, kind, package.pkgpath, names.file.path)
+        self.proto = SchemaProto(stmt.name, schema_kind(stmt), pkgpath, names.file.path)
         self.proto.position = (stmt.span.start, stmt.span.end)
 
     def new_code(self, label: str) -> tuple[Code, ExprCompiler]:
         code = Code(f"{self.stmt.name}.{label}", self.names.file.path)
-        compiler = ExprCompiler(code, self.unit, self.names, self.package.diagnostics)
+        compiler = ExprCompiler(code, self.unit, self.names, self.diagnostics)
         return code, compiler
 
     def ref(self, node: ast.Expr) -> NameRef:

@@ -249,10 +249,12 @@ def compile_program(
     diagnostics: list[Diagnostic],
     memory: MemoryTier | None = None,
     keys: dict[str, str | None] | None = None,
+    lazy: bool = False,
 ) -> dict[str, PackageCode] | None:
     """Stage 3: every package's code (a package ``memory`` holds is not compiled
     again; ``keys``: the program's ``package_keys``, when already computed), or None
-    when compiling reported an error (added to ``diagnostics``)."""
+    when compiling reported an error (added to ``diagnostics``). ``lazy``: schemas are
+    compiled when first instantiated (the program type-checked, no ``memory``)."""
     from kclpy.pipeline.cache import package_keys
 
     if keys is None:
@@ -262,7 +264,7 @@ def compile_program(
         key = keys.get(pkgpath)
         found = memory.compiled.get(key) if memory is not None and key is not None else None
         if found is None:
-            found, problems = _compile_package(model, pkgpath, modules)
+            found, problems = _compile_package(model, pkgpath, modules, lazy)
             diagnostics.extend(problems)
             if found is None:
                 return None
@@ -273,12 +275,12 @@ def compile_program(
 
 
 def _compile_package(
-    model: Model, pkgpath: str, modules: list[Any]
+    model: Model, pkgpath: str, modules: list[Any], lazy: bool
 ) -> tuple[PackageCode | None, list[Diagnostic]]:
     """One package through the compiler: its code (None when too deep) and diagnostics."""
     from kclpy.compile.stmts import PackageCompiler
 
-    compiler = PackageCompiler(pkgpath, modules, model)
+    compiler = PackageCompiler(pkgpath, modules, model, lazy)
     try:
         code = compiler.compile()
     except RecursionError as error:  # beyond kclpy.depth's budget
@@ -313,7 +315,8 @@ def front_end(
     if _has_error(diagnostics):
         return None
     model.drop_tool_facts()  # the compiler reads only the bindings of names
-    codes = compile_program(program, model, diagnostics, memory, keys)
+    lazy = memory is None and inputs.check  # (the cache's store compiles what is pending)
+    codes = compile_program(program, model, diagnostics, memory, keys, lazy)
     if codes is None:
         return None
     if cache is not None and not diagnostics:

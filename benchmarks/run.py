@@ -370,6 +370,47 @@ def _fmt(value: Any, spec: str) -> str:
     return format(value, spec) if isinstance(value, int | float) else "-".rjust(width)
 
 
+_BUILD_PROBE = """
+import json, os, platform, sys
+maps = "/proc/self/maps"
+shared = None
+if os.path.exists(maps):
+    with open(maps, encoding="utf-8") as lines:
+        shared = any("libpython" in line for line in lines)
+print(json.dumps({
+    "version": platform.python_version(),
+    "executable": os.path.realpath(sys.executable),
+    "shared": shared,
+}))
+"""
+
+
+def interpreter_build(python: str) -> dict[str, Any]:
+    """Which CPython a side runs on: kclpy's speed depends on the build (on 2026-11-27
+    this machine's pyenv 3.11.7, built without PGO and LTO and with a shared libpython,
+    ran konfig and assign-100000 12-15% slower than Debian's python3.11). Whether PGO
+    and LTO were used is not reliably recorded (distributions strip it from sysconfig);
+    a shared libpython (position-independent calls) is read from the process's maps."""
+    try:
+        probe = subprocess.run(
+            [python, "-c", _BUILD_PROBE], capture_output=True, text=True, timeout=60, check=True
+        )
+        build: dict[str, Any] = json.loads(probe.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return {"python": python}
+    build["python"] = python
+    return build
+
+
+def build_text(build: dict[str, Any]) -> str:
+    if "version" not in build:
+        return f"{build['python']} (unknown build)"
+    linked = {True: "shared libpython", False: "libpython linked in", None: "libpython: ?"}
+    return f"{build['python']} (CPython {build['version']} at {build['executable']}, " + (
+        f"{linked[build['shared']]})"
+    )
+
+
 def print_table(rows: list[dict[str, Any]]) -> None:
     header = (
         f"{'workload':<16} {'side':<10} {'status':<7} {'cpu med':>9} {'cpu min':>9} "
@@ -520,12 +561,16 @@ def main(argv: list[str] | None = None) -> int:
         rows = run_all(workloads, commands, sides, ns)
     finally:
         shutil.rmtree(commands.env["KCLPY_CACHE_DIR"], ignore_errors=True)
+    builds = {"kclpy": interpreter_build(ns.kclpy_python), "ref": interpreter_build(ns.ref_python)}
+    for side, build in builds.items():
+        print(f"{side} interpreter: {build_text(build)}")
     print_table(rows)
     if ns.json:
         meta = {
             "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
             "host": platform.node(),
             "python": sys.version.split()[0],
+            "interpreters": builds,
             "reps": ns.reps,
             "warmup": ns.warmup,
             "cpu_count": os.cpu_count(),

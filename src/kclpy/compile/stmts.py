@@ -191,7 +191,8 @@ class PackageCompiler:
                 package.setters[slot] = self.compile_setters(name, slot, setters)
             if not _unifies(setters):
                 del self.setters[name]  # only unified names' are read again (body_stmts)
-        package.output = sorted(self.slots.values(), key=lambda s: order[package.slot_names[s]])
+        keys = [order[name] for name in package.slot_names]  # slot s is the s-th name
+        package.output = sorted(range(len(keys)), key=keys.__getitem__)
         package.body = [self.compile_body(module) for module in self.modules]
         package.nlocals = self.unit.nlocals
         return package

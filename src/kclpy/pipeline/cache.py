@@ -46,6 +46,7 @@ import io
 import os
 import pickle
 import sys
+import time
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -282,9 +283,7 @@ class ProgramCache:
                 blob = buffer.getvalue()
                 blobs[pkgpath] = (digest(blob), blob)
             os.makedirs(folder, exist_ok=True)
-            import tempfile
-
-            fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".bin", dir=folder)
+            fd, temp = _new_temporary(folder)
             with os.fdopen(fd, "wb") as handle:
                 _Pickler(handle, protocol=_PROTOCOL).dump(manifest)
                 _Pickler(handle, protocol=_PROTOCOL).dump(blobs)
@@ -295,6 +294,18 @@ class ProgramCache:
                     os.unlink(temp)
             return False
         return True
+
+
+def _new_temporary(folder: str) -> tuple[int, str]:
+    """A new ``.tmp-*.bin`` file in ``folder``, open for writing (what
+    ``tempfile.mkstemp`` does, without importing tempfile and random: ~2.5 ms of a
+    first run's start-up)."""
+    while True:
+        path = os.path.join(folder, f".tmp-{os.getpid()}-{time.monotonic_ns()}.bin")
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), path
+        except FileExistsError:
+            continue
 
 
 def _read_package(blob_digest: str, blob: bytes, memory: MemoryTier | None) -> PackageCode:

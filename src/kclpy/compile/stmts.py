@@ -155,7 +155,11 @@ class PackageCompiler:
         return ExprCompiler(code, unit or self.unit, self.names_for(module), self.diagnostics)
 
     def compile(self) -> PackageCode:
-        order: dict[str, tuple[int, int]] = {}
+        slots = self.slots
+        setters_of = self.setters
+        # a unified variable is output where its last unification stands; the others
+        # where first set, which is the order of their slots (the walk's order)
+        unified_at: dict[str, tuple[int, int]] = {}
         for file_index, module in enumerate(self.modules):
             self.package.files.append(module.file.path)
 
@@ -166,22 +170,23 @@ class PackageCompiler:
                 module: ast.Module = module,
                 file_index: int = file_index,
             ) -> None:
-                if name not in self.slots:
-                    self.slots[name] = len(self.slots)
-                    self.setters[name] = []
-                    order[name] = (file_index, stmt.span.start)
+                found = setters_of.get(name)
+                if found is None:
+                    slots[name] = len(slots)
+                    found = setters_of[name] = []
                 if isinstance(stmt, ast.UnificationStmt):
-                    order[name] = (file_index, stmt.span.start)
-                self.setters[name].append(Setter(stmt, guards, module))
+                    unified_at[name] = (file_index, stmt.span.start)
+                found.append(Setter(stmt, guards, module))
 
             walk_setters(module.body, [], on_setter)
         package = self.package
-        package.slot_names = list(self.slots)
-        package.slot_types = [None] * len(self.slots)
-        package.setters = [[] for _ in self.slots]
+        package.slot_names = list(slots)
+        package.output = self.output_order(unified_at)
+        package.slot_types = [None] * len(slots)
+        package.setters = [[] for _ in slots]
         constants = package.constants
-        for name, slot in self.slots.items():
-            setters = self.setters[name]
+        for name, slot in slots.items():
+            setters = setters_of[name]
             if len(setters) > 1:
                 self.check_immutable(name, setters)
             value = constant_setter(setters)
@@ -190,12 +195,22 @@ class PackageCompiler:
             else:
                 package.setters[slot] = self.compile_setters(name, slot, setters)
             if not _unifies(setters):
-                del self.setters[name]  # only unified names' are read again (body_stmts)
-        keys = [order[name] for name in package.slot_names]  # slot s is the s-th name
-        package.output = sorted(range(len(keys)), key=keys.__getitem__)
+                del setters_of[name]  # only unified names' are read again (body_stmts)
         package.body = [self.compile_body(module) for module in self.modules]
         package.nlocals = self.unit.nlocals
         return package
+
+    def output_order(self, unified_at: dict[str, tuple[int, int]]) -> list[int]:
+        """The slots in output order: by (file, offset) of each variable's first setter,
+        or of its last unification."""
+        if not unified_at:
+            return list(range(len(self.slots)))
+        file_of = {module.id: index for index, module in enumerate(self.modules)}
+        keys = [
+            unified_at.get(name) or (file_of[setters[0].module.id], setters[0].stmt.span.start)
+            for name, setters in self.setters.items()
+        ]
+        return sorted(range(len(keys)), key=keys.__getitem__)
 
     # ------------------------------------------------------------------ setters
 

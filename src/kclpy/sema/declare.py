@@ -257,6 +257,13 @@ class DeclarationChecker:
     def declare_lambdas(self, modules: list[ast.Module]) -> None:
         """The signatures of the package's lambdas assigned once, without annotation."""
         signatures: dict[str, FuncType] = {}
+        self.ctx.lambda_sigs[self.ctx.pkgpath] = signatures
+        if not any(
+            type(stmt) is ast.AssignStmt and type(stmt.value) is ast.LambdaExpr
+            for module in modules
+            for stmt in module.body
+        ):
+            return  # (most packages: no walk keeping every assigned name)
         seen: set[str] = set()
         for module in modules:
             for stmt in module.body:
@@ -278,7 +285,6 @@ class DeclarationChecker:
                     finally:
                         self.ctx.suppress -= 1
                     signatures[name] = FuncType(params, ANY)
-        self.ctx.lambda_sigs[self.ctx.pkgpath] = signatures
 
 
 def overridden_entries(entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> set[int]:

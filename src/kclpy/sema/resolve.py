@@ -152,8 +152,12 @@ class Resolver:
         """An expression, assert or assignment of a package or schema body."""
         if isinstance(stmt, ast.AssignStmt):
             for target in stmt.targets:
-                self.expr(target)
-            self.expr(stmt.value)
+                if type(target) is ast.NameExpr:  # most targets (name_expr without a call)
+                    self.resolution[target.id] = self.lookup(target.name)
+                else:
+                    self.expr(target)
+            value = stmt.value
+            _DISPATCH[type(value)](self, value)
             if stmt.type is not None:
                 self.annotation(stmt.type)
         elif isinstance(stmt, ast.ExprStmt):

@@ -309,7 +309,7 @@ def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
     findall, punctuation = _scanner()
     result: list[Token] = []
     append = result.append
-    new = object.__new__  # a token without an __init__ call (a third of the loop's cost)
+    new = object.__new__  # a token without an __init__ call (60 of the 150 ns of Token(...))
     pos = start
     for blank, name, operator, number, quoted, comment, _other in findall(text, start, stop):
         if blank:

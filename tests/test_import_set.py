@@ -26,6 +26,7 @@ RUN_MODULES = frozenset(
     kclpy.compile kclpy.compile.code kclpy.compile.opcodes kclpy.diag
     kclpy.diag.codes kclpy.diag.diagnostic kclpy.emit kclpy.loader kclpy.settings
     kclpy.pipeline kclpy.pipeline.cache kclpy.pipeline.driver
+    kclpy.patterns kclpy.patterntab
     kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.syntax.universe kclpy.vm kclpy.vm.builtins
     kclpy.vm.builtins.compare kclpy.vm.builtins.context kclpy.vm.builtins.convert
     kclpy.vm.builtins.registry kclpy.vm.access kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects

@@ -16,17 +16,17 @@ between the programs of one process (a build worker, one ``kcl lint`` run).
 from __future__ import annotations
 
 import os
-import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
 from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.patterns import compiled
 from kclpy.syntax import ast, parse_bytes, parse_file, parse_source
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
 MAIN = "__main__"
-_KCL_MOD = re.compile(r"^\$\{(\w+):KCL_MOD\}")
+_KCL_MOD = compiled(r"^\$\{(\w+):KCL_MOD\}")
 
 Parsed = tuple[ast.Module, list[Diagnostic]]
 Probe = tuple[str, tuple[str, list[str]] | None]

@@ -32,7 +32,6 @@ reads it through the two adapters at the end.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -40,6 +39,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, Label, make_error
 from kclpy.loader import MAIN, Loader, Program
+from kclpy.patterns import compiled
 from kclpy.source import SourceFile, Span, read_source
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def _has_error(diagnostics: Sequence[Diagnostic]) -> bool:
 # --------------------------------------------------------------------------- options
 
 
-_SCIENTIFIC = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$")
+_SCIENTIFIC = compiled(r"^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$")
 _NAME_CONSTANTS = {"True": True, "False": False, "None": None, "Undefined": None}
 
 

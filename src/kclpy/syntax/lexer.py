@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from kclpy.patterns import compiled
 from kclpy.syntax.tokens import Token
 
 tokens = (
@@ -215,9 +216,9 @@ def _simple() -> dict[str, tuple[Any, str]]:
     (terminated or not, the string rule always matches there). Matching that rule
     alone (group 1, and the spaces after it) spares sre trying the string
     alternatives first, the group lookup and a turn of the loop for the blank."""
-    name = re.compile(f"({t_NAME}) *").match
-    number = re.compile(f"({t_NUMBER}) *").match
-    quoted = re.compile(f"({t_STRING}) *").match
+    name = compiled(f"({t_NAME}) *").match
+    number = compiled(f"({t_NUMBER}) *").match
+    quoted = compiled(f"({t_STRING}) *").match
     table = {char: (name, "NAME") for char in string.ascii_letters + "_" if char not in "rR"}
     table.update((char, (number, "NUMBER")) for char in string.digits)
     table.update((char, (quoted, "STRING")) for char in "\"'")
@@ -238,7 +239,7 @@ def _master_regex() -> _Master:
     global _master
     with _lock:
         if _master is None:
-            regex = re.compile(master_pattern(), re.UNICODE)
+            regex = compiled(master_pattern(), re.UNICODE)
             kinds = {
                 name: None if name.startswith("t_ignore_") else name[2:]
                 for name in regex.groupindex
@@ -290,11 +291,11 @@ def _scanner() -> tuple[Any, dict[str, str]]:
     with _lock:
         if _scan is None:
             kinds = {literal: kind for rules in _punctuation().values() for literal, kind in rules}
-            _scan = (re.compile(scanner_pattern()).findall, kinds)
+            _scan = (compiled(scanner_pattern()).findall, kinds)
     return _scan  # type: ignore[no-any-return]
 
 
-_SPACES = re.compile("[" + t_ignore + "]+")
+_SPACES = compiled("[" + t_ignore + "]+")
 
 
 def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]:

@@ -10,21 +10,21 @@ ints (a float silently drops its suffix), Python-like escapes with ``\\N{...}``.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+from kclpy.patterns import compiled
 from kclpy.syntax.lexer import TERMINATED_STRING
 
 UNIT_SUFFIXES = frozenset(
     ("n", "u", "m", "k", "K", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "Pi")
 )
 
-_NUMBER_PARTS = re.compile(
+_NUMBER_PARTS = compiled(
     r"(?P<num>(?:0[box][0-9A-Fa-f_]*|[0-9][0-9_]*)"
     r"(?:\.(?![.]|[^\W\d])(?:[0-9][0-9_]*(?:[eE][+-]?[0-9_]*)?)?|[eE][+-]?[0-9_]*)?)"
     r"(?P<suffix>(?:[^\W\d]\w*)?)"
 )
-_TERMINATED = re.compile(TERMINATED_STRING)
+_TERMINATED = compiled(TERMINATED_STRING)
 _BASES = {"b": (2, "binary"), "o": (8, "octal"), "x": (16, "hexadecimal")}
 _MAX_INT = 1 << 64
 

@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from io import StringIO
 from typing import Any, Final
 
+from kclpy.patterns import compiled
 from kclpy.values import NumberMultiplier
 from kclpy.values.scalars import DATA, Filter, scalar_text, yaml_float
 
@@ -45,21 +46,21 @@ _WORDS: Final = frozenset(
     ["y", "n", "yes", "no", "on", "off", "true", "false", "null", "nil", "nan"]
 )
 # Plain without further checks: identifier-like, first character not a digit/sign/dot.
-_SIMPLE: Final = re.compile(r"[A-Za-z_/][A-Za-z0-9_./\-]*\Z")
+_SIMPLE: Final = compiled(r"[A-Za-z_/][A-Za-z0-9_./\-]*\Z")
 # Characters libyaml cannot print (tab and CR included, newline excluded).
-_SPECIAL: Final = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufeff\ufffe\uffff]")
-_HAS_BREAK: Final = re.compile("[\n\r\x85\u2028\u2029]")
-_SPACE_BREAK: Final = re.compile(" [\n\r\x85\u2028\u2029]")
-_BREAK_SPACE: Final = re.compile("[\n\r\x85\u2028\u2029] ")
+_SPECIAL: Final = compiled("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufeff\ufffe\uffff]")
+_HAS_BREAK: Final = compiled("[\n\r\x85\u2028\u2029]")
+_SPACE_BREAK: Final = compiled(" [\n\r\x85\u2028\u2029]")
+_BREAK_SPACE: Final = compiled("[\n\r\x85\u2028\u2029] ")
 # Block indicators that rule out a plain scalar: a leading indicator character, a
 # leading "-", "?" or ":" followed by a blank, ": " or a final ":", and " #".
-_INDICATOR: Final = re.compile(
+_INDICATOR: Final = compiled(
     "\\A[#,\\[\\]{}&*!|>'\"%@`]"
     "|\\A[-?:](?:[ \t\n\r\x85\u2028\u2029]|\\Z)"
     "|:(?:[ \t\n\r\x85\u2028\u2029]|\\Z)"
     "|[ \t\n\r\x85\u2028\u2029]#"
 )
-_LITERAL_SPLIT: Final = re.compile("([\n\u2028\u2029])")
+_LITERAL_SPLIT: Final = compiled("([\n\u2028\u2029])")
 
 _ESCAPES: Final = {
     "\x00": "\\0",
@@ -77,7 +78,7 @@ _ESCAPES: Final = {
     "\u2028": "\\L",
     "\u2029": "\\P",
 }
-_TO_ESCAPE: Final = re.compile(
+_TO_ESCAPE: Final = compiled(
     '["\\\\\x00-\x09\n-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufeff\ufffe\uffff]'
 )
 

@@ -18,10 +18,10 @@ instead; ``docs/differences-builtins.md`` lists every such case.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from kclpy.patterns import compiled
 from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.compare import equal, greater, less, sort_compare
@@ -110,7 +110,7 @@ def kcl_bool(x: Any = NO_ARGUMENT) -> bool:
 # ------------------------------------------------------------------------- int()
 
 _UNIT_EXPONENTS: Final = {"n": -3, "u": -2, "m": -1, "k": 1, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
-_DECIMAL: Final = re.compile(r"[+-]?[0-9]+")
+_DECIMAL: Final = compiled(r"[+-]?[0-9]+")
 _DIGITS: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
 _BASE_DIGITS: Final = {base: frozenset(_DIGITS[:base]) for base in range(2, 37)}
 _PREFIXES: Final = frozenset({"0x", "0o", "0b"})
@@ -184,7 +184,7 @@ def _parse_in_base(text: str, base: int) -> int:
 
 # ----------------------------------------------------------------------- float()
 
-_FLOAT: Final = re.compile(
+_FLOAT: Final = compiled(
     r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF]"
     r"|[iI][nN][fF][iI][nN][iI][tT][yY]|[nN][aA][nN])"
 )

@@ -34,6 +34,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any, Final
 
+from kclpy.patterns import compiled
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.convert import to_str, truthy, type_name
 
@@ -43,17 +44,17 @@ WHITESPACE: Final = (
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 SPLIT_WHITESPACE: Final = " \t\n\r\x0b\x0c"  # what split() without a separator splits at
-_SEPARATORS: Final = re.compile("[\x1c-\x1f]")
-_NOT_ASCII_SPACE: Final = re.compile(
+_SEPARATORS: Final = compiled("[\x1c-\x1f]")
+_NOT_ASCII_SPACE: Final = compiled(
     "[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 )
-_WHITESPACE_RUN: Final = re.compile("[" + re.escape(SPLIT_WHITESPACE) + "]+")
-_OTHER_LINE_BREAKS: Final = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-_LINE_BREAK: Final = re.compile(r"(\r\n|\r|\n)")
+_WHITESPACE_RUN: Final = compiled("[" + re.escape(SPLIT_WHITESPACE) + "]+")
+_OTHER_LINE_BREAKS: Final = compiled("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_LINE_BREAK: Final = compiled(r"(\r\n|\r|\n)")
 _DIGIT_CHARACTERS: Final = frozenset(
     "0123456789\u00b2\u00b3\u00b9\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
 )
-_DIGRAPHS: Final = re.compile("[\u01c4\u01c7\u01ca\u01f1]")
+_DIGRAPHS: Final = compiled("[\u01c4\u01c7\u01ca\u01f1]")
 
 
 def _need_str(value: Any, method: str) -> str:
@@ -342,12 +343,12 @@ def join(text: str, iterable: Any) -> str:
 # ----------------------------------------------------------------------- format
 
 _FORMATTER: Final = string.Formatter()
-_SPEC: Final = re.compile(
+_SPEC: Final = compiled(
     r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<alt>#)?(?P<zero>0)?"
     r"(?P<width>[0-9]+)?(?P<group>[,_])?(?:\.(?P<precision>[0-9]+))?(?P<type>[bcdeEfFgGnosxX%])?",
     re.DOTALL,
 )
-_FIELD_PART: Final = re.compile(r"\.([^.\[]+)|\[([^\]]+)\]")
+_FIELD_PART: Final = compiled(r"\.([^.\[]+)|\[([^\]]+)\]")
 
 
 def format(text: str, *args: Any, **kwargs: Any) -> str:

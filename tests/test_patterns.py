@@ -25,7 +25,7 @@ TABLE = ROOT / "src" / "kclpy" / "patterntab.py"
 # on, then the patterns compiled on first use.
 _RECORD = """
 import json
-from kclpy import patterns
+import kclpy.patterns as patterns  # (not `from kclpy import`: that would load the API first)
 patterns.start_recording()
 import kclpy.cli, kclpy.emit, kclpy.loader, kclpy.pipeline.driver, kclpy.vm.runner
 import kclpy.syntax.literals, kclpy.values.yaml_writer

@@ -27,6 +27,7 @@ Entry = tuple[int, tuple[int, ...], int, dict[str, int], tuple[str | None, ...]]
 
 _table: dict[tuple[str, int], Entry] | None = None
 _recorded: list[tuple[str, int]] | None = None
+_built: dict[tuple[str, int], re.Pattern[str]] = {}
 
 
 def interpreter_key() -> tuple[str, int, int]:
@@ -53,10 +54,18 @@ def stored() -> dict[tuple[str, int], Entry]:
 
 
 def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """``re.compile(pattern, flags)``, from the stored code when there is some."""
-    flags = int(flags)
+    """``re.compile(pattern, flags)``, from the stored code when there is some (built
+    once per process, as ``re`` caches its own)."""
+    key = (pattern, int(flags))
     if _recorded is not None:
-        _recorded.append((pattern, flags))
+        _recorded.append(key)
+    built = _built.get(key)
+    if built is None:
+        built = _built[key] = _build(pattern, key[1])
+    return built
+
+
+def _build(pattern: str, flags: int) -> re.Pattern[str]:
     entry = stored().get((pattern, flags))
     if entry is not None and _sre is not None:
         final, code, groups, groupindex, indexgroup = entry

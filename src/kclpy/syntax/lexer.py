@@ -196,12 +196,12 @@ def _punctuation() -> dict[str, list[tuple[str, str]]]:
     ``$`` (a name may start with it) and ``\\`` (line continuation) stay with the regex."""
     table: dict[str, list[tuple[str, str]]] = {}
     for name, regex in _rules():
-        if name.startswith("t_ignore") or not re.fullmatch(r"(?:\\[^\w\s]|\\n)+", regex):
+        if name.startswith("t_ignore") or not compiled(r"(?:\\[^\w\s]|\\n)+").fullmatch(regex):
             continue
         literal = (
             regex.encode().decode("unicode_escape")
             if regex == r"\n"
-            else re.sub(r"\\(.)", r"\1", regex)
+            else compiled(r"\\(.)").sub(r"\1", regex)
         )
         if literal[0] in "$\\":
             continue

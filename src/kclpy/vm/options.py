@@ -6,8 +6,7 @@ None, converted as the reference converts (``type="int"`` turns ``"8"`` into 8).
 
 from __future__ import annotations
 
-import re
-
+from kclpy.patterns import compiled
 from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.context import BuiltinContext
@@ -98,7 +97,7 @@ def _to_str(value: Value) -> Value:
     return UNDEFINED
 
 
-_INT_TEXT = re.compile(r"^[+-]?\d+$")
+_INT_TEXT = compiled(r"^[+-]?\d+$")
 
 
 def _plain_float(value: float) -> str:

@@ -91,3 +91,13 @@ def test_an_unknown_pattern_or_interpreter_compiles_as_usual(
     assert patterns.stored() == {}
     assert patterns.compiled(r"\d+").findall("a1b22") == ["1", "22"]
     monkeypatch.setattr(patterns, "_table", None)  # (read again by the next test)
+
+
+def test_reading_the_table_loads_nothing_else() -> None:
+    """``from kclpy import patterntab`` would run the package's lazy API hook (and import
+    the whole API under the lexer); the table is read without it."""
+    code = "import sys, kclpy.syntax.lexer; print('kclpy.api' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"

@@ -44,7 +44,7 @@ def stored() -> dict[tuple[str, int], Entry]:
     global _table
     if _table is None:
         try:
-            from kclpy import patterntab
+            import kclpy.patterntab as patterntab  # (not `from kclpy import`: the API hook)
 
             found = marshal.loads(patterntab.DATA)
             _table = found if tuple(patterntab.KEY) == interpreter_key() else {}

@@ -7,6 +7,7 @@ points (only the language server converts to UTF-16).
 from __future__ import annotations
 
 import os
+import time
 from bisect import bisect_right
 from typing import NamedTuple
 
@@ -160,15 +161,30 @@ def write_atomically(path: str, text: str) -> None:
     _replace(target, text.encode("utf-8"), permissions)
 
 
-def _replace(target: str, data: bytes, permissions: int) -> None:
-    import tempfile
+def temporary_name(prefix: str = ".kclpy-") -> str:
+    """A file name no other writer is using now (this process's id and a clock reading;
+    the caller creates it with ``O_EXCL`` and asks again if it exists): what ``tempfile``
+    or ``secrets`` would give, without importing them (and ``random``) on every run."""
+    return f"{prefix}{os.getpid()}-{time.monotonic_ns()}"
 
+
+def create_temporary(folder: str, prefix: str = ".kclpy-", suffix: str = "") -> tuple[int, str]:
+    """A new empty file in ``folder`` under a :func:`temporary_name`, open for writing."""
+    while True:
+        path = os.path.join(folder, temporary_name(prefix) + suffix)
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), path
+        except FileExistsError:
+            continue
+
+
+def _replace(target: str, data: bytes, permissions: int) -> None:
     folder = os.path.dirname(target)
     temporary: str | None = None
     try:
         handle = os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o600)
     except (AttributeError, OSError):  # not Linux, or a file system without O_TMPFILE
-        handle, temporary = tempfile.mkstemp(prefix=".kclpy-", dir=folder)
+        handle, temporary = create_temporary(folder)
     try:
         with os.fdopen(handle, "wb", closefd=False) as stream:
             stream.write(data)
@@ -185,14 +201,12 @@ def _replace(target: str, data: bytes, permissions: int) -> None:
 
 def _name_anonymous(handle: int, folder: str) -> str:
     """Link an ``O_TMPFILE`` file into ``folder`` under a fresh ``.kclpy-*`` name."""
-    import secrets
-
     # linkat(AT_SYMLINK_FOLLOW) through /proc/self/fd; os.link uses it only when given
     # a directory descriptor
     descriptors = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
     try:
         while True:
-            name = os.path.join(folder, f".kclpy-{secrets.token_hex(6)}")
+            name = os.path.join(folder, temporary_name())
             try:
                 os.link(str(handle), name, src_dir_fd=descriptors, follow_symlinks=True)
             except FileExistsError:

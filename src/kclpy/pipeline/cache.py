@@ -46,7 +46,6 @@ import io
 import os
 import pickle
 import sys
-import time
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -55,6 +54,7 @@ from kclpy import __version__
 from kclpy.compile import code as code_module
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
 from kclpy.loader import Loader, ParseMemo, Program, digest
+from kclpy.source import create_temporary
 
 if TYPE_CHECKING:
     from kclpy.sema.reuse import CheckedPackage  # not at run time: a hit never checks
@@ -283,7 +283,7 @@ class ProgramCache:
                 blob = buffer.getvalue()
                 blobs[pkgpath] = (digest(blob), blob)
             os.makedirs(folder, exist_ok=True)
-            fd, temp = _new_temporary(folder)
+            fd, temp = create_temporary(folder, ".tmp-", ".bin")
             with os.fdopen(fd, "wb") as handle:
                 _Pickler(handle, protocol=_PROTOCOL).dump(manifest)
                 _Pickler(handle, protocol=_PROTOCOL).dump(blobs)
@@ -294,18 +294,6 @@ class ProgramCache:
                     os.unlink(temp)
             return False
         return True
-
-
-def _new_temporary(folder: str) -> tuple[int, str]:
-    """A new ``.tmp-*.bin`` file in ``folder``, open for writing (what
-    ``tempfile.mkstemp`` does, without importing tempfile and random: ~2.5 ms of a
-    first run's start-up)."""
-    while True:
-        path = os.path.join(folder, f".tmp-{os.getpid()}-{time.monotonic_ns()}.bin")
-        try:
-            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), path
-        except FileExistsError:
-            continue
 
 
 def _read_package(blob_digest: str, blob: bytes, memory: MemoryTier | None) -> PackageCode:

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Final, NamedTuple
 
+from kclpy.source import temporary_name
 from kclpy.values.errors import KclRuntimeError
 
 READ: Final = "read"
@@ -165,15 +166,18 @@ class Access:
 
 def replace_in(folder: int, name: str, data: bytes) -> None:
     """Write ``data`` to a temporary file in ``folder`` and rename it over ``name``."""
-    import secrets
-
-    temporary = f".kclpy-{secrets.token_hex(6)}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
     try:
         permissions = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode & 0o7777
     except OSError:
         permissions = 0o666
-    descriptor = os.open(temporary, flags, permissions, dir_fd=folder)
+    while True:
+        temporary = temporary_name()
+        try:
+            descriptor = os.open(temporary, flags, permissions, dir_fd=folder)
+            break
+        except FileExistsError:
+            continue
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)

@@ -155,7 +155,7 @@ class Resolver:
                 if type(target) is ast.NameExpr:  # most targets (name_expr without a call)
                     self.resolution[target.id] = self.lookup(target.name)
                 else:
-                    self.expr(target)
+                    _DISPATCH[type(target)](self, target)
             value = stmt.value
             _DISPATCH[type(value)](self, value)
             if stmt.type is not None:

@@ -21,7 +21,6 @@ node on the failing call stack, where nesting went too deep.
 
 from __future__ import annotations
 
-import ctypes  # (at import: raise_in_thread runs in signal handlers, which must not import)
 import functools
 import sys
 import threading
@@ -125,7 +124,13 @@ def _start(body: Callable[[], None]) -> threading.Thread | None:
 
 def raise_in_thread(ident: int, exception: type[BaseException] | None) -> None:
     """Raise ``exception`` in the thread ``ident`` at its next Python instruction
-    (None: cancel one not raised yet)."""
+    (None: cancel one not raised yet).
+
+    ``ctypes`` (about 1.5 ms of start-up) is imported on the first call: by the
+    limits' watchdog thread, or by the caller's thread as it handles a signal's
+    exception (not in a signal handler)."""
+    import ctypes
+
     ctypes.pythonapi.PyThreadState_SetAsyncExc(
         ctypes.c_ulong(ident), ctypes.py_object(exception) if exception else None
     )

@@ -18,7 +18,7 @@ import pytest
 from kclpy.compile.code import PackageCode, PendingSchema, SchemaProto
 from kclpy.compile.stmts import LateCompileError, PackageCompiler
 from kclpy.emit import EmitOptions
-from kclpy.pipeline import cache, driver
+from kclpy.pipeline import driver, pickling
 from kclpy.sema import resolve_program
 from kclpy.values.errors import KclRuntimeError
 
@@ -120,9 +120,7 @@ def test_only_the_schemas_a_run_instantiates_are_compiled(tmp_path: Path) -> Non
 
 
 def _blob(code: PackageCode) -> bytes:
-    buffer = io.BytesIO()
-    cache._Pickler(buffer, protocol=5).dump(code)
-    return buffer.getvalue()
+    return pickling.dumps(code)
 
 
 def test_pending_schemas_compile_and_cache_as_the_eager_ones(tmp_path: Path) -> None:
@@ -133,7 +131,7 @@ def test_pending_schemas_compile_and_cache_as_the_eager_ones(tmp_path: Path) -> 
     lazy, _ = _compiled(main, lazy=True)
     assert eager is not None and lazy is not None
     assert all(_pending(proto) for proto in _protos(lazy, "lib").values())
-    loaded = cache._Unpickler(io.BytesIO(_blob(lazy["lib"]))).load()
+    loaded = pickling.load(io.BytesIO(_blob(lazy["lib"])))
     assert all(type(proto) is SchemaProto for proto in _protos({"lib": loaded}, "lib").values())
     assert _blob(loaded) == _blob(eager["lib"])
 

@@ -17,7 +17,7 @@ from kclpy.diag.render import render
 from kclpy.emit import EmitOptions
 from kclpy.loader import Loader
 from kclpy.pipeline import cache as cache_module
-from kclpy.pipeline import driver
+from kclpy.pipeline import driver, pickling
 from kclpy.source import SourceFile
 
 MAIN_TEXT = """\
@@ -323,7 +323,7 @@ def test_the_memory_tier_reads_a_shared_package_back_once(
         result = driver.run(_inputs(folder, project), driver.RunSettings(), EmitOptions())
         expected.append(result.text)
     assert len(_entries(cache_dir)) == 3
-    unpickled = _counting(monkeypatch, cache_module._Unpickler, "__init__")
+    unpickled = _counting(monkeypatch, pickling.Unpickler, "__init__")
     _forbid_parsing(monkeypatch)
     memory = cache_module.MemoryTier()
     texts = [

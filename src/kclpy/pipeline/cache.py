@@ -44,14 +44,12 @@ import contextlib
 import functools
 import io
 import os
-import pickle
 import sys
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kclpy import __version__
-from kclpy.compile import code as code_module
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
 from kclpy.loader import Loader, ParseMemo, Program, digest
 from kclpy.source import create_temporary
@@ -61,40 +59,7 @@ if TYPE_CHECKING:
 
 Entry = TypeVar("Entry")
 
-_PROTOCOL = 5
 _FORMAT = 3  # layout of an entry (manifest pickle, then a pickle of per-package pickles)
-
-_CODE_MODULE = "kclpy.compile.code"
-_SAFE_BUILTINS = frozenset({"set", "frozenset", "complex", "slice", "bytearray"})
-
-
-class _Unpickler(pickle.Unpickler):
-    """Loads only plain data and the classes of ``kclpy.compile.code``.
-
-    An entry holding anything else (an AST node, a source file, a foreign
-    object) is treated as corrupt.
-    """
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module == _CODE_MODULE and isinstance(getattr(code_module, name, None), type):
-            return getattr(code_module, name)
-        if module == "builtins" and name in _SAFE_BUILTINS:
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
-
-
-class _Pickler(pickle.Pickler):
-    """Refuses (raises ``PicklingError`` for) what ``_Unpickler`` would not load."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        kind = obj if isinstance(obj, type) else type(obj)  # a class is pickled by name
-        if kind.__module__ == _CODE_MODULE or (
-            kind.__module__ == "builtins" and kind.__name__ in _SAFE_BUILTINS
-        ):
-            return NotImplemented
-        if kind in (type(None), bool, int, float, str, bytes, tuple, list, dict):
-            return NotImplemented
-        raise pickle.PicklingError(f"{kind.__qualname__} cannot be cached")
 
 
 def cache_dir() -> str | None:
@@ -233,10 +198,12 @@ class ProgramCache:
         (packages already read back in this process come from ``memory``)."""
         try:
             with open(self.path, "rb") as handle:
-                manifest = _Unpickler(handle).load()
+                from kclpy.pipeline import pickling  # (an entry found: not before)
+
+                manifest = pickling.load(handle)
                 if not self._valid(manifest):
                     return None
-                blobs = _Unpickler(handle).load()
+                blobs = pickling.load(handle)
             return {
                 pkgpath: _read_package(blob_digest, blob, memory)
                 for pkgpath, (blob_digest, blob) in blobs.items()
@@ -276,17 +243,17 @@ class ProgramCache:
         folder = os.path.dirname(self.path)
         temp = ""
         try:
+            from kclpy.pipeline import pickling
+
             blobs = {}
             for pkgpath, code in codes.items():
-                buffer = io.BytesIO()
-                _Pickler(buffer, protocol=_PROTOCOL).dump(code)
-                blob = buffer.getvalue()
+                blob = pickling.dumps(code)
                 blobs[pkgpath] = (digest(blob), blob)
             os.makedirs(folder, exist_ok=True)
             fd, temp = create_temporary(folder, ".tmp-", ".bin")
             with os.fdopen(fd, "wb") as handle:
-                _Pickler(handle, protocol=_PROTOCOL).dump(manifest)
-                _Pickler(handle, protocol=_PROTOCOL).dump(blobs)
+                pickling.dump(manifest, handle)
+                pickling.dump(blobs, handle)
             os.replace(temp, self.path)
         except Exception:  # a cache that cannot be written is no cache, not an error
             if temp:
@@ -300,9 +267,11 @@ def _read_package(blob_digest: str, blob: bytes, memory: MemoryTier | None) -> P
     """One package of an entry, unpickled (once per process with ``memory``)."""
     found = memory.unpickled.get(blob_digest) if memory is not None else None
     if found is None:
-        found = _Unpickler(io.BytesIO(blob)).load()
+        from kclpy.pipeline import pickling
+
+        found = pickling.load(io.BytesIO(blob))
         if not isinstance(found, PackageCode):
-            raise pickle.UnpicklingError("an entry holds something other than code")
+            raise ValueError("an entry holds something other than code")
         if memory is not None:
             memory.unpickled.put(blob_digest, found)
     return found

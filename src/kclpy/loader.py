@@ -160,8 +160,10 @@ class Loader:
         externals: dict[str, str] | None = None,
         sources: dict[str, str] | None = None,
         memo: ParseMemo | None = None,
+        digests: bool = True,
     ) -> None:
         self.work_dir = os.path.abspath(work_dir or os.getcwd())
+        self.digests = digests or memo is not None  # False: ``reads`` keeps paths only
         self.externals = {name: os.path.abspath(path) for name, path in (externals or {}).items()}
         self.sources = sources or {}  # path -> text, for code given as strings
         self.memo = memo
@@ -259,7 +261,7 @@ class Loader:
             reads.complete = False
             reads.files.append((path, ""))
             return parse_file(path)  # its diagnostic says why
-        key = digest(data)
+        key = digest(data) if self.digests else ""
         reads.files.append((path, key))
         if self.memo is not None:
             return self.memo.parse(path, data, key)

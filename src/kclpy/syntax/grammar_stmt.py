@@ -536,18 +536,22 @@ def _as_attribute(item: Any) -> Any:
     return item
 
 
-@in_place
+@collects
 def p_schema_items(p: P) -> None:
     """schema_items : schema_item
-    | error NEWLINE
     | schema_items schema_item"""
     s = p.slice
-    first = s[1]
-    items = first.value if first.type == "schema_items" else []
-    last = s[-1]
-    if last.type == "schema_item" and last.value is not None:
-        items.append(last.value)
-    s[0].value = items
+    if len(s) == 2:
+        s[0].value = [s[1].value]
+    else:
+        items = s[1].value
+        items.append(s[2].value)
+        s[0].value = items
+
+
+def p_schema_items_error(p: P) -> None:
+    """schema_items : error NEWLINE"""
+    p.slice[0].value = []
 
 
 @keep_first

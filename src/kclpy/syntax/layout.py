@@ -91,10 +91,17 @@ def layout(
         tok = raw[index]
         index += 1
         kind = tok.type
-        if newline is None and kind in _PLAIN:  # most tokens: an operator mid-line
-            append(tok)
-            continue
         value = tok.value
+        if newline is None:  # mid-line: most tokens pass as they are
+            if kind in _PLAIN:  # an operator
+                append(tok)
+                continue
+            if kind == "NAME" and value[0] != "$" and value not in KEYWORDS:  # a plain name
+                append(tok)
+                continue
+            if kind == "QUESTION" and (index >= count or raw[index].type not in _AFTER_QUESTION):
+                append(tok)  # `attr?:`, `a ? b` (not `?.`, `?[`)
+                continue
         if kind == "NEWLINE":
             if newline is None:
                 newline = tok
@@ -219,7 +226,7 @@ def layout(
                 depth -= 1
                 nesting.close(depth)
         elif kind == "QUESTION":
-            if index < count and raw[index].type in ("DOT", "LBRACKET"):
+            if index < count and raw[index].type in _AFTER_QUESTION:
                 following = raw[index]
                 index += 1
                 tok.end = following.lexpos + 1
@@ -313,6 +320,7 @@ class _Nesting:
 
 
 _IF_OR_ELSE = frozenset(("IF", "ELSE"))
+_AFTER_QUESTION = frozenset(("DOT", "LBRACKET"))  # `?.` and `?[` are one token
 
 _OPERAND_ENDS = (
     frozenset(("NAME", "NUMBER", "STRING", "TRUE", "FALSE", "NONE", "UNDEFINED")) | _CLOSERS

@@ -307,7 +307,7 @@ def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
     lone ``$`` or ``\\``, a non-ASCII name) the general loop takes the rest.
     """
     stop = len(text) if end is None else end
-    findall, punctuation = _scanner()
+    findall, punctuation = _scan or _scanner()
     result: list[Token] = []
     append = result.append
     new = object.__new__  # a token without an __init__ call (60 of the 150 ns of Token(...))

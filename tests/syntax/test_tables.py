@@ -9,13 +9,14 @@ import random
 import re
 import subprocess
 import sys
+import types
 from typing import Any
 
 import ply.lex
 import ply.yacc
 import pytest
 
-from kclpy.syntax import lexer, parse_source, parser, parsetab, tables
+from kclpy.syntax import driver, lexer, parse_source, parser, parsetab, tables
 from kclpy.syntax.dump import dump
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -61,6 +62,37 @@ def test_runtime_tables_parse_like_plys_parser(monkeypatch: pytest.MonkeyPatch) 
     with_tables = parse_all()
     monkeypatch.setattr(parser, "_parser", built)
     assert parse_all() == with_tables
+
+
+def _unstored() -> types.SimpleNamespace:
+    """parsetab's ply tables without the machine data --regen derives from them."""
+    return types.SimpleNamespace(
+        _lr_action=parsetab._lr_action,
+        _lr_goto=parsetab._lr_goto,
+        _lr_productions=parsetab._lr_productions,
+    )
+
+
+def test_stored_machine_data_is_what_the_machine_derives() -> None:
+    """The machine data in parsetab.py (rule kinds, default reductions, goto targets,
+    literal runs, absorbed tokens) equals what building the machine computes now from
+    the ply tables and the rules' marks: stale after a mark changes without --regen."""
+    loaded = parser.get_parser()
+    assert loaded.derived is not None, f"no machine data in parsetab.py: run {REGEN}"
+    computed = driver.Machine(parser.Tables(_unstored(), parser.grammar_dict())).derived()
+    assert loaded.derived == computed, f"stale machine data: run {REGEN}"
+    assert driver.Machine(loaded).derived() == computed
+
+
+def test_machine_data_of_other_marks_is_not_used() -> None:
+    """Stored data whose rule kinds differ from the rules' marks now (a mark edited
+    without --regen) is ignored: the machine derives its own."""
+    stale = parser.Tables(parsetab, parser.grammar_dict())
+    assert stale.derived is not None
+    kinds, defaults, by_name, _runs, _absorbed = stale.derived
+    stale.derived = ([driver.CALL] * len(kinds), defaults, by_name, {}, [])
+    computed = driver.Machine(parser.Tables(_unstored(), parser.grammar_dict())).derived()
+    assert driver.Machine(stale).derived() == computed
 
 
 def test_master_regex_without_ply_is_plys() -> None:

@@ -201,48 +201,91 @@ class Machine:
         states = range(max(parser.action) + 1)
         self.actions: list[dict[str, int]] = [parser.action.get(state, {}) for state in states]
         self.goto: dict[int, dict[str, int]] = parser.goto
-        self.defaults: list[int | None] = [parser.defaulted_states.get(s) for s in states]
-        by_name: dict[str, dict[int, int]] = {}
-        for state, row in parser.goto.items():
-            for name, target in row.items():
-                by_name.setdefault(name, {})[state] = target
-        self.rules: list[Rule] = [_rule(rule, by_name) for rule in parser.productions]
         self.chains: dict[tuple[int, int, str | None], tuple[int, str]] = {}
-        self.runs: dict[int, Run] = {}  # by the state a list's symbol is in
-        for production in parser.productions:
-            marked = getattr(production.callable, "literal_items", None)
-            if marked is not None and production.len == 1:
-                found: dict[int, list[Run | None]] = {}
-                for below, state in by_name.get(production.name, {}).items():
-                    run = _run_of(self, below, state, production.name, *marked)
-                    found.setdefault(state, []).append(run)
-                for state, runs in found.items():  # every state below must agree
-                    first = runs[0]
-                    if first is not None and all(run == first for run in runs):
-                        self.runs[state] = first
-        for state, token, target in _absorbed(self, by_name):
+        kinds = [_kind(rule.callable, rule.len) for rule in parser.productions]
+        stored: tuple[Any, ...] = getattr(parser, "derived", None) or ((),)
+        fresh = stored[0] == kinds  # (stored, and the rules' marks as when stored)
+        if fresh:
+            _kinds, self.defaults, by_name, runs, absorbed = stored
+            self.runs = {
+                state: Run(frozenset(items), frozenset(singles), pairs, frozenset(ends))
+                for state, (items, singles, pairs, ends) in runs.items()
+            }
+        else:
+            self.defaults = [parser.defaulted_states.get(s) for s in states]
+            by_name = {}
+            for state, row in parser.goto.items():
+                for name, target in row.items():
+                    by_name.setdefault(name, {})[state] = target
+        self.rules: list[Rule] = [
+            (rule.name, rule.len, rule.callable, kind, by_name.get(rule.name, {}))
+            for rule, kind in zip(parser.productions, kinds, strict=True)
+        ]
+        if not fresh:
+            self.runs = _runs(self, by_name)
+            absorbed = _absorbed(self, by_name)
+        for state, token, target in absorbed:
             row = self.actions[state] = dict(self.actions[state])  # (the parser's: intact)
             row[token] = ABSORB + target
 
+    def derived(self) -> tuple[Any, ...]:
+        """What building the machine derives from the tables and the rules' marks, as
+        plain data (``parsetab.py`` stores it; see :func:`kclpy.syntax.tables.compact_tables`):
+        the rule kinds, the default reductions, the goto targets by symbol, the literal
+        runs by state and the absorbed tokens."""
+        by_name = {name: targets for name, _length, _action, _kind, targets in self.rules}
+        runs = {
+            state: (
+                tuple(sorted(run.items)),
+                tuple(sorted(run.singles)),
+                dict(run.pairs),
+                tuple(sorted(run.ends)),
+            )
+            for state, run in sorted(self.runs.items())
+        }
+        absorbed = [
+            (state, token, target - ABSORB)
+            for state, row in enumerate(self.actions)
+            for token, target in row.items()
+            if target >= ABSORB
+        ]
+        kinds = [kind for _name, _length, _action, kind, _targets in self.rules]
+        return kinds, self.defaults, by_name, runs, absorbed
 
-def _rule(production: Any, goto_by_name: dict[str, dict[int, int]]) -> Rule:
-    name = production.name
-    length = production.len
-    action = production.callable
-    kind = CALL
+
+def _runs(machine: Machine, by_name: dict[str, dict[int, int]]) -> dict[int, Run]:
+    """The literal runs of the list rules marked :func:`literal_items`, by the state
+    the list's symbol is in (where every state below agrees)."""
+    found_runs: dict[int, Run] = {}
+    for production in machine.parser.productions:
+        marked = getattr(production.callable, "literal_items", None)
+        if marked is not None and production.len == 1:
+            found: dict[int, list[Run | None]] = {}
+            for below, state in by_name.get(production.name, {}).items():
+                run = _run_of(machine, below, state, production.name, *marked)
+                found.setdefault(state, []).append(run)
+            for state, runs in found.items():  # every state below must agree
+                first = runs[0]
+                if first is not None and all(run == first for run in runs):
+                    found_runs[state] = first
+    return found_runs
+
+
+def _kind(action: Any, length: int) -> int:
+    """The kind of a rule of ``length`` symbols by its action's marks."""
     if getattr(action, "unit", False) and length == 1:
-        kind = UNIT
-    elif getattr(action, "valueless", False):
-        kind = EMPTY
-    elif getattr(action, "keep_first", False) and length >= 1:
-        kind = KEEP_FIRST
-    elif getattr(action, "collects", False) and length >= 1:
-        kind = START if length == 1 else COLLECT
-    elif getattr(action, "in_place", False) and length >= 1:
-        kind = IN_PLACE
-    elif getattr(action, "wraps", False) and length == 1:
-        kind = WRAP
-    return name, length, action, kind, goto_by_name.get(name, {})
+        return UNIT
+    if getattr(action, "valueless", False):
+        return EMPTY
+    if getattr(action, "keep_first", False) and length >= 1:
+        return KEEP_FIRST
+    if getattr(action, "collects", False) and length >= 1:
+        return START if length == 1 else COLLECT
+    if getattr(action, "in_place", False) and length >= 1:
+        return IN_PLACE
+    if getattr(action, "wraps", False) and length == 1:
+        return WRAP
+    return CALL
 
 
 def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:

@@ -113,10 +113,13 @@ def grammar_signature(pdict: dict[str, Any]) -> str:
     """ply's signature of a grammar (start symbol, precedence, tokens and the rule
     docstrings in ply's order), computed without importing ply."""
     rules = []
+    module_names: dict[str, str] = {}
     for name, item in pdict.items():
         if name.startswith("p_") and name != "p_error" and callable(item):
-            module = sys.modules[item.__module__]
-            rules.append((item.__code__.co_firstlineno, str(module), name, item.__doc__))
+            module = module_names.get(item.__module__)
+            if module is None:
+                module = module_names[item.__module__] = str(sys.modules[item.__module__])
+            rules.append((item.__code__.co_firstlineno, module, name, item.__doc__))
     rules.sort()
     parts = [pdict["start"], "".join("".join(level) for level in pdict["precedence"])]
     parts.append(" ".join(sorted(pdict["tokens"])))
@@ -144,6 +147,7 @@ class Tables:
     __slots__ = (
         "action",
         "defaulted_states",
+        "derived",
         "errorok",
         "goto",
         "productions",
@@ -159,12 +163,18 @@ class Tables:
             Rule(name, length, pdict[function] if function else None, text)
             for text, name, length, function, _file, _line in tables._lr_productions
         ]
+        # what the driver's machine derives, stored by --regen (driver.Machine.derived)
+        self.derived: tuple[Any, ...] | None = getattr(tables, "_lr_derived", None)
         # ply's defaulted states: one possible action, and it is a reduction
         self.defaulted_states: dict[int, int] = {}
-        for state, actions in self.action.items():
-            only = list(actions.values())
-            if len(only) == 1 and only[0] < 0:
-                self.defaulted_states[state] = only[0]
+        if self.derived is not None:
+            defaults = self.derived[1]
+            self.defaulted_states = {s: t for s, t in enumerate(defaults) if t is not None}
+        else:
+            for state, actions in self.action.items():
+                only = list(actions.values())
+                if len(only) == 1 and only[0] < 0:
+                    self.defaulted_states[state] = only[0]
         self.errorok = True
         self.state = 0
         self.statestack: list[int] = []

@@ -1,5 +1,5 @@
 """``python -m kclpy``: the same entry point as the ``kcl`` command."""
 
-from kclpy.cli import main
+from kclpy.entry import main
 
 raise SystemExit(main())

@@ -21,6 +21,7 @@ import os
 from typing import Any, NamedTuple
 
 from kclpy.diag import Code
+from kclpy.mod import simple_toml
 from kclpy.mod.errors import PackageError
 from kclpy.source import SourceFile, Span, write_atomically
 
@@ -167,15 +168,17 @@ def read_mod(root: str) -> ModFile:
             raw = handle.read()
     except OSError:
         return ModFile(root)
-    import tomllib
-
     text = raw.decode("utf-8", errors="replace")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise PackageError(
-            Code.MOD_FILE_ERROR, f"invalid kcl.mod: {error}", span=_span_of(path, text, "")
-        ) from None
+    data = simple_toml.loads(text)
+    if data is None:  # outside the plain subset (or invalid): the full parser
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise PackageError(
+                Code.MOD_FILE_ERROR, f"invalid kcl.mod: {error}", span=_span_of(path, text, "")
+            ) from None
     mod = ModFile(root, _table(data.get("package")), {}, _table(data.get("profile")))
     for name, value in _table(data.get("dependencies")).items():
         try:
@@ -202,12 +205,15 @@ def read_lock(root: str) -> dict[str, Locked]:
             raw = handle.read()
     except OSError:
         return {}
-    import tomllib
+    text = raw.decode("utf-8", errors="replace")
+    data = simple_toml.loads(text)
+    if data is None:
+        import tomllib
 
-    try:
-        data = tomllib.loads(raw.decode("utf-8", errors="replace"))
-    except tomllib.TOMLDecodeError as error:
-        raise PackageError(Code.MOD_FILE_ERROR, f"invalid kcl.mod.lock: {error}") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise PackageError(Code.MOD_FILE_ERROR, f"invalid kcl.mod.lock: {error}") from None
     locked: dict[str, Locked] = {}
     for key, entry in _table(data.get("dependencies")).items():
         if not isinstance(entry, dict):

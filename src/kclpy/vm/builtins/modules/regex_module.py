@@ -44,6 +44,7 @@ import functools
 from typing import Any, Final
 
 from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.builtins.modules.regex_quick import SHORT_TEXT, quick_pattern
 
 _POSIX: Final[dict[str, tuple[tuple[int, int], ...]]] = {
     "alnum": ((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)),
@@ -507,8 +508,39 @@ class AsciiOrBounded:
         return Bounded(_compile_backtracking(self.pattern)).search(string, position)
 
 
+class ShortOrLinear:
+    """A backtrack-free pattern (``regex_quick``): Python's engine on texts of up to
+    ``SHORT_TEXT`` characters (RE2 is not loaded for them), the linear engine on
+    longer ones."""
+
+    def __init__(self, quick: Any, pattern: str) -> None:
+        self.quick = quick
+        self.pattern = pattern
+        self.groups: int = quick.groups
+
+    def engine(self, string: str) -> Any:
+        """The compiled pattern that matches ``string``."""
+        return self.quick if len(string) <= SHORT_TEXT else _compile_linear(self.pattern)
+
+    def search(self, string: str, position: int = 0) -> Any:
+        return self.engine(string).search(string, position)
+
+
 @functools.lru_cache(maxsize=256)
 def _compile(pattern: str) -> Any:
+    """A compiled pattern: :class:`ShortOrLinear` when the pattern is backtrack-free
+    (Python's engine on short texts), else as :func:`_compile_linear`."""
+    try:
+        quick = quick_pattern(pattern, _Translator(pattern).run())
+    except (PatternError, NeedsBacktracking):
+        quick = None  # (the linear path reports an invalid pattern)
+    if quick is not None:
+        return ShortOrLinear(quick, pattern)
+    return _compile_linear(pattern)
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_linear(pattern: str) -> Any:
     """A compiled pattern: RE2 (linear time) when it can express it, else the
     backtracking engine, bounded. Both offer ``search``, ``groups`` and matches
     with ``span``/``group``/``groups``."""
@@ -562,9 +594,14 @@ def _matches(compiled: Any, string: str) -> list[Any]:
     """Matches left to right, skipping an empty match right after the previous match."""
     found: list[Any] = []
     last_end = -1
+    quick = False
+    if isinstance(compiled, ShortOrLinear):
+        engine = compiled.engine(string)
+        quick = engine is compiled.quick  # (Python's engine: the loop below)
+        compiled = engine
     if isinstance(compiled, AsciiOrBounded) and string.isascii():
         compiled = compiled.linear
-    if not isinstance(compiled, Bounded | AsciiOrBounded):
+    if not quick and not isinstance(compiled, Bounded | AsciiOrBounded):
         # RE2: one pass (its search() encodes the whole text on every call); its
         # iterator moves one character on after an empty match, as the loop below
         for match in compiled.finditer(string):

@@ -532,8 +532,8 @@ def _compile(pattern: str) -> Any:
     (Python's engine on short texts), else as :func:`_compile_linear`."""
     try:
         quick = quick_pattern(pattern, _Translator(pattern).run())
-    except (PatternError, NeedsBacktracking):
-        quick = None  # (the linear path reports an invalid pattern)
+    except Exception:  # an invalid pattern (the linear path reports it), or any doubt
+        quick = None
     if quick is not None:
         return ShortOrLinear(quick, pattern)
     return _compile_linear(pattern)

@@ -296,8 +296,10 @@ def test(
     try:
         runner.run()
     except KclRuntimeError as error:
+        driver.stored(compiled)
         failure = runtime_diagnostic(error, compiled.files)
         return [TestCaseResult(name, failure, 0.0) for name in names]
+    driver.stored(compiled)
     outcomes: list[TestCaseResult] = []
     for name in names:
         done, function = driver.finished_value(runner, name)

@@ -15,7 +15,13 @@ from typing import Any
 
 import pytest
 
-from kclpy.compile.code import PackageCode, PendingSchema, SchemaProto
+from kclpy.compile.code import (
+    AbsentSchema,
+    PackageCode,
+    PendingSchema,
+    SchemaProto,
+    provide_sources,
+)
 from kclpy.compile.stmts import LateCompileError, PackageCompiler
 from kclpy.emit import EmitOptions
 from kclpy.pipeline import driver, pickling
@@ -123,17 +129,60 @@ def _blob(code: PackageCode) -> bytes:
     return pickling.dumps(code)
 
 
-def test_pending_schemas_compile_and_cache_as_the_eager_ones(tmp_path: Path) -> None:
-    """Pickling compiles a pending schema and stores a plain ``SchemaProto``, whose
-    entry, read back, pickles to the eagerly compiled package's bytes."""
+def test_a_cache_entry_holds_the_schemas_its_run_compiled(tmp_path: Path) -> None:
+    """Pickled, a compiled schema is a plain ``SchemaProto`` and a pending one an
+    ``AbsentSchema`` (its header); read back, an absent schema is compiled from the
+    program's source when first read, through the thread's provider, and the package
+    then pickles to the eagerly compiled package's bytes."""
     main = _program(tmp_path)
     eager, _ = _compiled(main, lazy=False)
     lazy, _ = _compiled(main, lazy=True)
     assert eager is not None and lazy is not None
-    assert all(_pending(proto) for proto in _protos(lazy, "lib").values())
+    assert _run(main, lazy) == "a:\n  name: x\n  port: 80\n"  # compiles Used only
     loaded = pickling.load(io.BytesIO(_blob(lazy["lib"])))
-    assert all(type(proto) is SchemaProto for proto in _protos({"lib": loaded}, "lib").values())
-    assert _blob(loaded) == _blob(eager["lib"])
+    protos = _protos({"lib": loaded}, "lib")
+    assert type(protos["Used"]) is SchemaProto
+    assert {name for name, proto in protos.items() if type(proto) is AbsentSchema} == {
+        "Never",
+        "Parent",
+        "Unused",
+    }
+    assert len(_blob(loaded)) < len(_blob(eager["lib"]))
+    fresh, _ = _compiled(main, lazy=True)
+    assert fresh is not None
+    asked: list[tuple[str, str]] = []
+
+    def provider(pkgpath: str, name: str) -> SchemaProto:
+        asked.append((pkgpath, name))
+        proto = _protos(fresh, pkgpath)[name]
+        assert isinstance(proto, PendingSchema)
+        return proto.filled()
+
+    provide_sources(provider)
+    try:
+        assert protos["Unused"].attrs[0].name == "items"
+        assert asked == [("lib", "Unused")]
+        for proto in protos.values():
+            proto.checks  # noqa: B018
+    finally:
+        provide_sources(None)
+    assert sorted(asked) == [("lib", "Never"), ("lib", "Parent"), ("lib", "Unused")]
+    assert _plain(loaded) == _plain(eager["lib"])
+
+
+def _plain(value: Any) -> Any:
+    """Compiled code as nested plain data (a filled pending schema as the proto it
+    stands for), to compare codes made by different compiles."""
+    if isinstance(value, list | tuple):
+        return [type(value).__name__, *(_plain(item) for item in value)]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, SchemaProto):
+        return ["SchemaProto", *(_plain(getattr(value, f)) for f in SchemaProto.__slots__)]
+    slots = getattr(type(value), "__slots__", None)
+    if slots and type(value).__module__ == "kclpy.compile.code":
+        return [type(value).__name__, *(_plain(getattr(value, name)) for name in slots)]
+    return value
 
 
 def test_an_error_compiling_a_pending_schema_is_raised_where_it_is_read() -> None:

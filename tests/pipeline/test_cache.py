@@ -13,6 +13,7 @@ import pytest
 
 import kclpy
 from kclpy import loader as loader_module
+from kclpy.compile import code as code_module
 from kclpy.diag.render import render
 from kclpy.emit import EmitOptions
 from kclpy.loader import Loader
@@ -84,6 +85,52 @@ def test_hit_after_miss_gives_identical_output(
     assert second.text == first.text
     assert second.documents == first.documents
     assert "replicas: 1" in second.text and "b: 42" in second.text
+
+
+OPTIONAL_TEXT = """\
+schema Always:
+    x: int = 1
+
+schema Sometimes:
+    z: str = "b"
+
+a = Always {}
+b = Sometimes {} if option("with_b") else None
+"""
+
+
+def test_an_entry_holds_what_its_run_compiled_and_a_hit_compiles_the_rest(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entry is written after the run: schemas it never read are stored as their
+    headers (``AbsentSchema``); a later run from the entry that reads one compiles it
+    from the program's source files."""
+    (tmp_path / "main.k").write_text(OPTIONAL_TEXT)
+    files = [str(tmp_path / "main.k")]
+    first = kclpy.run_files(files, work_dir=str(tmp_path))
+    assert first.ok and "b: null" in first.text
+    (entry,) = _entries(cache_dir)
+    with entry.open("rb") as handle:
+        pickling.load(handle)  # the manifest
+        blobs = pickling.load(handle)
+    main = pickling.load(io.BytesIO(blobs["__main__"][1]))
+    kinds = {proto.name: type(proto).__name__ for proto in code_module.schema_protos(main)}
+    assert kinds == {"Always": "SchemaProto", "Sometimes": "AbsentSchema"}
+    parsed: list[str] = []
+    original = Loader.parse
+
+    def counting(self: Loader, path: str) -> object:
+        parsed.append(path)
+        return original(self, path)
+
+    monkeypatch.setattr(Loader, "parse", counting)
+    second = kclpy.run_files(files, work_dir=str(tmp_path), options={"with_b": True})
+    assert second.ok, second.diagnostics
+    assert "b:\n  z: b" in second.text and "x: 1" in second.text
+    assert parsed == files  # a hit: the source read once, for the absent schema
+    parsed.clear()
+    assert kclpy.run_files(files, work_dir=str(tmp_path)).text == first.text
+    assert parsed == []
 
 
 @pytest.mark.parametrize("edited", ["main.k", "pkg/app.k"])

@@ -98,6 +98,8 @@ def test_a_cache_hit_still_places_runtime_errors(
     inputs = driver.Inputs([str(tmp_path / "main.k")], str(tmp_path))
     first = driver.front_end(inputs, [])
     assert first is not None and first.files  # a miss: the loaded files
+    assert first.store is not None
+    first.store()  # (what a run does once it has run)
     second = driver.front_end(inputs, [])
     assert second is not None and second.files == {}  # a hit: nothing loaded
     failed = driver.run(inputs, driver.RunSettings({"size": 30}), EmitOptions())

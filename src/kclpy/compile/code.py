@@ -6,7 +6,9 @@ classes), so a compiled package can be pickled into the module cache.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any, Final, SupportsIndex
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
@@ -214,7 +216,8 @@ class PendingSchema(SchemaProto):
     package, file, position) is read: most schemas of a model library are never
     instantiated by a given program (konfig's stack: 33 of 387), and defining one at
     run time reads only its header. ``compile`` returns the whole proto, whose fields
-    this one takes; pickling compiles it first and stores a plain ``SchemaProto``."""
+    this one takes. Pickled once compiled, it is a plain ``SchemaProto``; still pending,
+    an :class:`AbsentSchema` (a cache entry holds what its run compiled)."""
 
     __slots__ = ("compile",)
 
@@ -251,9 +254,53 @@ class PendingSchema(SchemaProto):
         return self
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
-        self.filled()
+        if self.compile is not None:  # never read: the entry holds its header only
+            header = (self.name, self.kind, self.pkgpath, self.path, self.position)
+            return AbsentSchema, header
         state = {field: getattr(self, field) for field in SchemaProto.__slots__}
         return SchemaProto, (self.name, self.kind, self.pkgpath, self.path), (None, state)
+
+
+class AbsentSchema(PendingSchema):
+    """A schema a cache entry holds the header of only (the run that stored the entry
+    never read its body): compiled from the program's source files, through the
+    provider the driver sets for a run from a cache entry (:func:`provide_sources`),
+    the first time a field beyond its header is read."""
+
+    __slots__ = ()
+
+    def __init__(
+        self, name: str, kind: str, pkgpath: str, path: str, position: tuple[int, int]
+    ) -> None:
+        super().__init__(name, kind, pkgpath, path, position, partial(_from_source, pkgpath, name))
+
+
+def _from_source(pkgpath: str, name: str) -> SchemaProto:
+    provider: SourceProvider | None = getattr(_sources, "provider", None)
+    if provider is None:  # pragma: no cover - a cache entry read outside the driver
+        raise LookupError(f"no source for the cached schema {pkgpath}.{name}")
+    return provider(pkgpath, name)
+
+
+SourceProvider = Callable[[str, str], SchemaProto]
+"""(package path, schema name) -> the schema's proto, compiled from the program's source."""
+
+_sources = threading.local()
+
+
+def provide_sources(provider: SourceProvider | None) -> None:
+    """The provider of this thread's absent schemas (None: none, a run compiled from
+    source holds no absent schema)."""
+    _sources.provider = provider
+
+
+def schema_protos(package: PackageCode) -> Iterator[SchemaProto]:
+    """The schemas, mixins, protocols and rules a package defines."""
+    for codes in package.setters:
+        for code in codes:
+            for const in code.consts:
+                if isinstance(const, SchemaProto):
+                    yield const
 
 
 class ConfigConstant:

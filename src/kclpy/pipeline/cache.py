@@ -4,7 +4,11 @@
 The checker needs the syntax trees of every imported package to check the main
 package, so the unit of caching is a whole program: the compiled ``PackageCode``
 of every package of a run whose loading, checking and compiling produced no
-diagnostic at all. Processes share it (``kcl run``, build workers).
+diagnostic at all, written once the program has run. A schema the run never read
+(``compile.code.PendingSchema``, still uncompiled) is stored as its header, an
+``AbsentSchema``, which a later run from the entry compiles from the program's
+source if it reads it (``driver.SourceSchemas``). Processes share it (``kcl run``,
+build workers).
 
 **In process** (:class:`MemoryTier`, handed to the driver by a process that runs
 many programs, such as a ``kcl build`` worker): parsed files by path and content
@@ -59,7 +63,7 @@ if TYPE_CHECKING:
 
 Entry = TypeVar("Entry")
 
-_FORMAT = 3  # layout of an entry (manifest pickle, then a pickle of per-package pickles)
+_FORMAT = 4  # layout of an entry (manifest pickle, then a pickle of per-package pickles)
 
 
 def cache_dir() -> str | None:

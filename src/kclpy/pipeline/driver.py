@@ -22,7 +22,10 @@ reported an error.
 
 The cache (``kclpy.pipeline.cache``) is a layer the driver consults: before loading it
 looks the inputs up on disk (a hit skips load, check and compile); after a clean
-compile it stores the codes. A process running many programs hands in a
+compile, once the program has run (``Compiled.store``, :func:`stored`), it stores the
+codes, a schema the run never read as its header (``AbsentSchema``: a later run from
+the entry that reads it compiles it from source, :class:`SourceSchemas`; so a first
+run compiles and stores what it uses only). A process running many programs hands in a
 ``MemoryTier``, which the loader consults per file, :func:`check` (through
 ``kclpy.sema.reuse``) and :func:`compile_program` per package. Where the driver needs
 the VM's state (the print log after an error, the values of a finished package) it
@@ -33,9 +36,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from kclpy.compile.code import PendingSchema, SchemaProto, provide_sources, schema_protos
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, Label, make_error
 from kclpy.loader import MAIN, Loader, Program
@@ -95,6 +100,9 @@ class Compiled(NamedTuple):
     root: str
     files: dict[str, SourceFile]
     work_dir: str = ""
+    store: Callable[[], object] | None = None
+    """Writes the program's cache entry (None: none to write); called once the run has
+    compiled the schemas it reads, so that the entry holds them and the others' headers."""
 
 
 class RunResult:
@@ -305,7 +313,9 @@ def front_end(
         cache = open_cache(inputs.files, inputs.work_dir, dict(inputs.externals), inputs.check)
     cached = cache.lookup(memory) if cache is not None else None
     if cache is not None and cached is not None:
+        provide_sources(SourceSchemas(inputs))  # (for the schemas the entry lacks)
         return Compiled(cached, cache.root, {}, inputs.work_dir)
+    provide_sources(None)
     program = load(inputs, memory, digests=cache is not None)
     diagnostics.extend(program.diagnostics)
     if not program.has_errors and inputs.edit is not None:
@@ -318,16 +328,61 @@ def front_end(
     if _has_error(diagnostics):
         return None
     model.drop_tool_facts()  # the compiler reads only the bindings of names
-    lazy = memory is None and inputs.check  # (the cache's store compiles what is pending)
+    lazy = memory is None and inputs.check
     codes = compile_program(program, model, diagnostics, memory, keys, lazy)
     if codes is None:
         return None
-    if cache is not None and not diagnostics:
-        cache.store(codes, program)
+    store = partial(cache.store, codes, program) if cache is not None and not diagnostics else None
     files = {
         module.file.path: module.file for modules in program.packages.values() for module in modules
     }
-    return Compiled(codes, program.root, files, inputs.work_dir)
+    return Compiled(codes, program.root, files, inputs.work_dir, store)
+
+
+def stored(compiled: Compiled) -> None:
+    """Write the cache entry of a program that has run (to its end or to a KCL error;
+    not after an interruption), when it has one to write."""
+    if compiled.store is not None:
+        compiled.store()
+
+
+class SourceSchemas:
+    """The schemas a run from a cache entry reads and the entry lacks (the run that
+    stored it never read them: ``AbsentSchema``), compiled from the program's source
+    files, which the entry's lookup found unchanged; compiled once per run."""
+
+    def __init__(self, inputs: Inputs) -> None:
+        self.inputs = inputs
+        self.codes: dict[str, PackageCode] | None = None
+
+    def __call__(self, pkgpath: str, name: str) -> SchemaProto:
+        if self.codes is None:
+            self.codes = self._compile()
+        for proto in schema_protos(self.codes[pkgpath]):
+            if proto.name == name:
+                return proto.filled() if isinstance(proto, PendingSchema) else proto
+        raise self._changed()
+
+    def _compile(self) -> dict[str, PackageCode]:
+        diagnostics: list[Diagnostic] = []
+        program = load(self.inputs, None, digests=False)
+        diagnostics.extend(program.diagnostics)
+        if not _has_error(diagnostics):
+            model = check(program, False, None, None, False)
+            diagnostics.extend(model.diagnostics)
+            if not _has_error(diagnostics):
+                model.drop_tool_facts()
+                codes = compile_program(program, model, diagnostics, None, None, True)
+                if codes is not None:
+                    return codes
+        raise self._changed()
+
+    def _changed(self) -> Exception:
+        from kclpy.values.errors import KclRuntimeError
+
+        return KclRuntimeError(
+            "the program's files changed while it ran from the compiled-module cache; run it again"
+        )
 
 
 def start(compiled: Compiled, settings: RunSettings) -> Runner:
@@ -381,9 +436,11 @@ def run(
     try:
         output = execute(runner, settings)
     except KclRuntimeError as error:
+        stored(compiled)
         result.log = output_log(runner)
         result.diagnostics.append(runtime_diagnostic(error, compiled.files))
         return result
+    stored(compiled)
     result.log = output.log
     result.documents = output.documents
     try:

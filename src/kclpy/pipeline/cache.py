@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kclpy import __version__
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
-from kclpy.loader import Loader, ParseMemo, Program, digest
+from kclpy.loader import Loader, ParseMemo, Program, Reads, digest
 from kclpy.source import create_temporary
 
 if TYPE_CHECKING:
@@ -233,9 +233,9 @@ class ProgramCache:
         discover = self._probe.discover
         return all(discover(name) == answer for name, answer in manifest["discoveries"])
 
-    def store(self, codes: Mapping[str, PackageCode], program: Program) -> bool:
-        """Write the entry atomically; False (and no entry) when it cannot be written."""
-        reads = program.reads
+    def store(self, codes: Mapping[str, PackageCode], reads: Reads) -> bool:
+        """Write the entry (the codes, and what loading the program read: its
+        ``Program.reads``) atomically; False (and no entry) when it cannot be written."""
         if not reads.complete:
             return False
         manifest = {

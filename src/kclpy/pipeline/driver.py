@@ -332,7 +332,9 @@ def front_end(
     codes = compile_program(program, model, diagnostics, memory, keys, lazy)
     if codes is None:
         return None
-    store = partial(cache.store, codes, program) if cache is not None and not diagnostics else None
+    store = None
+    if cache is not None and not diagnostics:  # (what loading read; the trees go before the run)
+        store = partial(cache.store, codes, program.reads)
     files = {
         module.file.path: module.file for modules in program.packages.values() for module in modules
     }

@@ -130,7 +130,9 @@ def test_an_entry_holds_what_its_run_compiled_and_a_hit_compiles_the_rest(
     assert parsed == files  # a hit: the source read once, for the absent schema
     parsed.clear()
     assert kclpy.run_files(files, work_dir=str(tmp_path)).text == first.text
-    assert parsed == []
+    third = kclpy.run_files(files, work_dir=str(tmp_path), options={"with_b": True})
+    assert third.text == second.text
+    assert parsed == []  # the second run wrote the entry again, with the schema it compiled
 
 
 @pytest.mark.parametrize("edited", ["main.k", "pkg/app.k"])

@@ -43,14 +43,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kclpy.compile.code import PendingSchema, SchemaProto, provide_sources, schema_protos
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, Label, make_error
-from kclpy.loader import MAIN, Loader, Program
+from kclpy.loader import MAIN, Loader, Program, Reads
 from kclpy.patterns import compiled
 from kclpy.source import SourceFile, Span, read_source
 
 if TYPE_CHECKING:
     from kclpy.compile.code import PackageCode
     from kclpy.emit import EmitOptions
-    from kclpy.pipeline.cache import MemoryTier
+    from kclpy.pipeline.cache import MemoryTier, ProgramCache
     from kclpy.sema import Model
     from kclpy.values.errors import KclRuntimeError, Location
     from kclpy.vm.runner import Runner, RunOutput
@@ -102,7 +102,8 @@ class Compiled(NamedTuple):
     work_dir: str = ""
     store: Callable[[], object] | None = None
     """Writes the program's cache entry (None: none to write); called once the run has
-    compiled the schemas it reads, so that the entry holds them and the others' headers."""
+    compiled the schemas it reads, so that the entry holds them and the others' headers
+    (after a run from the entry: writes it again if the run compiled schemas it lacked)."""
 
 
 class RunResult:
@@ -313,8 +314,10 @@ def front_end(
         cache = open_cache(inputs.files, inputs.work_dir, dict(inputs.externals), inputs.check)
     cached = cache.lookup(memory) if cache is not None else None
     if cache is not None and cached is not None:
-        provide_sources(SourceSchemas(inputs))  # (for the schemas the entry lacks)
-        return Compiled(cached, cache.root, {}, inputs.work_dir)
+        sources = SourceSchemas(inputs)  # (for the schemas the entry lacks)
+        provide_sources(sources)
+        rewrite = partial(sources.rewrite, cache, cached)
+        return Compiled(cached, cache.root, {}, inputs.work_dir, rewrite)
     provide_sources(None)
     program = load(inputs, memory, digests=cache is not None)
     diagnostics.extend(program.diagnostics)
@@ -356,6 +359,7 @@ class SourceSchemas:
     def __init__(self, inputs: Inputs) -> None:
         self.inputs = inputs
         self.codes: dict[str, PackageCode] | None = None
+        self.reads: Reads | None = None
 
     def __call__(self, pkgpath: str, name: str) -> SchemaProto:
         if self.codes is None:
@@ -365,9 +369,16 @@ class SourceSchemas:
                 return proto.filled() if isinstance(proto, PendingSchema) else proto
         raise self._changed()
 
+    def rewrite(self, cache: ProgramCache, codes: dict[str, PackageCode]) -> None:
+        """Write the entry again once the run has compiled schemas it lacked (they are
+        in ``codes`` now), so that the next run reads them from it."""
+        if self.reads is not None:
+            cache.store(codes, self.reads)
+
     def _compile(self) -> dict[str, PackageCode]:
         diagnostics: list[Diagnostic] = []
-        program = load(self.inputs, None, digests=False)
+        program = load(self.inputs, None)
+        self.reads = program.reads
         diagnostics.extend(program.diagnostics)
         if not _has_error(diagnostics):
             model = check(program, False, None, None, False)

@@ -135,6 +135,24 @@ def test_an_entry_holds_what_its_run_compiled_and_a_hit_compiles_the_rest(
     assert parsed == []  # the second run wrote the entry again, with the schema it compiled
 
 
+def test_absent_schemas_come_only_from_the_entry_s_own_files(tmp_path: Path) -> None:
+    """Compiling an absent schema from source needs the files the entry was made from
+    (as its lookup found them): other files (changed during the run) stop the run, and
+    the entry is not written again."""
+    from kclpy.values.errors import KclRuntimeError
+
+    (tmp_path / "main.k").write_text(OPTIONAL_TEXT)
+    inputs = driver.Inputs([str(tmp_path / "main.k")], str(tmp_path))
+    stale = driver.SourceSchemas(inputs, [(str(tmp_path / "main.k"), "0" * 64)])
+    with pytest.raises(KclRuntimeError, match="changed while it ran"):
+        stale("__main__", "Sometimes")
+    assert stale.reads is None
+    program = driver.load(inputs)
+    fresh = driver.SourceSchemas(inputs, list(program.reads.files))
+    assert fresh("__main__", "Sometimes").attrs[0].name == "z"
+    assert fresh.reads is not None
+
+
 @pytest.mark.parametrize("edited", ["main.k", "pkg/app.k"])
 def test_a_changed_file_invalidates(cache_dir: Path, project: Path, edited: str) -> None:
     assert _run(project).ok

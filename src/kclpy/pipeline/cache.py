@@ -196,6 +196,8 @@ class ProgramCache:
         )
         self.key = digest(repr(key_parts).encode("utf-8", "surrogatepass"))
         self.path = os.path.join(directory, "programs", self.key + ".bin")
+        # the files (path, digest) of the entry a lookup found valid
+        self.files_read: list[tuple[str, str]] | None = None
 
     def lookup(self, memory: MemoryTier | None = None) -> dict[str, PackageCode] | None:
         """The cached codes when the entry exists and is still valid, else None
@@ -208,6 +210,7 @@ class ProgramCache:
                 if not self._valid(manifest):
                     return None
                 blobs = pickling.load(handle)
+            self.files_read = list(manifest["files"])
             return {
                 pkgpath: _read_package(blob_digest, blob, memory)
                 for pkgpath, (blob_digest, blob) in blobs.items()

@@ -314,7 +314,7 @@ def front_end(
         cache = open_cache(inputs.files, inputs.work_dir, dict(inputs.externals), inputs.check)
     cached = cache.lookup(memory) if cache is not None else None
     if cache is not None and cached is not None:
-        sources = SourceSchemas(inputs)  # (for the schemas the entry lacks)
+        sources = SourceSchemas(inputs, cache.files_read)  # (the schemas the entry lacks)
         provide_sources(sources)
         rewrite = partial(sources.rewrite, cache, cached)
         return Compiled(cached, cache.root, {}, inputs.work_dir, rewrite)
@@ -354,17 +354,20 @@ def stored(compiled: Compiled) -> None:
 class SourceSchemas:
     """The schemas a run from a cache entry reads and the entry lacks (the run that
     stored it never read them: ``AbsentSchema``), compiled from the program's source
-    files, which the entry's lookup found unchanged; compiled once per run."""
+    files, once per run. The files must still be the entry's (``files_read``: each
+    path and digest its lookup found): else the run stops with an error."""
 
-    def __init__(self, inputs: Inputs) -> None:
+    def __init__(self, inputs: Inputs, files_read: list[tuple[str, str]] | None) -> None:
         self.inputs = inputs
+        self.files_read = files_read
         self.codes: dict[str, PackageCode] | None = None
-        self.reads: Reads | None = None
+        self.reads: Reads | None = None  # set once compiled from the entry's files
 
     def __call__(self, pkgpath: str, name: str) -> SchemaProto:
         if self.codes is None:
             self.codes = self._compile()
-        for proto in schema_protos(self.codes[pkgpath]):
+        package = self.codes.get(pkgpath)
+        for proto in schema_protos(package) if package is not None else ():
             if proto.name == name:
                 return proto.filled() if isinstance(proto, PendingSchema) else proto
         raise self._changed()
@@ -378,15 +381,15 @@ class SourceSchemas:
     def _compile(self) -> dict[str, PackageCode]:
         diagnostics: list[Diagnostic] = []
         program = load(self.inputs, None)
-        self.reads = program.reads
         diagnostics.extend(program.diagnostics)
-        if not _has_error(diagnostics):
+        if program.reads.files == self.files_read and not _has_error(diagnostics):
             model = check(program, False, None, None, False)
             diagnostics.extend(model.diagnostics)
             if not _has_error(diagnostics):
                 model.drop_tool_facts()
                 codes = compile_program(program, model, diagnostics, None, None, True)
                 if codes is not None:
+                    self.reads = program.reads
                     return codes
         raise self._changed()
 

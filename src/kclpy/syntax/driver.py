@@ -79,6 +79,18 @@ def collects(function: F) -> F:
     return function
 
 
+def collect(p: Any) -> None:
+    """The action of a :func:`collects` rule, as the driver takes it without a call:
+    ``items : item`` starts a list, ``items : items ... item`` appends to it."""
+    s = p.slice
+    if len(s) == 2:
+        s[0].value = [s[1].value]
+    else:
+        items = s[1].value
+        items.append(s[-1].value)
+        s[0].value = items
+
+
 def valueless(function: F) -> F:
     """Mark a rule function that does nothing (separators, layout): its one-symbol
     rules are unit rules, its other rules push None."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import collects, in_place, literal_items, unit, valueless
+from kclpy.syntax.driver import collect, collects, in_place, literal_items, unit, valueless
 from kclpy.syntax.grammar_expr import p_postfix_selector, p_postfix_subscript
 
 P = Any  # ply's YaccProduction
@@ -106,13 +106,7 @@ def p_list_content(p: P) -> None:
 def p_list_items(p: P) -> None:
     """list_items : list_item
     | list_items item_sep list_item"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        items = s[1].value
-        items.append(s[3].value)
-        s[0].value = items
+    collect(p)
 
 
 @unit
@@ -179,13 +173,7 @@ def p_list_if_block(p: P) -> None:
 def p_block_list_items(p: P) -> None:
     """block_list_items : list_item
     | block_list_items block_sep list_item"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        items = s[1].value
-        items.append(s[3].value)
-        s[0].value = items
+    collect(p)
 
 
 def _extend_chain(first: ast.ListIfItem | ast.ConfigIfEntry, end: int) -> None:
@@ -203,13 +191,7 @@ def _extend_chain(first: ast.ListIfItem | ast.ConfigIfEntry, end: int) -> None:
 def p_comp_clauses(p: P) -> None:
     """comp_clauses : comp_for
     | comp_clauses opt_nl comp_for"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        clauses = s[1].value
-        clauses.append(s[3].value)
-        s[0].value = clauses
+    collect(p)
 
 
 def p_comp_clauses_if(p: P) -> None:
@@ -292,13 +274,7 @@ def p_config_content(p: P) -> None:
 def p_entries(p: P) -> None:
     """entries : entry
     | entries item_sep entry"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        items = s[1].value
-        items.append(s[3].value)
-        s[0].value = items
+    collect(p)
 
 
 @in_place
@@ -394,13 +370,7 @@ def p_config_if_block(p: P) -> None:
 def p_block_entries(p: P) -> None:
     """block_entries : entry
     | block_entries block_sep entry"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        items = s[1].value
-        items.append(s[3].value)
-        s[0].value = items
+    collect(p)
 
 
 # --------------------------------------------------------------------------- quantifiers, lambdas
@@ -502,13 +472,7 @@ def p_braced_params(p: P) -> None:
 def p_param_items(p: P) -> None:
     """param_items : param
     | param_items item_sep param"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        params = s[1].value
-        params.append(s[3].value)
-        s[0].value = params
+    collect(p)
 
 
 @unit
@@ -524,13 +488,7 @@ def p_params(p: P) -> None:
     """params : param
     | params COMMA param
     | params param"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        params = s[1].value
-        params.append(s[-1].value)
-        s[0].value = params
+    collect(p)
 
 
 def p_param(p: P) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import collects, in_place, unit, valueless, wraps
+from kclpy.syntax.driver import collect, collects, in_place, unit, valueless, wraps
 from kclpy.syntax.tokens import PUNCTUATION
 
 P = Any  # ply's YaccProduction
@@ -347,13 +347,7 @@ def p_call_args(p: P) -> None:
 def p_arg_list(p: P) -> None:
     """arg_list : arg
     | arg_list item_sep arg"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        items = s[1].value
-        items.append(s[3].value)
-        s[0].value = items
+    collect(p)
 
 
 def p_arg(p: P) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from kclpy.diag import Code
 from kclpy.source import Span
 from kclpy.syntax import ast, build
-from kclpy.syntax.driver import collects, in_place, keep_first, unit
+from kclpy.syntax.driver import collect, collects, in_place, keep_first, unit
 from kclpy.syntax.tokens import AUGMENTED
 
 P = Any  # ply's YaccProduction
@@ -124,13 +124,7 @@ def p_expr_stmt_assign(p: P) -> None:
 def p_assign_rhs(p: P) -> None:
     """assign_rhs : test
     | assign_rhs ASSIGN test"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        chain = s[1].value
-        chain.append(s[3].value)
-        s[0].value = chain
+    collect(p)
 
 
 def p_expr_stmt_annotation(p: P) -> None:
@@ -379,13 +373,7 @@ def p_block_items(p: P) -> None:
 def p_decorators(p: P) -> None:
     """decorators : decorator
     | decorators decorator"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        items = s[1].value
-        items.append(s[2].value)
-        s[0].value = items
+    collect(p)
 
 
 def p_decorator(p: P) -> None:
@@ -540,13 +528,7 @@ def _as_attribute(item: Any) -> Any:
 def p_schema_items(p: P) -> None:
     """schema_items : schema_item
     | schema_items schema_item"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        items = s[1].value
-        items.append(s[2].value)
-        s[0].value = items
+    collect(p)
 
 
 def p_schema_items_error(p: P) -> None:
@@ -587,13 +569,7 @@ def p_mixin_stmt(p: P) -> None:
 def p_mixin_names(p: P) -> None:
     """mixin_names : dotted
     | mixin_names item_sep dotted"""
-    s = p.slice
-    if len(s) == 2:
-        s[0].value = [s[1].value]
-    else:
-        names = s[1].value
-        names.append(s[3].value)
-        s[0].value = names
+    collect(p)
 
 
 _NO_DEFAULT = ("=", None)

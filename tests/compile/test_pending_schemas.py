@@ -21,6 +21,7 @@ from kclpy.compile.code import (
     PendingSchema,
     SchemaProto,
     provide_sources,
+    schema_protos,
 )
 from kclpy.compile.stmts import LateCompileError, PackageCompiler
 from kclpy.emit import EmitOptions
@@ -97,13 +98,7 @@ def _outcome(path: Path, lazy: bool) -> str:
 
 
 def _protos(codes: dict[str, PackageCode], pkgpath: str) -> dict[str, SchemaProto]:
-    found: dict[str, SchemaProto] = {}
-    for setters in codes[pkgpath].setters:
-        for code in setters:
-            for const in code.consts:
-                if isinstance(const, SchemaProto):
-                    found[const.name] = const
-    return found
+    return {proto.name: proto for proto in schema_protos(codes[pkgpath])}
 
 
 def _pending(proto: SchemaProto) -> bool:

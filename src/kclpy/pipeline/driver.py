@@ -305,7 +305,7 @@ def front_end(
 ) -> Compiled | None:
     """Load, edit, check and compile, consulting the on-disk cache first (inputs given
     as text or edited are never cached); None when a stage reported an error."""
-    from kclpy.pipeline.cache import open_cache, package_keys
+    from kclpy.pipeline.cache import open_cache
 
     cache = None
     if inputs.edit is not None:
@@ -319,7 +319,27 @@ def front_end(
         rewrite = partial(sources.rewrite, cache, cached)
         return Compiled(cached, cache.root, {}, inputs.work_dir, rewrite)
     provide_sources(None)
-    program = load(inputs, memory, digests=cache is not None)
+    built = from_source(inputs, diagnostics, memory, digests=cache is not None)
+    if built is None:
+        return None
+    program, codes = built
+    store = None
+    if cache is not None and not diagnostics:  # (what loading read; the trees go before the run)
+        store = partial(cache.store, codes, program.reads)
+    files = {
+        module.file.path: module.file for modules in program.packages.values() for module in modules
+    }
+    return Compiled(codes, program.root, files, inputs.work_dir, store)
+
+
+def from_source(
+    inputs: Inputs, diagnostics: list[Diagnostic], memory: MemoryTier | None, digests: bool
+) -> tuple[Program, dict[str, PackageCode]] | None:
+    """Load, edit, check and compile (no cache): the program and its codes, or None
+    when a stage reported an error (in ``diagnostics``)."""
+    from kclpy.pipeline.cache import package_keys
+
+    program = load(inputs, memory, digests)
     diagnostics.extend(program.diagnostics)
     if not program.has_errors and inputs.edit is not None:
         diagnostics.extend(inputs.edit(program))
@@ -333,15 +353,7 @@ def front_end(
     model.drop_tool_facts()  # the compiler reads only the bindings of names
     lazy = memory is None and inputs.check
     codes = compile_program(program, model, diagnostics, memory, keys, lazy)
-    if codes is None:
-        return None
-    store = None
-    if cache is not None and not diagnostics:  # (what loading read; the trees go before the run)
-        store = partial(cache.store, codes, program.reads)
-    files = {
-        module.file.path: module.file for modules in program.packages.values() for module in modules
-    }
-    return Compiled(codes, program.root, files, inputs.work_dir, store)
+    return None if codes is None else (program, codes)
 
 
 def stored(compiled: Compiled) -> None:
@@ -362,15 +374,15 @@ class SourceSchemas:
         self.files_read = files_read
         self.codes: dict[str, PackageCode] | None = None
         self.reads: Reads | None = None  # set once compiled from the entry's files
+        self.protos: dict[tuple[str, str], SchemaProto] = {}
 
     def __call__(self, pkgpath: str, name: str) -> SchemaProto:
         if self.codes is None:
             self.codes = self._compile()
-        package = self.codes.get(pkgpath)
-        for proto in schema_protos(package) if package is not None else ():
-            if proto.name == name:
-                return proto.filled() if isinstance(proto, PendingSchema) else proto
-        raise self._changed()
+        proto = self.protos.get((pkgpath, name))
+        if proto is None:
+            raise self._changed()
+        return proto.filled() if isinstance(proto, PendingSchema) else proto
 
     def rewrite(self, cache: ProgramCache, codes: dict[str, PackageCode]) -> None:
         """Write the entry again once the run has compiled schemas it lacked (they are
@@ -379,19 +391,17 @@ class SourceSchemas:
             cache.store(codes, self.reads)
 
     def _compile(self) -> dict[str, PackageCode]:
-        diagnostics: list[Diagnostic] = []
-        program = load(self.inputs, None)
-        diagnostics.extend(program.diagnostics)
-        if program.reads.files == self.files_read and not _has_error(diagnostics):
-            model = check(program, False, None, None, False)
-            diagnostics.extend(model.diagnostics)
-            if not _has_error(diagnostics):
-                model.drop_tool_facts()
-                codes = compile_program(program, model, diagnostics, None, None, True)
-                if codes is not None:
-                    self.reads = program.reads
-                    return codes
-        raise self._changed()
+        built = from_source(self.inputs, [], None, digests=True)
+        if built is None or built[0].reads.files != self.files_read:
+            raise self._changed()
+        program, codes = built
+        self.reads = program.reads
+        self.protos = {
+            (pkgpath, proto.name): proto
+            for pkgpath, package in codes.items()
+            for proto in schema_protos(package)
+        }
+        return codes
 
     def _changed(self) -> Exception:
         from kclpy.values.errors import KclRuntimeError

@@ -8,6 +8,7 @@ entry (the cache off, or a first run until it stores) does not import ``pickle``
 
 from __future__ import annotations
 
+import io
 import pickle
 from typing import IO, Any
 
@@ -58,8 +59,6 @@ def load(handle: IO[bytes]) -> Any:
 
 def dumps(value: Any) -> bytes:
     """``value`` pickled in the dialect."""
-    import io
-
     buffer = io.BytesIO()
     Pickler(buffer).dump(value)
     return buffer.getvalue()

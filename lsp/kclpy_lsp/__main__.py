@@ -6,10 +6,11 @@ import sys
 try:
     from kclpy_lsp.server import main
 except ImportError as error:
+    from kclpy import install_hint
     from kclpy.diag import Code, make_error
     from kclpy.diag.render import render_all
 
-    message = f"the language server needs pygls ({error}); pip install 'kclpy[lsp]'"
+    message = f"the language server needs pygls ({error}); {install_hint('lsp')}"
     sys.stderr.write(render_all([make_error(Code.USAGE_ERROR, message, None)], "human", False))
     raise SystemExit(2) from None
 

@@ -180,7 +180,7 @@ export function startFailureMessage(launch: Launch, error: unknown): string {
   if (has("ENOENT")) {
     return (
       `KCL: cannot start the language server: "${launch.command}" was not found. ` +
-      "Install kclpy with its language server (pip install 'kclpy[lsp]') " +
+      "Install kclpy with its language server (pip install 'kclpy-toolchain[lsp]') " +
       "or set kcl.server.command to the path of its kcl program."
     );
   }

@@ -67,7 +67,9 @@ def run_cluster(
     try:
         from distributed import Client, as_completed
     except ImportError:
-        message = "--cluster needs dask distributed: pip install 'kclpy[cluster]'"
+        from kclpy import install_hint
+
+        message = f"--cluster needs dask distributed: {install_hint('cluster')}"
         raise ClusterError(message) from None
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]

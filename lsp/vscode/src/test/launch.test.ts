@@ -106,7 +106,7 @@ test("start failures say what to do", () => {
   const { launch } = planLaunch({}, host);
   const missing = startFailureMessage(launch, "Launching server using command kcl failed. Error: spawn kcl ENOENT");
   assert.match(missing, /"kcl" was not found/);
-  assert.match(missing, /pip install 'kclpy\[lsp\]'/);
+  assert.match(missing, /pip install 'kclpy-toolchain\[lsp\]'/);
   assert.match(missing, /kcl\.server\.command/);
   const denied = Object.assign(new Error("spawn /x/kcl EACCES"), { code: "EACCES" });
   assert.match(startFailureMessage(launch, denied), /is not executable/);

@@ -239,3 +239,33 @@ def test_malformed_settings_files_are_evaluation_errors(project: Path, text: str
 def test_a_single_file_entry_may_be_a_string(project: Path) -> None:
     write(project, {"one.yaml": "kcl_cli_configs:\n  files: extra.k\n"})
     assert kcl("run", "-Y", "one.yaml", cwd=project).stdout == "c:\n  d: null\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "suggestion"),
+    [
+        (["rn", "main.k"], "did you mean 'run'?"),
+        (["run", "main.k", "--formt", "json"], "did you mean '--format'?"),
+        (["fmt", "--chek", "."], "did you mean '--check'?"),
+        (["run", "main.k", "--zzzzzz"], None),
+    ],
+)
+def test_mistyped_commands_and_options_get_a_suggestion(
+    project: Path, args: list[str], suggestion: str | None
+) -> None:
+    done = kcl(*args, cwd=project)
+    assert done.returncode == 2 and "UsageError" in done.stderr
+    if suggestion is None:
+        assert "did you mean" not in done.stderr
+    else:
+        assert suggestion in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-D", "env"], ["-D", "=prod"], ["-D", "env="], ["-O", "app"], ["-O", "a.b="]],
+)
+def test_malformed_arguments_and_overrides_are_usage_errors(project: Path, args: list[str]) -> None:
+    done = kcl("run", "main.k", *args, cwd=project)
+    assert done.returncode == 2, done.stderr
+    assert "error[E9002]: UsageError" in done.stderr and done.stdout == ""

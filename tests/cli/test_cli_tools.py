@@ -106,7 +106,8 @@ def test_test_and_vet_take_the_runner_options(tmp_path: Path) -> None:
     done = kcl("test", "-Y", "settings.yaml", "pkg", "-E", "names=lib", cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.endswith("PASS: 1/1\n")
     bad = kcl("test", "pkg", "-D", "wanted", "-E", "names=lib", cwd=tmp_path)
-    assert bad.returncode == 1 and "EvaluationError" in bad.stderr
+    assert bad.returncode == 2 and "UsageError" in bad.stderr  # -D without '='
+    assert "did you mean" not in bad.stderr and "expected NAME=VALUE" in bad.stderr
     vet = kcl("vet", "user.json", "schema.k", "-s", "User", "-E", "names=lib", cwd=tmp_path)
     assert vet.returncode == 1 and " --> user.json:1:" in vet.stderr, vet.stderr
     assert "Check failed on the condition" in vet.stderr

@@ -295,8 +295,11 @@ def test_cli_debug_with_a_bad_spec_writes_nothing(
 
     main_k = tmp_path / "main.k"
     main_k.write_text("a = 1\n")
-    assert main([str(main_k), "-O", "a=2", "-O", "b.x=", "-d"]) == 1
-    assert "Invalid spec format 'b.x='" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as ended:  # a usage error
+        main([str(main_k), "-O", "a=2", "-O", "b.x=", "-d"])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert "UsageError" in err and "Invalid spec format 'b.x='" in err
     assert main_k.read_text() == "a = 1\n"
 
 

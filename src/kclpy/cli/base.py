@@ -61,8 +61,24 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        print_error(Code.USAGE_ERROR, message)
+        print_error(Code.USAGE_ERROR, message + self._suggestion(message))
         raise SystemExit(EXIT_USAGE)
+
+    def _suggestion(self, message: str) -> str:
+        """``; did you mean ...?`` for a mistyped command or option, else ''."""
+        import difflib
+        import re
+
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice:
+            word, known = choice[1], re.findall(r"'([^']*)'", choice[2])
+        else:
+            unknown = re.match(r"unrecognized arguments: (\S+)", message)
+            if not unknown or not unknown[1].startswith("-"):
+                return ""
+            word, known = unknown[1].partition("=")[0], list(self._option_string_actions)
+        close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+        return f"; did you mean '{close[0]}'?" if close else ""
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # with the width given, argparse does not import shutil to ask the terminal
@@ -146,6 +162,19 @@ def write_output(path: str, text: str) -> None:
         ) from None
 
 
+def top_level_argument(text: str) -> str:
+    """The argparse type of ``-D``: ``NAME=VALUE`` or a usage error (exit 2)."""
+    from kclpy.pipeline.driver import parse_option
+
+    try:
+        parse_option(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid value '{text}': expected NAME=VALUE with a name and a value"
+        ) from None
+    return text
+
+
 def add_runner_options(parser: argparse.ArgumentParser) -> None:
     """``-D``, ``-E`` and ``-Y``, repeatable: the real CLI's options for commands that
     run a program (``run``, ``test``)."""
@@ -155,6 +184,7 @@ def add_runner_options(parser: argparse.ArgumentParser) -> None:
         "--argument",
         dest="arguments",
         metavar="NAME=VALUE",
+        type=top_level_argument,
         **repeat,
         help="a top-level argument for option('NAME'); VALUE is JSON or a plain string",
     )

@@ -55,6 +55,17 @@ SWITCHES = (
 )
 
 
+def override_spec(text: str) -> str:
+    """The argparse type of ``-O``: a well-formed spec or a usage error (exit 2)."""
+    from kclpy.tools.override import OverrideError, parse_override_spec
+
+    try:
+        parse_override_spec(text)
+    except OverrideError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """The options of ``kcl run`` (and of commands that compile programs the same way)."""
     repeat: dict[str, Any] = {"action": "append", "default": []}
@@ -81,6 +92,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--overrides",
         dest="overrides",
         metavar="SPEC",
+        type=override_spec,
         **repeat,
         help="override a value before running: [pkg:]path=value, or path- to delete it",
     )

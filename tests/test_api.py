@@ -92,3 +92,71 @@ def test_vendored_and_kcl_pkg_path_packages(
     result = kclpy.run_files([str(app / "main.k")])
     assert result.ok, result.diagnostics
     assert result.text == "a: vendored\nb: from KCL_PKG_PATH\n"
+
+
+PROGRAM = """schema App:
+    port?: int
+    name: str = "web"
+    _secret: str = "s"
+
+app = App {}
+gone = Undefined
+memory = 1Ki
+double = lambda x { x * 2 }
+items = [1, None, Undefined]
+"""
+
+
+def test_documents_are_plain_data_as_the_output_leaves_them() -> None:
+    import json
+
+    import yaml
+
+    from kclpy.values import UNDEFINED, SchemaInstance
+
+    result = kclpy.run(PROGRAM)
+    assert result.ok, result.diagnostics
+    expected = {"app": {"name": "web"}, "memory": 1024.0, "items": [1, None]}
+    assert result.documents == [expected]
+    assert json.loads(json.dumps(result.documents)) == [expected]
+    assert yaml.safe_load(result.text) == expected  # the same data as the YAML text
+    (values,) = result.values  # the typed values, as the VM made them
+    assert isinstance(values["app"], SchemaInstance) and values["gone"] is UNDEFINED
+    assert values["app"]["_secret"] == "s" and callable(values["double"]) is False
+    hidden = kclpy.run(PROGRAM, show_hidden=True, disable_none=True)
+    assert hidden.documents == [{**expected, "app": {"name": "web", "_secret": "s"}, "items": [1]}]
+
+
+def test_a_stream_of_documents_is_plain_data_too() -> None:
+    code = 'import manifests\nmanifests.yaml_stream([{a = 1, _b = 2, c = None}, {d = "x"}])\n'
+    result = kclpy.run(code)
+    # yaml_stream keeps hidden keys unless asked (its ignore_private), as its text does
+    assert result.ok and result.documents == [{"a": 1, "_b": 2, "c": None}, {"d": "x"}]
+    opts = '}], opts={"ignore_none": True, "ignore_private": True})'
+    quiet = kclpy.run(code.replace("}])", opts))
+    assert quiet.text == "a: 1\n---\nd: x\n" and quiet.documents == [{"a": 1}, {"d": "x"}]
+
+
+def test_diagnostics_print_readably_and_render_as_kcl_does() -> None:
+    (diagnostic,) = kclpy.run("a = 1\nb = [1][5]\n").diagnostics
+    assert isinstance(diagnostic, kclpy.Diagnostic)
+    assert str(diagnostic).startswith("main.k:2:5: error[E3M38]: EvaluationError: ")
+    text = diagnostic.render()
+    assert text.splitlines()[:4] == [
+        "error[E3M38]: EvaluationError",
+        " --> main.k:2:5",
+        "  |",
+        "2 | b = [1][5]",
+    ]
+    assert "^" in text and diagnostic.render("short") == str(diagnostic)
+
+
+def test_all_is_the_public_api_and_every_name_resolves() -> None:
+    import pydoc
+
+    for name in kclpy.__all__:
+        assert getattr(kclpy, name) is not None, name
+    assert {"run", "run_files", "RunResult", "Diagnostic", "Code"} <= set(kclpy.__all__)
+    assert not {"api", "cli", "vm", "install_hint"} & set(kclpy.__all__)
+    page = pydoc.render_doc(kclpy, renderer=pydoc.plaintext)
+    assert "run_files(" in page and "is internal" in page

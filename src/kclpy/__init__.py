@@ -1,9 +1,16 @@
 """kclpy: a Python implementation of the KCL configuration language and its toolchain.
 
-The public Python API is :mod:`kclpy.api`, re-exported here: ``kclpy.run``,
-``kclpy.run_files``, ``kclpy.format_code`` ... (``__all__`` lists them). It is
-imported on first use so that ``import kclpy`` stays cheap for the command line;
-type checkers see the names through the ``TYPE_CHECKING`` import below.
+The public Python API is the names of ``__all__``, defined in :mod:`kclpy.api` and
+re-exported here: ``kclpy.run``, ``kclpy.run_files``, ``kclpy.format_code`` ..., the
+``RunResult`` they return (``documents``: plain Python data; ``values``: the typed KCL
+values) and the ``Diagnostic`` records it carries (``str()``: one line;
+``render()``: as ``kcl`` prints it). Two more modules are public: :mod:`kclpy.plugin`
+(Python functions callable from KCL) and :mod:`kclpy.kusion.operations` (preview,
+apply, destroy). Every other sub-package (``cli``, ``syntax``, ``sema``, ``compile``,
+``vm``, ...) is internal and may change without notice.
+
+The API is imported on first use so that ``import kclpy`` stays cheap for the command
+line; type checkers see the names through the ``TYPE_CHECKING`` import below.
 """
 
 from __future__ import annotations
@@ -24,7 +31,11 @@ def install_hint(extra: str) -> str:
 
 if TYPE_CHECKING:
     from kclpy.api import (
+        Code,
+        Diagnostic,
+        DiagnosticError,
         RunResult,
+        Severity,
         TestCaseResult,
         build,
         compile_stack,
@@ -54,7 +65,11 @@ if TYPE_CHECKING:
 __all__ = [
     "DISTRIBUTION",
     "KCL_VERSION",
+    "Code",
+    "Diagnostic",
+    "DiagnosticError",
     "RunResult",
+    "Severity",
     "TestCaseResult",
     "__version__",
     "build",

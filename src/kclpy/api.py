@@ -22,7 +22,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kclpy.depth import deep
-from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.diag import Code as Code
+from kclpy.diag import Diagnostic as Diagnostic
+from kclpy.diag import Severity as Severity
+from kclpy.diag import make_error
+from kclpy.diag.diagnostic import DiagnosticError as DiagnosticError
 from kclpy.pipeline import driver
 from kclpy.pipeline.driver import RunResult as RunResult
 from kclpy.pipeline.driver import options_dict
@@ -225,8 +229,6 @@ def parse_program(
 
 def must_run(code: str, **kwargs: Any) -> RunResult:
     """Like :func:`run`, but raises ``DiagnosticError`` when the program has errors."""
-    from kclpy.diag.diagnostic import DiagnosticError
-
     result = run(code, **kwargs)
     if not result.ok:
         raise DiagnosticError([d for d in result.diagnostics if d.is_error])

@@ -51,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from kclpy.values import SchemaInstance
+from kclpy.values import NumberMultiplier, SchemaInstance
 from kclpy.values.errors import KclRuntimeError
 from kclpy.values.scalars import DATA
 from kclpy.values.yaml_writer import is_literal_block, to_yaml, yaml_document, yaml_roundtrip
@@ -138,6 +138,32 @@ def plan(value: Any, options: EmitOptions) -> Any:
             planner.mapping(element, True) if isinstance(element, dict) else element
             for element in value
         ]
+    return value
+
+
+def plain_documents(
+    documents: list[Any],
+    options: EmitOptions,
+    stream_options: Mapping[str, Any] | None = None,
+) -> list[Any]:
+    """The documents as plain Python data (dict, list, str, int, float, bool, None):
+    what the output holds, filtered as it is (Undefined values, functions, hidden keys
+    and, with ``-n``, None left out), unit numbers as the floats the output prints."""
+    if stream_options is not None:
+        options = options._replace(
+            show_hidden=not stream_options.get("ignore_private", False),
+            disable_none=bool(stream_options.get("ignore_none", False)),
+        )
+    return [_plain(plan(document, options)) for document in documents]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value if item is None or isinstance(item, DATA)]
+    if isinstance(value, NumberMultiplier):
+        return value.value
     return value
 
 

@@ -65,6 +65,20 @@ class Diagnostic:
         line, col = span.begin_pos
         return f"{span.file.path}:{line}:{col}"
 
+    def render(self, style: str = "human", colour: bool = False) -> str:
+        """The diagnostic as ``kcl`` prints it: ``human`` (rustc style: a header, the
+        ``--> file:line:col`` line, the source line and a caret under the span, notes),
+        ``short`` (one line) or ``json``; ``colour`` adds ANSI colours."""
+        from kclpy.diag.render import render
+
+        return render(self, style, colour)
+
+    def __str__(self) -> str:
+        """One line: ``path:line:col: error[E2G22]: TypeError: message``."""
+        from kclpy.diag.render import render_short
+
+        return render_short(self)
+
     def __repr__(self) -> str:
         return f"<{self.code.id} {self.code.kind} {self.location()} {self.message!r}>"
 

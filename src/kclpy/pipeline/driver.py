@@ -107,9 +107,14 @@ class Compiled(NamedTuple):
 
 
 class RunResult:
-    """The outcome of a run: the emitted text and values, print output, diagnostics."""
+    """The outcome of a run: the emitted text, the documents, print output, diagnostics.
 
-    __slots__ = ("diagnostics", "documents", "format", "log", "text")
+    ``documents`` are plain Python data (dicts, lists, strings, numbers, booleans and
+    None; Undefined values, functions and hidden keys left out as the output leaves
+    them out), ready for ``json.dumps``; ``values`` are the same documents as the VM made
+    them (KCL configs and schema instances, ``kclpy.values.UNDEFINED``, unit numbers)."""
+
+    __slots__ = ("_plain", "diagnostics", "emit_options", "format", "log", "text", "values")
 
     def __init__(
         self,
@@ -120,10 +125,23 @@ class RunResult:
         format: str = "yaml",
     ) -> None:
         self.text = text
-        self.documents: list[Any] = [] if documents is None else documents
+        self.values: list[Any] = [] if documents is None else documents
+        self._plain: list[Any] | None = None
+        # how the values were written (EmitOptions, stream options): what `documents` keeps
+        self.emit_options: tuple[EmitOptions, Mapping[str, Any] | None] | None = None
         self.log = log
         self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
         self.format = format
+
+    @property
+    def documents(self) -> list[Any]:
+        """The documents as plain Python data (computed on first use)."""
+        if self._plain is None:
+            from kclpy import emit
+
+            options, stream = self.emit_options or (emit.EmitOptions(), None)
+            self._plain = emit.plain_documents(self.values, options, stream)
+        return self._plain
 
     def _fields(self) -> tuple[Any, ...]:
         return (self.text, self.documents, self.log, self.diagnostics, self.format)
@@ -468,7 +486,8 @@ def run(
         return result
     stored(compiled)
     result.log = output.log
-    result.documents = output.documents
+    result.values = output.documents
+    result.emit_options = (options, output.stream_options)
     try:
         result.text = runner.under_limits(lambda: render(output, options))
     except KclRuntimeError as error:

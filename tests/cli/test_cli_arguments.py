@@ -269,3 +269,21 @@ def test_malformed_arguments_and_overrides_are_usage_errors(project: Path, args:
     done = kcl("run", "main.k", *args, cwd=project)
     assert done.returncode == 2, done.stderr
     assert "error[E9002]: UsageError" in done.stderr and done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-Y", "settings.yaml"],
+        ["-D", "env=prod", "main.k", "-D", "replicas=3"],
+        ["--argument=env=prod", "-Dreplicas=3", "main.k"],
+    ],
+)
+def test_the_root_command_takes_run_options_as_the_real_cli(project: Path, args: list[str]) -> None:
+    (project / "settings.yaml").write_text(
+        "kcl_cli_configs:\n  files: [main.k]\n"
+        "kcl_options:\n  - key: env\n    value: prod\n  - key: replicas\n    value: 3\n"
+    )
+    done = kcl(*args, cwd=project)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "env: prod\nreplicas: 3\nb:\n- 1\n- 2\n"

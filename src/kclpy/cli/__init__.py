@@ -116,21 +116,31 @@ def build_parser(full: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
+def _runs(first: str) -> bool:
+    """Whether a command line starting with ``first`` is ``kcl run``'s."""
+    if first.endswith(".k") or first == "-" or _is_run_option(first):
+        return True
+    return not first.startswith("-") and find_command(first) is None and os.path.isdir(first)
+
+
+def _is_run_option(word: str) -> bool:
+    """Whether ``word`` is an option of ``kcl run`` that the root command takes as the
+    real CLI does (its root command has run's flags); not -h, -V, -v, --version."""
+    if not word.startswith("-") or word in ("-", "-h", "--help", "-V", "-v", "--version"):
+        return False
+    name = word.partition("=")[0]
+    options = command_parser(run.COMMAND)._option_string_actions
+    return name in options or (len(name) > 2 and name[1] != "-" and name[:2] in options)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``kcl`` command; returns the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     if "_ARGCOMPLETE" in os.environ:
         _complete()
-    # `kcl main.k` is `kcl run main.k`, as in the reference CLI
-    if arguments and (
-        arguments[0].endswith(".k")
-        or arguments[0] == "-"
-        or (
-            not arguments[0].startswith("-")
-            and find_command(arguments[0]) is None
-            and os.path.isdir(arguments[0])
-        )
-    ):
+    # `kcl main.k` is `kcl run main.k`, and the root command takes run's options
+    # (`kcl -Y kcl.yaml`, `kcl -D a=1 x.k`), as in the reference CLI
+    if arguments and _runs(arguments[0]):
         arguments.insert(0, "run")
     if arguments[:1] == ["help"] and len(arguments) > 1:  # `kcl help run`
         arguments = [arguments[1], "--help"]

@@ -118,10 +118,10 @@ def _exec_program(args: dict[str, Any], limits: Limits) -> dict[str, Any]:
         raise ServiceError(_render(errors))  # syntax, type and file errors, as kcl-lib
     if errors:  # a run-time error: answered in err_message, with the print output
         return fields(log_message=result.log, err_message=_render(errors))
-    yaml_text = "" if args["disable_yaml_result"] else result.text.removesuffix("\n")
+    # (disable_yaml_result: kcl-lib 0.13 answers the YAML all the same, and so do we)
     return fields(
         json_result=_json_text(result.documents, args),
-        yaml_result=yaml_text,
+        yaml_result=result.text.removesuffix("\n"),
         log_message=result.log,
     )
 
@@ -308,10 +308,13 @@ def _override_file(args: dict[str, Any], limits: Limits) -> dict[str, Any]:
 
 def _validate_code(args: dict[str, Any], limits: Limits) -> dict[str, Any]:
     data, code = args["data"], args["code"]
-    if not data and args["datafile"]:
-        data = _read(args["datafile"])
-    if not code and args["file"]:
-        code = _read(args["file"])
+    try:
+        if not data and args["datafile"]:
+            data = _read(args["datafile"])
+        if not code and args["file"]:
+            code = _read(args["file"])
+    except ServiceError as error:  # answered in err_message, as the reference does
+        return fields(err_message=str(error))
     diagnostics = api.validate_code(
         code,
         data,

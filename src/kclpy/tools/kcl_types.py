@@ -7,7 +7,8 @@ dicts with the field names of kcl-lang's API spec (``type``, ``union_types``,
 ``default``); fields with zero values are left out, as the spec's JSON encoders do.
 
 The selection is :func:`kclpy.tools.schema_types.get_schema_types`'s (schemas of the
-main package, then schema-typed top-level variables). As the reference does:
+main package, then schema-typed top-level variables), except that with a schema name
+only that schema is given. As the reference does:
 
 * a property's ``line`` is its 1-based position among the schema's attributes (base
   attributes first), not a source line;
@@ -132,11 +133,11 @@ def schema_type_mapping(program: Program, schema_name: str | None = None) -> dic
             continue
         if schema_name is None or info.name == schema_name:
             mapping[info.name] = _top(describer, info)
+    if schema_name is not None:
+        return mapping  # (the reference then lists the schema alone, not its variables)
     for name, symbol in model.package_symbols(MAIN).items():
         kind = symbol.type
-        if symbol.kind != SymbolKind.VARIABLE or not isinstance(kind, SchemaType):
-            continue
-        if schema_name is None or kind.info.name == schema_name:
+        if symbol.kind == SymbolKind.VARIABLE and isinstance(kind, SchemaType):
             mapping.setdefault(name, _top(describer, kind.info))
     return mapping
 

@@ -74,7 +74,8 @@ def test_unknown_routes_and_verbs(server: Server) -> None:
 def test_concurrent_requests(server: Server, workspace: Path) -> None:
     body = json.dumps({"k_filename_list": [absolute(workspace, "main.k")]}).encode()
     with ThreadPoolExecutor(8) as pool:
-        answers = list(pool.map(lambda _: server.request("KclService.ExecProgram", body), range(16)))
+        send = lambda _: server.request("KclService.ExecProgram", body)  # noqa: E731
+        answers = list(pool.map(send, range(16)))
     assert {answer[1]["result"]["yaml_result"] for answer in answers} == {
         answers[0][1]["result"]["yaml_result"]
     }
@@ -100,7 +101,7 @@ def test_body_cap_and_timeout(workspace: Path) -> None:
 def test_sigint_stops_cleanly(workspace: Path) -> None:
     running = Server(workspace)
     running.process.send_signal(signal.SIGINT)
-    out, err = running.process.communicate(timeout=30)
+    _, err = running.process.communicate(timeout=30)
     assert running.process.returncode == 128 + signal.SIGINT and "Traceback" not in err
 
 

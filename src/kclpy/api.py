@@ -136,11 +136,16 @@ def override_file(path: str, specs: Sequence[str]) -> bool:
     return apply(path, list(specs))
 
 
-def list_variables(files: Sequence[str], names: Sequence[str] | None = None) -> dict[str, Any]:
-    """Top-level variables of ``files`` (name -> list of VariableInfo, source text values)."""
+def list_variables(
+    files: Sequence[str],
+    names: Sequence[str] | None = None,
+    errors: list[Diagnostic] | None = None,
+) -> dict[str, Any]:
+    """Top-level variables of ``files`` (name -> list of VariableInfo, source text values);
+    syntax errors are added to ``errors`` when given."""
     from kclpy.tools.variables import list_variables as collect
 
-    return dict(collect(list(files), list(names) if names is not None else None))
+    return dict(collect(list(files), list(names) if names is not None else None, errors))
 
 
 def list_options(files: Sequence[str], work_dir: str = "") -> list[Any]:
@@ -157,6 +162,21 @@ def get_schema_types(
     from kclpy.tools.schema_types import get_schema_types as collect
 
     return dict(collect(driver.load(driver.Inputs(files, work_dir)), schema_name))
+
+
+def schema_type_mapping(
+    files: Sequence[str],
+    schema_name: str | None = None,
+    work_dir: str = "",
+    external_pkgs: Mapping[str, str] | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """:func:`get_schema_types` as the API's ``KclType`` records (JSON-shaped dicts with
+    the spec's field names), for ``GetSchemaTypeMapping``; ``sources`` as run_files'."""
+    from kclpy.tools.kcl_types import schema_type_mapping as collect
+
+    inputs = driver.Inputs(files, work_dir, dict(external_pkgs or {}), dict(sources or {}))
+    return collect(driver.load(inputs), schema_name)
 
 
 def validate_code(

@@ -24,7 +24,19 @@ import sys
 from collections.abc import Sequence
 from types import FrameType
 
-from kclpy.cli import build, doc, fmt, import_command, lint, misc, package, run, testing, vet
+from kclpy.cli import (
+    build,
+    doc,
+    fmt,
+    import_command,
+    lint,
+    misc,
+    package,
+    run,
+    server,
+    testing,
+    vet,
+)
 from kclpy.cli.base import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
@@ -53,6 +65,7 @@ COMMANDS: tuple[Command, ...] = (
     misc.CLEAN,
     misc.VERSION,
     misc.LSP,
+    server.COMMAND,
     misc.COMPLETION,
     misc.KUSION,
 )
@@ -160,8 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _guarded(command, args)
 
 
-# commands that stay on the main thread: kusion handles SIGINT itself, lsp is a server
-_SHALLOW = frozenset({"kusion", "lsp"})
+# commands that stay on the main thread: kusion handles SIGINT itself, lsp and server
+# are servers (server handles SIGINT and SIGTERM itself)
+_SHALLOW = frozenset({"kusion", "lsp", "server"})
 
 
 def _guarded(command: Command, args: argparse.Namespace) -> int:

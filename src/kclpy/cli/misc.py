@@ -120,7 +120,6 @@ VERSION = Command(
 )
 LSP = Command(
     name="lsp",
-    aliases=("server",),
     help="run the language server over stdio (needs the lsp extra)",
     configure=_no_arguments,
     handle=_lsp,

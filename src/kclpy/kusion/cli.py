@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from kclpy.kusion.model import KusionError, Resource, Spec
     from kclpy.kusion.operations import Context, Outcome
     from kclpy.kusion.secrets import Masker
+    from kclpy.kusion.sensitive import Declared
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -87,6 +88,23 @@ def _state_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="resources processed in parallel (default 10)",
     )
+    parser.add_argument(
+        "--cluster-timeout",
+        "--request-timeout",
+        dest="cluster_timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="wait at most this long to connect to a Kubernetes cluster, for its API "
+        "discovery and for each request (default $KCLPY_KUSION_CLUSTER_TIMEOUT, else 30)",
+    )
+    parser.add_argument(
+        "--allow-local-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder besides the working directory where Local resources may write and "
+        "delete files (repeatable)",
+    )
 
 
 def _spec_arguments(parser: argparse.ArgumentParser) -> None:
@@ -121,6 +139,16 @@ def _spec_arguments(parser: argparse.ArgumentParser) -> None:
 def _confirm_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--detail", action="store_true", help="show a diff per resource")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError("must be a number of seconds between 0 and 86400")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -210,16 +238,21 @@ def _context(args: argparse.Namespace, masker: Masker) -> Context:
     """Backend, runtimes, journal for the project/workspace; learns the state's secrets."""
     from kclpy.kusion.journal import Journal
     from kclpy.kusion.operations import Context
-    from kclpy.kusion.runtimes.base import default_runtimes
+    from kclpy.kusion.runtimes.base import RuntimeSettings, default_runtimes
+    from kclpy.kusion.runtimes.kubeclient import timeout_from_environment
     from kclpy.kusion.state import DEFAULT_DIRECTORY, open_state
 
     workdir = Path(args.workdir).resolve()
     project = args.project or workdir.name or "default"
+    settings = RuntimeSettings(
+        args.cluster_timeout or timeout_from_environment(),
+        tuple(Path(folder) for folder in args.allow_local_path),
+    )
     backend = open_state(args.state, workdir)
     journal = Journal(workdir / DEFAULT_DIRECTORY / "journal", project, args.workspace)
     context = Context(
         backend,
-        default_runtimes(workdir, project, args.workspace),
+        default_runtimes(workdir, project, args.workspace, settings),
         project,
         args.workspace,
         journal,
@@ -289,18 +322,29 @@ def _load_settings(paths: list[str]) -> dict[str, Any]:
     return settings
 
 
-def _print_plan(plan: Plan, detail: bool, show_unchanged: bool = False) -> None:
+def _print_plan(
+    plan: Plan, detail: bool, show_unchanged: bool = False, declared: Declared | None = None
+) -> None:
     from kclpy.kusion import render
 
     print(render.order_table(plan.order))
     if detail:
         print()
-        print(render.order_detail(plan.order, show_unchanged))
+        print(render.order_detail(plan.order, show_unchanged, declared))
 
 
-def _confirmer(args: argparse.Namespace, verb: str) -> Any:
+def _declare(spec: Spec, context: Context, args: argparse.Namespace, masker: Masker) -> Declared:
+    """What the runtimes declare sensitive in ``spec`` (provider schemas); the masker learns it."""
+    from kclpy.kusion.sensitive import declare
+
+    declared = declare(spec.resources, context.runtimes, args.max_concurrent)
+    masker.add_resources(spec.resources, declared)
+    return declared
+
+
+def _confirmer(args: argparse.Namespace, verb: str, declared: Declared | None = None) -> Any:
     def confirm(plan: Plan) -> bool:
-        _print_plan(plan, args.detail)
+        _print_plan(plan, args.detail, declared=declared)
         if args.yes or getattr(args, "dry_run", False):
             return True
         if not sys.stdin.isatty():
@@ -332,13 +376,14 @@ def _preview(args: argparse.Namespace, masker: Masker) -> int:
     masker.add_resources(spec.resources)
     context = _context(args, masker)
     try:
+        declared = _declare(spec, context, args, masker)
         plan = operations.preview(context, spec, _options(args))
     finally:
         context.backend.close()
     if args.output == "json":
-        print(render.order_json(plan.order))
+        print(render.order_json(plan.order, declared))
     else:
-        _print_plan(plan, args.detail, args.all)
+        _print_plan(plan, args.detail, args.all, declared)
     return EXIT_OK
 
 
@@ -350,12 +395,12 @@ def _apply(args: argparse.Namespace, masker: Masker) -> int:
     context = _context(args, masker)
     options = _options(args)
     try:
-        outcome = operations.apply(
-            context, spec, options, _confirmer(args, "apply"), _progress(options.dry_run)
-        )
+        declared = _declare(spec, context, args, masker)
+        confirm = _confirmer(args, "apply", declared)
+        outcome = operations.apply(context, spec, options, confirm, _progress(options.dry_run))
     finally:
         context.backend.close()
-    return _report(outcome, "Apply")
+    return _report(outcome, "Apply", declared)
 
 
 def _destroy(args: argparse.Namespace, masker: Masker) -> int:
@@ -398,14 +443,14 @@ def _graph(args: argparse.Namespace, masker: Masker) -> int:
     return EXIT_OK
 
 
-def _report(outcome: Outcome, verb: str) -> int:
+def _report(outcome: Outcome, verb: str, declared: Declared | None = None) -> int:
     from kclpy.kusion.model import Action
 
     if outcome.status == "nothing to do":
         if outcome.plan is None or not outcome.plan.order.steps:
             print("Nothing to do.")
         else:
-            _print_plan(outcome.plan, False)
+            _print_plan(outcome.plan, False, declared=declared)
         return EXIT_OK
     if outcome.status == "declined":
         print(f"{verb} cancelled; nothing was changed.")

@@ -11,7 +11,9 @@ are resolved from the upstream preview results when they are known.
 parallelism: references are resolved from the *applied* upstream resources,
 and the release state is saved after every resource that succeeds, through a
 ``Recorder``, which first records each resource's intent (see ``Recorder``).
-``operations`` wraps both with the release lock.
+``operations`` wraps both with the release lock. Previews only read, so on
+Ctrl-C or SIGTERM their walk returns at once (the walker abandons the reads
+still waiting); an execution lets the running resources finish.
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def preview(
             if step.after is not None:
                 context[node] = step.after
 
-    result = walk(graph, visit, options.max_concurrent, lambda node, outcome: None)
+    result = walk(graph, visit, options.max_concurrent, lambda node, outcome: None, abandon=True)
     _raise_failures("preview", result)
     dependencies = {r.id: dependencies_of(r, known) for r in spec.resources}
     return Plan(_ordered(graph, steps), graph, dependencies)
@@ -122,7 +124,8 @@ def preview_destroy(prior: Mapping[str, Resource], runtimes: Runtimes, options: 
         with lock:
             steps[node] = step
 
-    _raise_failures("preview", walk(graph, visit, options.max_concurrent, lambda n, r: None))
+    result = walk(graph, visit, options.max_concurrent, lambda n, r: None, abandon=True)
+    _raise_failures("preview", result)
     return Plan(_ordered(graph, steps), graph)
 
 

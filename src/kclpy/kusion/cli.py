@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kclpy.kusion.operations import Context, Outcome
     from kclpy.kusion.secrets import Masker
     from kclpy.kusion.sensitive import Declared
+    from kclpy.kusion.state.base import Release
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -263,9 +264,18 @@ def _context(args: argparse.Namespace, masker: Masker) -> Context:
     except BaseException:
         backend.close()
         raise
-    masker.add_resources(_resources_of(latest.spec.get("resources") if latest else None))
-    masker.add_resources(latest.resources if latest else [])
+    if latest is not None:
+        _learn_release(masker, latest)
     return context
+
+
+def _learn_release(masker: Masker, release: Release) -> None:
+    """The masker learns the secrets of a recorded release: its resources and its spec."""
+    from kclpy.kusion.sensitive import recorded_in_spec
+
+    declared = recorded_in_spec(release.spec)
+    masker.add_resources(_resources_of(release.spec.get("resources")), declared)
+    masker.add_resources(release.resources, declared)
 
 
 def _resources_of(documents: Any) -> list[Resource]:
@@ -396,6 +406,7 @@ def _apply(args: argparse.Namespace, masker: Masker) -> int:
     options = _options(args)
     try:
         declared = _declare(spec, context, args, masker)
+        options.declared = declared
         confirm = _confirmer(args, "apply", declared)
         outcome = operations.apply(context, spec, options, confirm, _progress(options.dry_run))
     finally:
@@ -479,6 +490,7 @@ def _report(outcome: Outcome, verb: str, declared: Declared | None = None) -> in
 def _state(args: argparse.Namespace, masker: Masker) -> int:
     from kclpy.kusion import render
     from kclpy.kusion.model import KusionError
+    from kclpy.kusion.sensitive import recorded_in_spec
 
     context = _context(args, masker)
     backend = context.backend
@@ -496,7 +508,7 @@ def _state(args: argparse.Namespace, masker: Masker) -> int:
         if args.action == "history":
             releases = backend.history(context.project, context.workspace)
             for item in releases:
-                masker.add_resources(item.resources)
+                _learn_release(masker, item)
             print(render.history_text(releases))
             return EXIT_OK
         if args.revision is not None:
@@ -508,10 +520,9 @@ def _state(args: argparse.Namespace, masker: Masker) -> int:
                 raise KusionError(f"no revision {args.revision} in project {context.project!r}")
             print(f"No state for project {context.project!r} workspace {context.workspace!r}.")
             return EXIT_OK
-        masker.add_resources(release.resources)
-        masker.add_resources(_resources_of(release.spec.get("resources")))
+        _learn_release(masker, release)
         if args.output == "json":
-            print(render.release_json(release))
+            print(render.release_json(release, recorded_in_spec(release.spec)))
         else:
             print(render.release_text(release))
         return EXIT_OK

@@ -19,7 +19,7 @@ still waiting); an execution lets the running resources finish.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,7 @@ from kclpy.kusion.model import (
 )
 from kclpy.kusion.references import substitute
 from kclpy.kusion.runtimes.base import Runtimes
+from kclpy.kusion.sensitive import SensitivePath, remember
 from kclpy.kusion.state.base import Release, StateBackend
 from kclpy.kusion.walker import SUCCEEDED, NodeResult, WalkResult, walk
 
@@ -53,6 +54,9 @@ class Options:
     watch: bool = True
     watch_timeout: float = 600.0
     dry_run: bool = False
+    # What the runtimes declared sensitive, by id (``sensitive.declare``): recorded with
+    # each resource in state, so later commands mask it without asking the runtimes.
+    declared: Mapping[str, Sequence[SensitivePath]] = field(default_factory=dict)
 
 
 @dataclass
@@ -333,7 +337,7 @@ def _carry_out(
             record = step.live.copy()  # adopt what exists, with what the runtime reports
         record.depends_on = resolved.depends_on
         record.extensions = resolved.extensions
-        recorder.put(record)
+        recorder.put(remember(record, options.declared))
         return
     runtime = runtimes.get(step.planned.type)
     recorder.intend(step.action, resolved)
@@ -341,7 +345,7 @@ def _carry_out(
     applied = runtime.apply(step.prior, resolved, dry_run=False)
     applied.depends_on = resolved.depends_on
     pause(f"applied:{step.id}")
-    recorder.put(applied)
+    recorder.put(remember(applied, options.declared))
     recorder.settle(step.id)
     pause(f"recorded:{step.id}")
     if options.watch:

@@ -13,8 +13,9 @@ provider credentials), so it is never world- or group-readable:
   temporary file of mode 0600 in the same folder, then ``os.replace``).
 
 Paths are never followed out: a symlink in place of a private folder or file
-is refused (``OSError``), so a link planted in ``.kusion`` cannot redirect
-the state or a chmod elsewhere.
+is refused (``KusionError``, as is a folder or file that cannot be made or
+tightened), so a link planted in ``.kusion`` cannot redirect the state or a
+chmod elsewhere.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
+
+from kclpy.kusion.model import KusionError
 
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
@@ -37,11 +40,15 @@ def note(message: str) -> None:
 
 def _tighten(path: Path, mode: int) -> None:
     """``chmod`` ``path`` to ``mode`` if group or others have any permission on it."""
-    info = os.lstat(path)
-    if stat.S_ISLNK(info.st_mode):
-        raise OSError(f"{path} is a symbolic link; refusing to use it for private data")
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            raise KusionError(f"{path} is a symbolic link; refusing to keep state or secrets there")
+        if info.st_mode & _WIDE:
+            os.chmod(path, mode)
+    except OSError as error:
+        raise KusionError(f"cannot make {path} private: {error.strerror or error}") from None
     if info.st_mode & _WIDE:
-        os.chmod(path, mode)
         note(
             f"tightened the permissions of {path} from {stat.S_IMODE(info.st_mode):04o} to "
             f"{mode:04o} (it holds state and secrets)"
@@ -56,8 +63,11 @@ def private_directory(path: Path) -> Path:
         missing.append(current)
         current = current.parent
     for folder in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            folder.mkdir(mode=DIRECTORY_MODE)
+        try:
+            with contextlib.suppress(FileExistsError):
+                folder.mkdir(mode=DIRECTORY_MODE)
+        except OSError as error:
+            raise KusionError(f"cannot create {folder}: {error.strerror or error}") from None
     _tighten(path, DIRECTORY_MODE)
     return path
 
@@ -68,6 +78,8 @@ def private_file(path: Path) -> Path:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
     except FileExistsError:
         _tighten(path, FILE_MODE)
+    except OSError as error:
+        raise KusionError(f"cannot create {path}: {error.strerror or error}") from None
     else:
         os.close(descriptor)
     return path

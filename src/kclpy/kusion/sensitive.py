@@ -38,6 +38,7 @@ from kclpy.kusion.walker import walk
 SensitivePath = tuple[str, ...]
 Declared = Mapping[str, Sequence[SensitivePath]]
 EXTENSION = "sensitive"
+RECORDED = "declaredSensitive"  # the runtimeData key under which state keeps them
 ANY = "*"
 SECRET_SECTIONS: tuple[SensitivePath, ...] = (("data",), ("stringData",))
 
@@ -80,8 +81,41 @@ def marked_paths(resource: Resource) -> list[SensitivePath]:
 
 
 def declared_paths(resource: Resource, declared: Declared | None = None) -> list[SensitivePath]:
-    """The spec's own marks plus what the runtime declared for ``resource.id``."""
-    return [*marked_paths(resource), *((declared or {}).get(resource.id) or ())]
+    """The spec's own marks, what the runtime declared for ``resource.id`` (``declared``)
+    and what was recorded with it in state (``remember``)."""
+    recorded = resource.runtime_data.get(RECORDED)
+    remembered = (
+        [path for item in recorded if (path := parse_path(item))]
+        if isinstance(recorded, list)
+        else []
+    )
+    return [*marked_paths(resource), *((declared or {}).get(resource.id) or ()), *remembered]
+
+
+def spec_record(declared: Declared) -> dict[str, Any]:
+    """What a release's recorded spec keeps of ``declared`` (``recorded_in_spec`` reads it)."""
+    paths = {key: [list(path) for path in value] for key, value in declared.items() if value}
+    return {RECORDED: paths} if paths else {}
+
+
+def recorded_in_spec(spec_document: Any) -> Declared:
+    """The declared paths a release's spec recorded (see ``spec_record``)."""
+    recorded = spec_document.get(RECORDED) if isinstance(spec_document, dict) else None
+    if not isinstance(recorded, dict):
+        return {}
+    return {
+        str(key): [path for item in value if (path := parse_path(item))]
+        for key, value in recorded.items()
+        if isinstance(value, list)
+    }
+
+
+def remember(resource: Resource, declared: Declared) -> Resource:
+    """``resource`` with the paths a runtime declared for it kept in its ``runtimeData``."""
+    paths = declared.get(resource.id)
+    if paths:
+        resource.runtime_data = {**resource.runtime_data, RECORDED: [list(p) for p in paths]}
+    return resource
 
 
 def declare(resources: Iterable[Resource], runtimes: Runtimes, max_concurrent: int) -> Declared:

@@ -45,7 +45,7 @@ class LocalRuntime:
         if not any(resolved.is_relative_to(root) and resolved != root for root in self.roots):
             allowed = ", ".join(str(root) for root in self.roots)
             raise RuntimeFailure(
-                f"{resource.id}: Local path {path!r} resolves to {resolved}, outside the "
+                f"Local path {path!r} resolves to {resolved}, outside the "
                 f"working directory (allowed: {allowed}); pass --allow-local-path DIR to allow "
                 "another folder"
             )

@@ -3,10 +3,14 @@
 ``add_arguments(parser)`` registers the sub-commands on the parser the main
 ``kcl`` CLI gives it, and ``main(args)`` runs one and returns the exit code:
 0 success, 1 a user-facing error (bad spec, refused lock, failed resource,
-state database unavailable), 128 + signal when stopped by SIGINT (130) or
-SIGTERM (143) - both stop cleanly: running resources finish and are recorded,
+state database unavailable, a cluster that did not answer within
+``--cluster-timeout``), 2 a bad command line, 128 + signal when stopped by
+SIGINT (130) or SIGTERM (143) - both stop cleanly: a preview at once, an
+apply or destroy once its running resources have finished and are recorded;
 the lock is released. Everything the commands print goes through one
-``secrets.Masker`` (stdout and stderr are wrapped while a command runs).
+``secrets.Masker`` (stdout and stderr are wrapped while a command runs), which
+learns the secrets of the spec and state and, before a preview or apply, what
+the runtimes declare sensitive (``sensitive.declare``).
 Importing this module is cheap: the state backends, the runtimes and YAML are
 imported only when a command runs.
 """

@@ -3,10 +3,14 @@
 ``add_arguments(parser)`` registers the sub-commands on the parser the main
 ``kcl`` CLI gives it, and ``main(args)`` runs one and returns the exit code:
 0 success, 1 a user-facing error (bad spec, refused lock, failed resource,
-state database unavailable), 128 + signal when stopped by SIGINT (130) or
-SIGTERM (143) - both stop cleanly: running resources finish and are recorded,
+state database unavailable, a cluster that did not answer within
+``--cluster-timeout``), 2 a bad command line, 128 + signal when stopped by
+SIGINT (130) or SIGTERM (143) - both stop cleanly: a preview at once, an
+apply or destroy once its running resources have finished and are recorded;
 the lock is released. Everything the commands print goes through one
-``secrets.Masker`` (stdout and stderr are wrapped while a command runs).
+``secrets.Masker`` (stdout and stderr are wrapped while a command runs), which
+learns the secrets of the spec and state and, before a preview or apply, what
+the runtimes declare sensitive (``sensitive.declare``).
 Importing this module is cheap: the state backends, the runtimes and YAML are
 imported only when a command runs.
 """
@@ -27,6 +31,8 @@ if TYPE_CHECKING:
     from kclpy.kusion.model import KusionError, Resource, Spec
     from kclpy.kusion.operations import Context, Outcome
     from kclpy.kusion.secrets import Masker
+    from kclpy.kusion.sensitive import Declared
+    from kclpy.kusion.state.base import Release
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -87,6 +93,23 @@ def _state_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="resources processed in parallel (default 10)",
     )
+    parser.add_argument(
+        "--cluster-timeout",
+        "--request-timeout",
+        dest="cluster_timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="wait at most this long to connect to a Kubernetes cluster, for its API "
+        "discovery and for each request (default $KCLPY_KUSION_CLUSTER_TIMEOUT, else 30)",
+    )
+    parser.add_argument(
+        "--allow-local-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder besides the working directory where Local resources may write and "
+        "delete files (repeatable)",
+    )
 
 
 def _spec_arguments(parser: argparse.ArgumentParser) -> None:
@@ -121,6 +144,16 @@ def _spec_arguments(parser: argparse.ArgumentParser) -> None:
 def _confirm_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--detail", action="store_true", help="show a diff per resource")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError("must be a number of seconds between 0 and 86400")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -210,16 +243,21 @@ def _context(args: argparse.Namespace, masker: Masker) -> Context:
     """Backend, runtimes, journal for the project/workspace; learns the state's secrets."""
     from kclpy.kusion.journal import Journal
     from kclpy.kusion.operations import Context
-    from kclpy.kusion.runtimes.base import default_runtimes
+    from kclpy.kusion.runtimes.base import RuntimeSettings, default_runtimes
+    from kclpy.kusion.runtimes.kubeclient import timeout_from_environment
     from kclpy.kusion.state import DEFAULT_DIRECTORY, open_state
 
     workdir = Path(args.workdir).resolve()
     project = args.project or workdir.name or "default"
+    settings = RuntimeSettings(
+        args.cluster_timeout or timeout_from_environment(),
+        tuple(Path(folder) for folder in args.allow_local_path),
+    )
     backend = open_state(args.state, workdir)
     journal = Journal(workdir / DEFAULT_DIRECTORY / "journal", project, args.workspace)
     context = Context(
         backend,
-        default_runtimes(workdir, project, args.workspace),
+        default_runtimes(workdir, project, args.workspace, settings),
         project,
         args.workspace,
         journal,
@@ -230,9 +268,18 @@ def _context(args: argparse.Namespace, masker: Masker) -> Context:
     except BaseException:
         backend.close()
         raise
-    masker.add_resources(_resources_of(latest.spec.get("resources") if latest else None))
-    masker.add_resources(latest.resources if latest else [])
+    if latest is not None:
+        _learn_release(masker, latest)
     return context
+
+
+def _learn_release(masker: Masker, release: Release) -> None:
+    """The masker learns the secrets of a recorded release: its resources and its spec."""
+    from kclpy.kusion.sensitive import recorded_in_spec
+
+    declared = recorded_in_spec(release.spec)
+    masker.add_resources(_resources_of(release.spec.get("resources")), declared)
+    masker.add_resources(release.resources, declared)
 
 
 def _resources_of(documents: Any) -> list[Resource]:
@@ -289,18 +336,29 @@ def _load_settings(paths: list[str]) -> dict[str, Any]:
     return settings
 
 
-def _print_plan(plan: Plan, detail: bool, show_unchanged: bool = False) -> None:
+def _print_plan(
+    plan: Plan, detail: bool, show_unchanged: bool = False, declared: Declared | None = None
+) -> None:
     from kclpy.kusion import render
 
     print(render.order_table(plan.order))
     if detail:
         print()
-        print(render.order_detail(plan.order, show_unchanged))
+        print(render.order_detail(plan.order, show_unchanged, declared))
 
 
-def _confirmer(args: argparse.Namespace, verb: str) -> Any:
+def _declare(spec: Spec, context: Context, args: argparse.Namespace, masker: Masker) -> Declared:
+    """What the runtimes declare sensitive in ``spec`` (provider schemas); the masker learns it."""
+    from kclpy.kusion.sensitive import declare
+
+    declared = declare(spec.resources, context.runtimes, args.max_concurrent)
+    masker.add_resources(spec.resources, declared)
+    return declared
+
+
+def _confirmer(args: argparse.Namespace, verb: str, declared: Declared | None = None) -> Any:
     def confirm(plan: Plan) -> bool:
-        _print_plan(plan, args.detail)
+        _print_plan(plan, args.detail, declared=declared)
         if args.yes or getattr(args, "dry_run", False):
             return True
         if not sys.stdin.isatty():
@@ -332,13 +390,14 @@ def _preview(args: argparse.Namespace, masker: Masker) -> int:
     masker.add_resources(spec.resources)
     context = _context(args, masker)
     try:
+        declared = _declare(spec, context, args, masker)
         plan = operations.preview(context, spec, _options(args))
     finally:
         context.backend.close()
     if args.output == "json":
-        print(render.order_json(plan.order))
+        print(render.order_json(plan.order, declared))
     else:
-        _print_plan(plan, args.detail, args.all)
+        _print_plan(plan, args.detail, args.all, declared)
     return EXIT_OK
 
 
@@ -350,12 +409,13 @@ def _apply(args: argparse.Namespace, masker: Masker) -> int:
     context = _context(args, masker)
     options = _options(args)
     try:
-        outcome = operations.apply(
-            context, spec, options, _confirmer(args, "apply"), _progress(options.dry_run)
-        )
+        declared = _declare(spec, context, args, masker)
+        options.declared = declared
+        confirm = _confirmer(args, "apply", declared)
+        outcome = operations.apply(context, spec, options, confirm, _progress(options.dry_run))
     finally:
         context.backend.close()
-    return _report(outcome, "Apply")
+    return _report(outcome, "Apply", declared)
 
 
 def _destroy(args: argparse.Namespace, masker: Masker) -> int:
@@ -398,14 +458,14 @@ def _graph(args: argparse.Namespace, masker: Masker) -> int:
     return EXIT_OK
 
 
-def _report(outcome: Outcome, verb: str) -> int:
+def _report(outcome: Outcome, verb: str, declared: Declared | None = None) -> int:
     from kclpy.kusion.model import Action
 
     if outcome.status == "nothing to do":
         if outcome.plan is None or not outcome.plan.order.steps:
             print("Nothing to do.")
         else:
-            _print_plan(outcome.plan, False)
+            _print_plan(outcome.plan, False, declared=declared)
         return EXIT_OK
     if outcome.status == "declined":
         print(f"{verb} cancelled; nothing was changed.")
@@ -434,6 +494,7 @@ def _report(outcome: Outcome, verb: str) -> int:
 def _state(args: argparse.Namespace, masker: Masker) -> int:
     from kclpy.kusion import render
     from kclpy.kusion.model import KusionError
+    from kclpy.kusion.sensitive import recorded_in_spec
 
     context = _context(args, masker)
     backend = context.backend
@@ -451,7 +512,7 @@ def _state(args: argparse.Namespace, masker: Masker) -> int:
         if args.action == "history":
             releases = backend.history(context.project, context.workspace)
             for item in releases:
-                masker.add_resources(item.resources)
+                _learn_release(masker, item)
             print(render.history_text(releases))
             return EXIT_OK
         if args.revision is not None:
@@ -463,10 +524,9 @@ def _state(args: argparse.Namespace, masker: Masker) -> int:
                 raise KusionError(f"no revision {args.revision} in project {context.project!r}")
             print(f"No state for project {context.project!r} workspace {context.workspace!r}.")
             return EXIT_OK
-        masker.add_resources(release.resources)
-        masker.add_resources(_resources_of(release.spec.get("resources")))
+        _learn_release(masker, release)
         if args.output == "json":
-            print(render.release_json(release))
+            print(render.release_json(release, recorded_in_spec(release.spec)))
         else:
             print(render.release_text(release))
         return EXIT_OK

@@ -3,9 +3,11 @@
 ``differences(before, after)`` lists added / removed / changed leaves with
 their paths (lists compare element-wise). ``mask_secrets`` returns a copy
 safe to print: Kubernetes ``Secret`` data, values under secret-looking keys
-(password, token, privateKey, ...) and the paths a runtime reported as
-sensitive (Terraform ``sensitive_values``) become ``******``. Comparison
-always uses the real values, display always the masked ones.
+(``secret_keys``: password, token, privateKey, ssh_key, database_url, ...) and
+the paths a runtime reported as sensitive (Terraform ``sensitive_values``)
+become ``******``; what a spec or a provider schema declares sensitive is
+masked by ``sensitive.mask_paths`` on top. Comparison always uses the real
+values, display always the masked ones.
 """
 
 from __future__ import annotations
@@ -21,19 +23,37 @@ ADDED = "+"
 REMOVED = "-"
 CHANGED = "~"
 
-_SECRET_SUFFIXES = (
+# The second net, behind what is declared sensitive (``kclpy.kusion.sensitive``): a key
+# is secret when, lowercased without separators, it ends with one of these words,
+# optionally followed by one qualifier (``db_password``, ``password_hash``, ``secrets``,
+# ``ssh_key``, ``secret_string``, ``database_url``); ``secretName`` or ``tokenTTL`` are not.
+_SECRET_WORDS = (
     "password",
     "passwd",
     "passphrase",
+    "pwd",
     "secret",
     "token",
     "apikey",
     "privatekey",
     "secretkey",
     "accesskey",
-    "credentials",
+    "sshkey",
+    "signingkey",
+    "encryptionkey",
+    "credential",
     "connectionstring",
+    "databaseurl",
+    "databaseuri",
+    "dburl",
+    "dsn",
 )
+_QUALIFIERS = ("", "s", "hash", "digest", "value", "data", "string", "b64", "base64", "text")
+_SECRET_SUFFIXES = tuple(word + qualifier for word in _SECRET_WORDS for qualifier in _QUALIFIERS)
+# ``auth: "user:pass"`` and ``auth: {value: ...}``: the value of an auth-like key.
+_AUTH_KEYS = ("auth", "authorization", "authentication", "basicauth", "bearer")
+_VALUE_KEYS = ("value",)
+_PAIR_NAMES = ("name", "key")
 
 Path = tuple[str, ...]
 
@@ -91,9 +111,33 @@ def _remove(value: Any, segments: list[str]) -> None:
             _remove(value[segments[0]], segments[1:])
 
 
+def _normalized(key: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", key.lower())
+
+
 def is_secret_key(key: str) -> bool:
-    normalized = re.sub(r"[^a-z0-9]", "", key.lower())
-    return normalized.endswith(_SECRET_SUFFIXES)
+    return _normalized(key).endswith(_SECRET_SUFFIXES)
+
+
+def secret_keys(mapping: dict[Any, Any], parent: str = "") -> set[Any]:
+    """The keys of ``mapping`` (found under the key ``parent``) whose values are secret.
+
+    A secret-looking key; ``value`` beside a secret-looking ``name``/``key``
+    (``{name: DB_PASSWORD, value: ...}``) or under an auth-like parent
+    (``auth: {value: ...}``); an auth-like key holding a plain string.
+    """
+    pair_name = next((mapping[k] for k in _PAIR_NAMES if isinstance(mapping.get(k), str)), "")
+    value_is_secret = is_secret_key(pair_name) or _normalized(parent) in _AUTH_KEYS
+    found = set()
+    for key, item in mapping.items():
+        text = str(key)
+        if (
+            is_secret_key(text)
+            or (value_is_secret and text in _VALUE_KEYS)
+            or (_normalized(text) in _AUTH_KEYS and isinstance(item, str))
+        ):
+            found.add(key)
+    return found
 
 
 def mask_secrets(attributes: Any, sensitive: Any = None) -> Any:
@@ -108,19 +152,20 @@ def mask_secrets(attributes: Any, sensitive: Any = None) -> Any:
     return _mask_sensitive(masked, sensitive)
 
 
-def _mask_by_key(value: Any) -> Any:
+def _mask_by_key(value: Any, parent: str = "") -> Any:
     if isinstance(value, dict):
+        secret = secret_keys(value, parent)
         return {
-            key: _mask_all(item) if is_secret_key(str(key)) else _mask_by_key(item)
+            key: _mask_all(item) if key in secret else _mask_by_key(item, str(key))
             for key, item in value.items()
         }
     if isinstance(value, list):
-        return [_mask_by_key(item) for item in value]
+        return [_mask_by_key(item, parent) for item in value]
     return value
 
 
 def _mask_all(value: Any) -> Any:
-    if isinstance(value, str):
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
         return MASK
     if isinstance(value, dict):
         return {key: _mask_all(item) for key, item in value.items()}

@@ -11,13 +11,15 @@ are resolved from the upstream preview results when they are known.
 parallelism: references are resolved from the *applied* upstream resources,
 and the release state is saved after every resource that succeeds, through a
 ``Recorder``, which first records each resource's intent (see ``Recorder``).
-``operations`` wraps both with the release lock.
+``operations`` wraps both with the release lock. Previews only read, so on
+Ctrl-C or SIGTERM their walk returns at once (the walker abandons the reads
+still waiting); an execution lets the running resources finish.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +40,7 @@ from kclpy.kusion.model import (
 )
 from kclpy.kusion.references import substitute
 from kclpy.kusion.runtimes.base import Runtimes
+from kclpy.kusion.sensitive import SensitivePath, remember
 from kclpy.kusion.state.base import Release, StateBackend
 from kclpy.kusion.walker import SUCCEEDED, NodeResult, WalkResult, walk
 
@@ -51,6 +54,9 @@ class Options:
     watch: bool = True
     watch_timeout: float = 600.0
     dry_run: bool = False
+    # What the runtimes declared sensitive, by id (``sensitive.declare``): recorded with
+    # each resource in state, so later commands mask it without asking the runtimes.
+    declared: Mapping[str, Sequence[SensitivePath]] = field(default_factory=dict)
 
 
 @dataclass
@@ -105,7 +111,7 @@ def preview(
             if step.after is not None:
                 context[node] = step.after
 
-    result = walk(graph, visit, options.max_concurrent, lambda node, outcome: None)
+    result = walk(graph, visit, options.max_concurrent, lambda node, outcome: None, abandon=True)
     _raise_failures("preview", result)
     dependencies = {r.id: dependencies_of(r, known) for r in spec.resources}
     return Plan(_ordered(graph, steps), graph, dependencies)
@@ -122,7 +128,8 @@ def preview_destroy(prior: Mapping[str, Resource], runtimes: Runtimes, options: 
         with lock:
             steps[node] = step
 
-    _raise_failures("preview", walk(graph, visit, options.max_concurrent, lambda n, r: None))
+    result = walk(graph, visit, options.max_concurrent, lambda n, r: None, abandon=True)
+    _raise_failures("preview", result)
     return Plan(_ordered(graph, steps), graph)
 
 
@@ -330,7 +337,7 @@ def _carry_out(
             record = step.live.copy()  # adopt what exists, with what the runtime reports
         record.depends_on = resolved.depends_on
         record.extensions = resolved.extensions
-        recorder.put(record)
+        recorder.put(remember(record, options.declared))
         return
     runtime = runtimes.get(step.planned.type)
     recorder.intend(step.action, resolved)
@@ -338,7 +345,7 @@ def _carry_out(
     applied = runtime.apply(step.prior, resolved, dry_run=False)
     applied.depends_on = resolved.depends_on
     pause(f"applied:{step.id}")
-    recorder.put(applied)
+    recorder.put(remember(applied, options.declared))
     recorder.settle(step.id)
     pause(f"recorded:{step.id}")
     if options.watch:

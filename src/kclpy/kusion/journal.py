@@ -6,6 +6,7 @@ lost. ``Journal.add`` appends it to a JSON-lines file under
 ``<workdir>/.kusion/journal/`` (one file per project and workspace, flushed
 and fsynced line by line), and the next operation on this machine replays the
 file into its release (``replay``) before doing anything else, then removes it.
+The journal holds resources with their secrets: its folder is 0700, the file 0600.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kclpy.kusion.model import JsonObject, Resource
+from kclpy.kusion.private import private_directory, private_file
 from kclpy.kusion.runtimes.terraform import safe_name
 
 PUT = "put"
@@ -32,7 +34,8 @@ class Journal:
         entry: JsonObject = {"operation": operation, "id": resource_id}
         if resource is not None:
             entry["resource"] = resource.to_json()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_directory(self.path.parent)
+        private_file(self.path)
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry, sort_keys=True) + "\n")
             handle.flush()

@@ -30,6 +30,7 @@ from kclpy.kusion.faults import pause
 from kclpy.kusion.journal import Journal
 from kclpy.kusion.model import KusionError, LockLostError, Spec, StateUnavailableError
 from kclpy.kusion.runtimes.base import Runtimes
+from kclpy.kusion.sensitive import spec_record
 from kclpy.kusion.state.base import (
     APPLYING,
     DESTROYING,
@@ -210,7 +211,7 @@ def _run(
             raise
         release.phase = phase
         if spec is not None:
-            release.spec = spec.to_json()
+            release.spec = {**spec.to_json(), **spec_record(options.declared)}
         backend.save(release)
         result: WalkResult | None = None
         recorder = Recorder(release, backend, context.journal)

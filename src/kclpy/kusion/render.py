@@ -1,7 +1,10 @@
 """Text for people and JSON for programs: preview tables, diffs, progress lines, state.
 
-Every value shown passes through ``diff.mask_secrets`` first, so secrets in
-attributes never reach the terminal or the JSON output.
+Every value shown passes through ``display`` first - ``diff.mask_secrets``
+(secret-looking keys, Secret data, what the runtime reported sensitive) and
+``sensitive.mask_paths`` (what the spec or the provider schema declares
+sensitive: ``declared``, by resource id) - so secrets in attributes never reach
+the terminal or the JSON output.
 """
 
 from __future__ import annotations
@@ -13,23 +16,37 @@ from kclpy.kusion.diff import ADDED, CHANGED, REMOVED, differences, mask_secrets
 from kclpy.kusion.engine import StepOutcome
 from kclpy.kusion.graph import dependencies_of
 from kclpy.kusion.model import Action, ChangeOrder, ChangeStep, JsonObject, Resource
+from kclpy.kusion.sensitive import Declared, declared_paths, mask_paths
 from kclpy.kusion.state.base import Release
 
 SYMBOLS = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.UNCHANGED: " "}
 
 
-def masked_step(step: ChangeStep) -> JsonObject:
+def display(attributes: Any, resource: Resource | None, sensitive: Any, declared: Declared) -> Any:
+    """``attributes`` of ``resource`` safe to print (see the module docstring)."""
+    masked = mask_secrets(attributes, sensitive)
+    if resource is None:
+        return masked
+    return mask_paths(masked, declared_paths(resource, declared))
+
+
+def _step_sides(step: ChangeStep, declared: Declared) -> tuple[Any, Any]:
+    resource = step.planned or step.prior
+    before = display(step.before, resource, step.sensitive[0], declared)
+    return before, display(step.after, resource, step.sensitive[1], declared)
+
+
+def masked_step(step: ChangeStep, declared: Declared | None = None) -> JsonObject:
     document = step.to_json()
-    document["from"] = mask_secrets(step.before, step.sensitive[0])
-    document["to"] = mask_secrets(step.after, step.sensitive[1])
+    document["from"], document["to"] = _step_sides(step, declared or {})
     return document
 
 
-def order_json(order: ChangeOrder) -> str:
+def order_json(order: ChangeOrder, declared: Declared | None = None) -> str:
     """``{"stepKeys": [...], "changeSteps": {id: {id, action, from, to}}}`` with secrets masked."""
     document = {
         "stepKeys": list(order.step_keys),
-        "changeSteps": {step.id: masked_step(step) for step in order.ordered()},
+        "changeSteps": {step.id: masked_step(step, declared) for step in order.ordered()},
     }
     return json.dumps(document, indent=2, default=str)
 
@@ -57,20 +74,21 @@ def summary_line(order: ChangeOrder) -> str:
     )
 
 
-def order_detail(order: ChangeOrder, show_unchanged: bool = False) -> str:
+def order_detail(
+    order: ChangeOrder, show_unchanged: bool = False, declared: Declared | None = None
+) -> str:
     """A per-resource diff of live (or prior) against the planned result."""
     blocks = [
-        step_detail(step)
+        step_detail(step, declared)
         for step in order.ordered()
         if show_unchanged or step.action is not Action.UNCHANGED
     ]
     return "\n\n".join(blocks) if blocks else "No changes."
 
 
-def step_detail(step: ChangeStep) -> str:
+def step_detail(step: ChangeStep, declared: Declared | None = None) -> str:
     header = f"{SYMBOLS[step.action]} {step.id} ({step.action.value})"
-    before_mask = mask_secrets(step.before, step.sensitive[0])
-    after_mask = mask_secrets(step.after, step.sensitive[1])
+    before_mask, after_mask = _step_sides(step, declared or {})
     if step.action is Action.CREATE:
         return header + "\n" + _tree(after_mask, "+ ")
     if step.action is Action.DELETE:
@@ -128,11 +146,13 @@ def release_text(release: Release) -> str:
     return "\n".join(lines)
 
 
-def release_json(release: Release) -> str:
+def release_json(release: Release, declared: Declared | None = None) -> str:
     document = release.to_json()
+    declared = declared or {}
     for item in document["resources"]:
-        sensitive = (item.get("runtimeData") or {}).get("sensitive")
-        item["attributes"] = mask_secrets(item["attributes"], sensitive)
+        resource = Resource.from_json(item)
+        sensitive = resource.runtime_data.get("sensitive")
+        item["attributes"] = display(item["attributes"], resource, sensitive, declared)
         if "extensions" in item:
             item["extensions"] = mask_secrets(item["extensions"])
         item.pop("runtimeData", None)
@@ -140,7 +160,9 @@ def release_json(release: Release) -> str:
         "resources": [
             {
                 **item,
-                "attributes": mask_secrets(item.get("attributes")),
+                "attributes": display(
+                    item.get("attributes"), _resource_or_none(item), None, declared
+                ),
                 "extensions": mask_secrets(item.get("extensions") or {}),
             }
             for item in (release.spec.get("resources") or [])
@@ -148,6 +170,13 @@ def release_json(release: Release) -> str:
         ]
     }
     return json.dumps(document, indent=2, default=str)
+
+
+def _resource_or_none(item: JsonObject) -> Resource | None:
+    try:
+        return Resource.from_json(item)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def graph_document(resources: list[Resource], title: JsonObject) -> JsonObject:

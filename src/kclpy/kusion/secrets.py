@@ -1,12 +1,15 @@
 """Secret values: which values are secret, and the one function that masks them in output.
 
-``secret_values(resources)`` collects every secret string of a spec or a
-state: values under secret-looking keys (``password``, ``token``,
-``secretKey``, ``access_key``, ... at any depth of ``attributes``,
-``extensions`` - e.g. provider credentials in ``providerMeta`` - and runtime
-data), Kubernetes ``Secret`` ``data``/``stringData``, ``{name, value}`` /
-``{key, value}`` pairs whose name looks secret (container ``env``), and the
-paths a runtime reported as sensitive (Terraform ``sensitive_values``).
+``secret_values(resources, declared)`` collects every secret string of a spec
+or a state. First what is declared sensitive (``kclpy.kusion.sensitive``):
+the paths a spec marks in ``extensions.sensitive``, Kubernetes ``Secret``
+``data``/``stringData``, the paths a runtime declares (``declared``: Terraform
+provider schemas) and those it reported for a result (Terraform
+``sensitive_values``). Then, as a second net, values under secret-looking keys
+(``diff.secret_keys``: ``password``, ``token``, ``ssh_key``, ``database_url``,
+``auth.value``, ``{name: DB_PASSWORD, value: ...}`` ... at any depth of
+``attributes``, ``extensions`` - e.g. provider credentials in ``providerMeta``
+- and runtime data).
 
 ``Masker`` holds the secrets learnt so far; ``Masker.mask(text)`` replaces
 each of them, raw or as it appears escaped inside JSON or a Python repr, by
@@ -25,40 +28,36 @@ import threading
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from kclpy.kusion.diff import MASK, is_secret_key
+from kclpy.kusion.diff import MASK, secret_keys
 from kclpy.kusion.model import Resource
+from kclpy.kusion.sensitive import Declared, declared_paths, values_at
 
 # Shorter values are masked in structured output only: replacing "on" or "1" in
 # free text would destroy the text without protecting anything.
 MIN_LENGTH = 4
-PAIR_NAMES = ("name", "key")
 
 
-def secret_values(resources: Iterable[Resource]) -> set[str]:
+def secret_values(resources: Iterable[Resource], declared: Declared | None = None) -> set[str]:
     found: set[str] = set()
     for resource in resources:
-        document = resource.to_json()
-        _collect(document, False, found)
         attributes = resource.attributes
-        if attributes.get("kind") == "Secret" and "apiVersion" in attributes:
-            for section in ("data", "stringData"):
-                _collect(attributes.get(section), True, found)
+        for path in declared_paths(resource, declared):
+            for value in values_at(attributes, path):
+                _collect(value, True, found)
+        _collect(resource.to_json(), False, found)
         sensitive = resource.runtime_data.get("sensitive")
         _collect_sensitive(attributes, sensitive, found)
     return {value for value in found if len(value) >= MIN_LENGTH}
 
 
-def _collect(value: Any, secret: bool, found: set[str]) -> None:
+def _collect(value: Any, secret: bool, found: set[str], parent: str = "") -> None:
     if isinstance(value, dict):
-        pair_name = next((value[k] for k in PAIR_NAMES if isinstance(value.get(k), str)), None)
+        secret_children = secret_keys(value, parent)
         for key, item in value.items():
-            inside = secret or is_secret_key(str(key))
-            if key == "value" and pair_name is not None and is_secret_key(pair_name):
-                inside = True
-            _collect(item, inside, found)
+            _collect(item, secret or key in secret_children, found, str(key))
     elif isinstance(value, list):
         for item in value:
-            _collect(item, secret, found)
+            _collect(item, secret, found, parent)
     elif secret and isinstance(value, str | int | float) and not isinstance(value, bool):
         found.add(str(value))
 
@@ -98,8 +97,10 @@ class Masker:
             forms = sorted({f for s in self._secrets for f in _forms(s)}, key=len, reverse=True)
             self._pattern = re.compile("|".join(re.escape(form) for form in forms))
 
-    def add_resources(self, resources: Iterable[Resource]) -> None:
-        self.add(secret_values(resources))
+    def add_resources(
+        self, resources: Iterable[Resource], declared: Declared | None = None
+    ) -> None:
+        self.add(secret_values(resources, declared))
 
     def mask(self, text: str) -> str:
         """``text`` with every known secret replaced by ``MASK``."""

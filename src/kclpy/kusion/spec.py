@@ -14,7 +14,8 @@ A namespaced Kubernetes resource gets an implicit ``dependsOn`` on its
 ``v1:Namespace:<namespace>`` when the spec contains that namespace.
 
 Validation (duplicate ids, unknown types, dangling ``dependsOn`` or
-references, dependency cycles) happens here, before anything is touched.
+references, malformed ``extensions.sensitive`` marks, dependency cycles)
+happens here, before anything is touched.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 from kclpy.kusion.graph import find_cycle, spec_graph
 from kclpy.kusion.model import BUILTIN_TYPES, KUBERNETES, Resource, Spec, SpecError
 from kclpy.kusion.references import iter_reference_texts, parse_reference
+from kclpy.kusion.sensitive import validate_marks
 from kclpy.source import SourceFile, Span
 
 RESOURCE_KEYS = frozenset({"id", "type", "attributes", "dependsOn", "extensions"})
@@ -213,6 +215,7 @@ def validate(spec: Spec, known_types: Collection[str] = BUILTIN_TYPES) -> None:
             )
     for resource in spec.resources:
         problems.extend(_dangling(resource, seen))
+        problems.extend(validate_marks(resource))
     if not problems:
         cycle = find_cycle(spec_graph(spec))
         if cycle:

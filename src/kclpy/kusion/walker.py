@@ -5,8 +5,10 @@ the nodes before it have succeeded, at most ``max_concurrent`` at a time, in
 worker threads. A node whose visit raises is ``failed`` and everything
 downstream of it is ``skipped``; independent branches go on. On Ctrl-C or
 SIGTERM (while walking in the main thread; else ``KeyboardInterrupt``) no new
-node starts, the running ones are allowed to finish (so their results are
-recorded), and the rest are ``cancelled``. Completion callbacks run in the
+node starts and the rest are ``cancelled``; the running ones are allowed to
+finish (so their results are recorded) - unless the walk ``abandons`` them
+(preview: its visits only read, so the walk returns at once and the workers,
+daemon threads, end with the process). Completion callbacks run in the
 calling thread, in order.
 """
 
@@ -16,7 +18,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
@@ -60,7 +62,14 @@ OnDone = Callable[[str, NodeResult], None]
 class Walker:
     """One walk; create a new one per graph."""
 
-    def __init__(self, graph: Graph, visit: Visit, max_concurrent: int, on_done: OnDone) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        visit: Visit,
+        max_concurrent: int,
+        on_done: OnDone,
+        abandon: bool = False,
+    ) -> None:
         if max_concurrent < 1:
             raise ValueError("max_concurrent must be at least 1")
         self.graph = graph
@@ -73,29 +82,28 @@ class Walker:
         self.running: dict[Future[float], str] = {}
         self.result = WalkResult()
         self.stop = threading.Event()
+        self.abandon = abandon
 
     def run(self) -> WalkResult:
-        with (
-            _sigint_sets(self.stop),
-            ThreadPoolExecutor(self.max_concurrent, thread_name_prefix="kusion") as pool,
-        ):
+        with _sigint_sets(self.stop):
             try:
-                self._loop(pool)
+                self._loop()
             except KeyboardInterrupt:
                 self.stop.set()
             if self.stop.is_set():
                 self.result.interrupted = True
-                self._drain()
+                if not self.abandon:
+                    self._drain()
         for node in self.graph.nodes:
             if node not in self.result.results:
                 self._finish(node, NodeResult(CANCELLED, reason="interrupted"))
         return self.result
 
-    def _loop(self, pool: ThreadPoolExecutor) -> None:
+    def _loop(self) -> None:
         while (self.ready or self.running) and not self.stop.is_set():
             while self.ready and len(self.running) < self.max_concurrent:
                 node = self.ready.pop(0)
-                self.running[pool.submit(_timed, self.visit, node)] = node
+                self.running[_start(self.visit, node)] = node
             done, _ = wait(list(self.running), timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=lambda item: self.graph.nodes.index(self.running[item])):
                 self._complete(self.running.pop(future), future)
@@ -162,12 +170,30 @@ def _sigint_sets(stop: threading.Event) -> Iterator[None]:
             signal.signal(number, action)
 
 
-def _timed(visit: Visit, node: str) -> float:
-    start = time.monotonic()
-    visit(node)
-    return time.monotonic() - start
+def _start(visit: Visit, node: str) -> Future[float]:
+    """Run ``visit(node)`` in a new daemon thread; the future gets its duration or error.
+
+    Daemon threads, not a pool: a visit stuck in a call that cannot be
+    interrupted must not keep the process alive once the walk was abandoned.
+    """
+    future: Future[float] = Future()
+    future.set_running_or_notify_cancel()
+
+    def work() -> None:
+        start = time.monotonic()
+        try:
+            visit(node)
+        except BaseException as error:
+            future.set_exception(error)
+        else:
+            future.set_result(time.monotonic() - start)
+
+    threading.Thread(target=work, name=f"kusion-{node}", daemon=True).start()
+    return future
 
 
-def walk(graph: Graph, visit: Visit, max_concurrent: int, on_done: OnDone) -> WalkResult:
+def walk(
+    graph: Graph, visit: Visit, max_concurrent: int, on_done: OnDone, abandon: bool = False
+) -> WalkResult:
     """Run ``visit`` over ``graph``; see the module docstring."""
-    return Walker(graph, visit, max_concurrent, on_done).run()
+    return Walker(graph, visit, max_concurrent, on_done, abandon).run()

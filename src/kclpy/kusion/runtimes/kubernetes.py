@@ -11,7 +11,9 @@ which is what the next three-way patch needs as "original".
 ``watch`` waits (watch API, falling back to polling) until a Deployment,
 StatefulSet, DaemonSet or Job is ready. The kubeconfig is
 ``extensions.kubeConfig`` of the resource, else ``$KUBECONFIG``, else
-``~/.kube/config``.
+``~/.kube/config``. Connecting, discovery and every request are bounded by
+``timeout`` seconds (``kubeclient``); a cluster that does not answer fails
+each resource with a message naming its server and context.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ import importlib
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from kclpy.kusion.model import JsonObject, Resource, RuntimeFailure
+from kclpy.kusion.runtimes.kubeclient import DEFAULT_TIMEOUT, Connection, connect
 
 FIELD_MANAGER = "kclpy"
 MERGE_PATCH = "application/merge-patch+json"
@@ -121,21 +125,34 @@ class KubernetesRuntime:
     """Resources of type ``Kubernetes``."""
 
     def __init__(
-        self, kubeconfig: str | None = None, poll_interval: float = 0.5, timeout: float = 60.0
+        self,
+        kubeconfig: str | None = None,
+        poll_interval: float = 0.5,
+        timeout: float = DEFAULT_TIMEOUT,
+        cache_directory: Path | None = None,
     ) -> None:
         self.kubeconfig = kubeconfig
         self.poll_interval = poll_interval
-        self.timeout = timeout  # seconds for one API request
-        self._clients: dict[str | None, Any] = {}
+        self.timeout = timeout  # seconds for connecting, discovery and each API request
+        self.cache_directory = cache_directory
+        self._connections: dict[str | None, Connection | RuntimeFailure] = {}
         self._lock = threading.Lock()
 
     # -- connection ----------------------------------------------------------------
-    def _client(self, resource: Resource) -> Any:
+    def _connection(self, resource: Resource) -> Connection:
+        """The resource's cluster connection; a failed connect is remembered, not retried."""
         path = resource.extensions.get("kubeConfig") or self.kubeconfig
         with self._lock:
-            if path not in self._clients:
-                self._clients[path] = _connect(path)
-            return self._clients[path]
+            found = self._connections.get(path)
+            if found is None:
+                try:
+                    found = connect(path, self.timeout, self.cache_directory)
+                except RuntimeFailure as failure:
+                    found = failure
+                self._connections[path] = found
+        if isinstance(found, RuntimeFailure):
+            raise RuntimeFailure(found.message)
+        return found
 
     def _api(self, resource: Resource) -> Any:
         attributes = resource.attributes
@@ -143,10 +160,18 @@ class KubernetesRuntime:
         if not api_version or not kind:
             raise RuntimeFailure(f"{resource.id}: a manifest needs apiVersion and kind")
         exceptions = importlib.import_module("kubernetes.dynamic.exceptions")
+        connection = self._connection(resource)
         try:
-            return self._client(resource).resources.get(api_version=api_version, kind=kind)
+            return connection.guarded(
+                f"discover {resource.id}",
+                lambda: connection.client.resources.get(api_version=api_version, kind=kind),
+            )
         except exceptions.ResourceNotFoundError:
             return None
+        except RuntimeFailure:
+            raise
+        except Exception as error:  # network errors from urllib3 and friends
+            raise RuntimeFailure(f"discover {resource.id}: {error}") from None
 
     def _address(self, resource: Resource, api: Any) -> tuple[str, str | None]:
         metadata = resource.attributes.get("metadata") or {}
@@ -158,12 +183,15 @@ class KubernetesRuntime:
 
     def _call(self, what: str, resource: Resource, action: Callable[[], Any]) -> Any:
         exceptions = importlib.import_module("kubernetes.dynamic.exceptions")
+        connection = self._connection(resource)
         try:
-            return action()
+            return connection.guarded(f"{what} {resource.id}", action)
         except exceptions.NotFoundError:
             return None
         except exceptions.DynamicApiError as error:
             raise RuntimeFailure(f"{what} {resource.id}: {_api_message(error)}") from None
+        except RuntimeFailure:
+            raise
         except Exception as error:  # network errors from urllib3 and friends
             raise RuntimeFailure(f"{what} {resource.id}: {error}") from None
 
@@ -297,23 +325,6 @@ class KubernetesRuntime:
             time.sleep(max(0.0, min(self.poll_interval, seconds - (time.monotonic() - started))))
         finally:
             watcher.stop()
-
-
-def _connect(kubeconfig: str | None) -> Any:
-    try:
-        config = importlib.import_module("kubernetes.config")
-        dynamic = importlib.import_module("kubernetes.dynamic")
-    except ImportError:
-        raise RuntimeFailure(
-            "the Kubernetes runtime needs the client: pip install kubernetes"
-        ) from None
-    try:
-        api_client = config.new_client_from_config(config_file=kubeconfig)
-        return dynamic.DynamicClient(api_client)
-    except Exception as error:
-        raise RuntimeFailure(
-            f"cannot connect to Kubernetes ({kubeconfig or 'default'}): {error}"
-        ) from None
 
 
 def _last_applied(live: JsonObject) -> JsonObject:

@@ -15,7 +15,11 @@ newer serial of the same lineage (a half-finished apply).
 - read: restore, ``apply -refresh-only``, ``show -json``;
 - dry-run apply: ``plan -out`` and ``show -json`` of the plan;
 - apply: ``apply -auto-approve`` then ``show -json``;
-- delete: ``destroy -auto-approve`` and remove the workspace.
+- delete: ``destroy -auto-approve`` and remove the workspace;
+- sensitive paths: the provider schema's ``sensitive`` attributes (``tfschema``).
+
+Workspaces are folders of mode 0700 and every file kclpy writes there is 0600;
+Terraform runs with umask 077 (its tfstate and plans hold secrets).
 
 Crash safety: each Terraform command runs in its own session (a signal to
 kclpy's process group does not reach it) with its output going to unnamed
@@ -50,6 +54,8 @@ from pathlib import Path
 from typing import Any
 
 from kclpy.kusion.model import UNKNOWN, JsonObject, Resource, RuntimeFailure
+from kclpy.kusion.private import private_directory, write_private
+from kclpy.kusion.runtimes.tfschema import SchemaCache, SensitivePath
 from kclpy.kusion.state.ownership import process_alive, process_start
 
 BUILTIN_PROVIDER = "terraform.io/builtin/terraform"
@@ -109,11 +115,12 @@ class TerraformCli:
                     stdout=stdout,
                     stderr=stderr,
                     start_new_session=True,
+                    umask=0o077,  # its tfstate, plans and .terraform hold secrets
                 )
             except OSError as error:
                 raise RuntimeFailure(f"cannot run {self.executable}: {error.strerror}") from None
             if pid_file is not None:
-                pid_file.write_text(f"{process.pid} {process_start(process.pid)}", "ascii")
+                write_private(pid_file, f"{process.pid} {process_start(process.pid)}")
             code = _wait(process)
             if pid_file is not None:
                 pid_file.unlink(missing_ok=True)
@@ -217,9 +224,31 @@ def terraform_config(resource: Resource) -> JsonObject:
 class TerraformRuntime:
     """Resources of type ``Terraform``."""
 
-    def __init__(self, base: Path, cli: TerraformCli | None = None) -> None:
+    def __init__(
+        self, base: Path, cli: TerraformCli | None = None, cache_directory: Path | None = None
+    ) -> None:
         self.base = base
         self.cli = cli or TerraformCli()
+        self.schemas = SchemaCache(cache_directory)
+
+    def sensitive_paths(self, resource: Resource) -> list[SensitivePath]:
+        """The attributes the provider's schema marks sensitive (``providers schema -json``)."""
+        provider = str(resource.extensions.get("provider") or "")
+        if not provider or provider == BUILTIN_PROVIDER:
+            return []  # terraform_data & co: nothing in the built-in provider is sensitive
+        resource_type, _ = resource_address(resource)
+        return self.schemas.paths(provider, resource_type, lambda: self._schema(resource))
+
+    def _schema(self, resource: Resource) -> JsonObject:
+        config = resource.runtime_data.get("config") or terraform_config(resource)
+        with self._locked(resource) as workspace:
+            self._prepare(workspace, config, None)
+            result = self._command(workspace, ["providers", "schema", "-json"])
+        try:
+            document = json.loads(result.stdout)
+        except ValueError:
+            raise RuntimeFailure("terraform providers schema printed no JSON") from None
+        return document if isinstance(document, dict) else {}
 
     # -- the Runtime interface -------------------------------------------------------
     def read(self, prior: Resource | None, planned: Resource | None) -> Resource | None:
@@ -278,8 +307,8 @@ class TerraformRuntime:
     @contextmanager
     def _locked(self, resource: Resource) -> Iterator[Path]:
         """The resource's workspace, held exclusively (a preview may run beside an apply)."""
-        workspace = self.workspace(resource)
-        workspace.mkdir(parents=True, exist_ok=True)
+        private_directory(self.base)
+        workspace = private_directory(self.workspace(resource))
         with open(workspace / LOCK_FILE, "w", encoding="utf-8") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
@@ -289,7 +318,7 @@ class TerraformRuntime:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def _prepare(self, workspace: Path, config: JsonObject, recorded: Any) -> None:
-        (workspace / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
+        write_private(workspace / CONFIG_FILE, json.dumps(config, indent=2))
         _restore_state(workspace / STATE_FILE, recorded)
         init_key = json.dumps({k: v for k, v in config.items() if k != "resource"}, sort_keys=True)
         marker = workspace / INIT_MARKER
@@ -299,7 +328,7 @@ class TerraformRuntime:
             if plugin_dir:
                 args.append(f"-plugin-dir={plugin_dir}")
             self._command(workspace, args)
-            marker.write_text(init_key, encoding="utf-8")
+            write_private(marker, init_key)
 
     def _command(self, workspace: Path, args: list[str]) -> Completed:
         result = self.cli.run(args, workspace, workspace / PID_FILE)
@@ -370,7 +399,7 @@ def _restore_state(path: Path, recorded: Any) -> None:
         and int(local.get("serial", 0)) >= int(recorded.get("serial", 0))
     ):
         return
-    path.write_text(json.dumps(recorded, indent=2), encoding="utf-8")
+    write_private(path, json.dumps(recorded, indent=2))
 
 
 def _find_resource(show: JsonObject, resource: Resource) -> JsonObject | None:

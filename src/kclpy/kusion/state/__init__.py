@@ -2,7 +2,7 @@
 
 ``open_state(url, workdir)`` picks the backend from ``--state``:
 
-- nothing: SQLite at ``<workdir>/.kusion/state.db``;
+- nothing: SQLite at ``<workdir>/.kusion/state.db`` (``.kusion`` is kept 0700);
 - ``sqlite:///abs/path.db``, ``sqlite:relative.db`` or a plain file path: SQLite there;
 - ``postgresql://...`` / ``postgres://...``: PostgreSQL (psycopg 3).
 """
@@ -44,8 +44,11 @@ def open_state(url: str | None, workdir: Path) -> StateBackend:
         from kclpy.kusion.state.postgres import PostgresStateBackend
 
         return PostgresStateBackend(url)
+    from kclpy.kusion.private import private_directory
     from kclpy.kusion.state.sqlite import SqliteStateBackend
 
+    if not url:  # the project's own folder: created, or tightened, to 0700
+        private_directory(workdir / DEFAULT_DIRECTORY)
     return SqliteStateBackend(sqlite_path(url, workdir))
 
 

@@ -3,6 +3,11 @@
 The lock transaction is ``BEGIN IMMEDIATE``, which takes SQLite's write lock
 up front, so two processes checking "is a release in progress?" at the same
 time are serialised and the second one sees the first one's release.
+
+The database records secrets in clear, so its file is created with mode 0600
+before SQLite opens it (SQLite gives its ``-wal`` and ``-shm`` files the same
+mode), a missing folder is created 0700, and files that already exist with
+wider modes are tightened (``kclpy.kusion.private``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from kclpy.kusion.private import private_directory, private_file
 from kclpy.kusion.state.base import SCHEMAS, SqlStateBackend
+
+SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 class SqliteStateBackend(SqlStateBackend):
@@ -24,7 +32,13 @@ class SqliteStateBackend(SqlStateBackend):
 
     def __init__(self, path: Path) -> None:
         super().__init__()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.parent.exists():
+            private_directory(path.parent)
+        private_file(path)
+        for suffix in SIDE_FILES:
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                private_file(side)
         self.path = path
         self._connection = sqlite3.connect(
             str(path), timeout=30.0, isolation_level=None, check_same_thread=False

@@ -37,7 +37,7 @@ from kclpy.source import SourceFile, Span
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _VERSION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}")
-_REF_PART = re.compile(r"[A-Za-z0-9_+@#,=~-][A-Za-z0-9_.+@#,=~-]*")
+_REF_PART = re.compile(r"[A-Za-z0-9_+@#,=~][A-Za-z0-9_.+@#,=~-]*")
 _COMMIT = re.compile(r"[0-9a-fA-F]{4,64}")
 _REF_LIMIT = 255
 

@@ -104,3 +104,21 @@ def test_a_plain_run_without_dependencies_leaves_the_lock_alone(tmp_path: Path, 
     assert kcl("run", "--locked", cwd=module).returncode == 0
     assert kcl("run", cwd=module).returncode == 0
     assert (module / "kcl.mod.lock").read_text() == ""
+
+
+def test_locked_holds_when_the_compiled_program_is_cached(tmp_path: Path, home: Path) -> None:
+    """A path package's new version changes no file of the program: the run's cached
+    entry is still valid, yet the lock is out of date and --locked must say so."""
+    make_package(tmp_path / "lib", "lib", "0.1.0", "x = 1\n")
+    module = make_package(
+        tmp_path / "app", "app", "0.0.1", "import lib\nv = lib.x\n", 'lib = { path = "../lib" }\n'
+    )
+    cache = {"KCLPY_CACHE_DIR": str(tmp_path / "programs")}
+    assert kcl("run", cwd=module, env=cache).stdout == "v: 1\n"
+    assert kcl("run", "--locked", cwd=module, env=cache).stdout == "v: 1\n"  # cached, up to date
+    lib = tmp_path / "lib" / "kcl.mod"
+    lib.write_text(lib.read_text().replace('"0.1.0"', '"0.2.0"'))
+    lock = (module / "kcl.mod.lock").read_text()
+    refused = kcl("run", "--locked", cwd=module, env=cache)
+    assert refused.returncode == 1 and "lib: version 0.1.0 -> 0.2.0" in refused.stderr
+    assert (module / "kcl.mod.lock").read_text() == lock

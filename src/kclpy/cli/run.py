@@ -78,6 +78,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tag", default="", help="the version of an oci:// or git package given as the input"
     )
+    add_package_options(parser)
     parser.add_argument(
         "-S",
         "--path_selector",
@@ -128,9 +129,37 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_style_options(parser)
 
 
+def add_package_options(parser: argparse.ArgumentParser) -> None:
+    """``--locked`` and ``-V/--vendor``: how a run may treat the module's packages."""
+    parser.add_argument(
+        "--locked",
+        action="store_true",
+        help="fail, changing nothing, if kcl.mod.lock would change (it is out of date)",
+    )
+    parser.add_argument(
+        "-V",
+        "--vendor",
+        action="store_true",
+        help="vendor mode: copy the module's packages into its vendor/ folder, run from there",
+    )
+
+
 def handle(args: argparse.Namespace) -> int:
     """``kcl run``, the garbage collector paused (see :func:`_without_gc`)."""
-    return _without_gc(lambda: _run(args), exiting=getattr(args, "exiting", False))
+    from kclpy.mod.settings import locked
+
+    with locked(bool(getattr(args, "locked", False))):
+        return _without_gc(lambda: _run(args), exiting=getattr(args, "exiting", False))
+
+
+def _vendor(files: list[str]) -> None:
+    """``-V``: the packages of the module holding the entries copied into its vendor/."""
+    from kclpy.mod.entries import module_root
+    from kclpy.mod.operations import vendor_dependencies
+
+    root = module_root(files)
+    if root:
+        vendor_dependencies(root)
 
 
 def _without_gc(work: Any, exiting: bool) -> int:
@@ -263,6 +292,13 @@ def _run(args: argparse.Namespace) -> int:
             return report([error.diagnostic()], args.no_style, args.error_format)
     if not files:
         raise CommandError("no input file: give .k files, a package folder or -Y settings")
+    if getattr(args, "vendor", False):
+        from kclpy.mod.errors import PackageError
+
+        try:
+            _vendor(files)
+        except PackageError as error:
+            return report([error.diagnostic()], args.no_style, args.error_format)
     entries, sources = _inputs(files)
     note(args, "entry files " + " ".join(entries))
 

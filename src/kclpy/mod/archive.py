@@ -47,8 +47,8 @@ def checksum(folder: str) -> str:
     """The real tool's package ``sum`` of ``folder``."""
     digest = hashlib.sha256()
     for path, is_dir in _walk(folder):
-        if is_dir or any(part in path for part in _IGNORED):
-            continue
+        if is_dir or any(part in path for part in _IGNORED) or not os.path.isfile(path):
+            continue  # (a link to a folder, or to nothing, has no bytes to hash)
         with open(path, "rb") as stream:
             for block in iter(lambda: stream.read(1 << 16), b""):
                 digest.update(block)

@@ -51,6 +51,11 @@ def configure_mod(parser: argparse.ArgumentParser) -> None:
     metadata.add_argument("--vendor", action="store_true", help="vendor the packages first")
     for sub in commands.choices.values():
         sub.add_argument("--no_style", action="store_true")
+        sub.add_argument(
+            "--locked",
+            action="store_true",
+            help="fail, changing nothing, if kcl.mod.lock would change (it is out of date)",
+        )
 
 
 def configure_registry(parser: argparse.ArgumentParser) -> None:
@@ -95,8 +100,11 @@ def _root() -> str:
 
 def handle_mod(args: argparse.Namespace) -> int:
     """``kcl mod``: run the subcommand; the exit code."""
+    from kclpy.mod.settings import locked
+
     try:
-        return _dispatch(args)
+        with locked(bool(getattr(args, "locked", False))):
+            return _dispatch(args)
     except PackageError as error:
         return _report(error, args)
 

@@ -31,18 +31,26 @@ def is_package_source(item: str) -> bool:
     return is_git_url(item) and not os.path.exists(item)
 
 
-def module_entries(folder: str) -> list[str]:
-    """The entry files of the module in ``folder``."""
+def module_entries(folder: str, confined: bool = False) -> list[str]:
+    """The entry files of the module in ``folder``; ``confined`` (a fetched package):
+    each must lie inside ``folder``."""
     from kclpy.mod.manifest import read_mod
 
     folder = os.path.abspath(folder)
     mod = read_mod(folder)
     entries = mod.profile.get("entries")
     if isinstance(entries, list) and entries:
-        return [
+        found = [
             str(entry) if str(entry).startswith("${") else os.path.join(folder, str(entry))
             for entry in entries
         ]
+        if confined:
+            from kclpy.mod.names import inside
+
+            for entry in found:
+                if not entry.startswith("${"):
+                    inside(folder, entry, f"the entry file of package {mod.name}")
+        return found
     return sorted(
         os.path.join(folder, name)
         for name in os.listdir(folder)
@@ -55,8 +63,20 @@ def run_inputs(files: list[str], tag: str = "") -> list[str]:
     if not files:
         return module_entries(os.getcwd())
     if len(files) == 1 and is_package_source(files[0]):
-        return module_entries(package_folder(files[0], tag))
+        return module_entries(package_folder(files[0], tag), confined=True)
     return files
+
+
+def module_root(files: list[str]) -> str:
+    """The folder of the ``kcl.mod`` at or above the first entry's folder ('' if none)."""
+    first = next((item for item in files if not item.startswith("${") and item != "-"), "")
+    current = os.path.abspath(first if os.path.isdir(first) else os.path.dirname(first) or ".")
+    while not os.path.isfile(os.path.join(current, "kcl.mod")):
+        parent = os.path.dirname(current)
+        if parent == current:
+            return ""
+        current = parent
+    return current
 
 
 def package_folder(source: str, tag: str = "") -> str:

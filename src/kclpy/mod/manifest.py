@@ -21,7 +21,7 @@ import os
 from typing import Any, NamedTuple
 
 from kclpy.diag import Code
-from kclpy.mod import simple_toml
+from kclpy.mod import names, simple_toml
 from kclpy.mod.errors import PackageError
 from kclpy.source import SourceFile, Span, write_atomically
 
@@ -190,7 +190,35 @@ def read_mod(root: str) -> ModFile:
                 dependency=name,
                 span=_span_of(path, text, name),
             ) from None
+        check_dependency(mod.dependencies[name], path)
     return mod
+
+
+def check_dependency(dependency: Dependency, path: str = "") -> None:
+    """Refuse a dependency whose key, ``package``, version or git ref breaks the
+    containment rule (:mod:`kclpy.mod.names`); located in the ``kcl.mod`` at ``path``."""
+    refs = {key: getattr(dependency, key) for key in ("tag", "branch", "commit")}
+    refs = {key: value for key, value in refs.items() if value}
+    version = "" if dependency.kind == "git" else dependency.version
+    invalid = names.dependency_problem(dependency.name, dependency.package, version, refs)
+    if invalid is not None:
+        field = "tag" if dependency.kind == "oci" and invalid.field == "version" else invalid.field
+        places = [("dependencies", dependency.name), (f"dependencies.{dependency.name}", field)]
+        what = f"dependency '{dependency.name}'"
+        raise names.invalid_error(what, invalid, path, places, dependency.name)
+
+
+def check_package(mod: ModFile) -> None:
+    """Refuse a ``[package]`` name or version (as written) that breaks the rule."""
+    for field, problem in (("name", names.name_problem), ("version", names.version_problem)):
+        value = mod.package.get(field)
+        if value is None:
+            continue
+        reason = problem(str(value))
+        if reason:
+            invalid = names.Invalid(field, str(value), reason)
+            what = f"package '{mod.name}'" if field == "version" else "the package"
+            raise names.invalid_error(what, invalid, mod.path, [("package", field)])
 
 
 def _table(value: Any) -> dict[str, Any]:
@@ -223,7 +251,28 @@ def read_lock(root: str) -> dict[str, Locked]:
         locked[key] = Locked(
             values.get("name", key), values.get("version", ""), values.get("sum", ""), source
         )
+        _check_locked(path, key, locked[key])
     return locked
+
+
+def _check_locked(path: str, key: str, entry: Locked) -> None:
+    """Refuse a lock entry whose key, name, version or git ref breaks the rule."""
+    checks = [("key", key, names.name_problem), ("name", entry.name, names.name_problem)]
+    if "url" in entry.source:  # git: the version may be the ref
+        checks.append(("version", entry.version, names.ref_problem))
+    elif entry.source:  # a registry: the version is an OCI tag (path packages: any)
+        checks.append(("version", entry.version, names.version_problem))
+    for field in ("git_tag", "branch"):
+        checks.append((field, entry.source.get(field, ""), names.ref_problem))
+    checks.append(("commit", entry.source.get("commit", ""), names.commit_problem))
+    checks.append(("oci_tag", entry.source.get("oci_tag", ""), names.version_problem))
+    for field, value, problem in checks:
+        reason = problem(value) if value or field in ("key", "name") else ""
+        if reason:
+            places = [("dependencies", key)] if field == "key" else []
+            places.append((f"dependencies.{key}", field))
+            invalid = names.Invalid(field, value, reason)
+            raise names.invalid_error(f"locked package '{key}'", invalid, path, places, key)
 
 
 _SOURCE_KEYS = ("reg", "repo", "oci_tag", "url", "git_tag", "commit", "branch", "path")
@@ -243,19 +292,67 @@ def render_lock(packages: dict[str, Locked]) -> str:
 
 
 def write_lock(root: str, packages: dict[str, Locked]) -> bool:
-    """Write ``root/kcl.mod.lock`` when its content changes; True when written."""
-    path = os.path.join(root, LOCK_FILE)
-    text = render_lock(packages)
-    try:
-        with open(path, encoding="utf-8") as stream:
-            if stream.read() == text:
-                return False
-    except OSError:
-        pass
-    if not packages and not os.path.exists(path):
+    """Write ``root/kcl.mod.lock`` when its content changes; True when written. Under
+    ``--locked`` (:func:`kclpy.mod.settings.is_locked`) a change is refused instead:
+    a MOD_FILE_ERROR saying what would change."""
+    if not lock_would_change(root, packages):
         return False
-    write_atomically(path, text)
+    from kclpy.mod.settings import is_locked
+
+    if is_locked():
+        raise lock_out_of_date(root, packages)
+    write_atomically(os.path.join(root, LOCK_FILE), render_lock(packages))
     return True
+
+
+def lock_would_change(root: str, packages: dict[str, Locked]) -> bool:
+    """Whether :func:`write_lock` would rewrite ``root/kcl.mod.lock`` (the real tool's
+    rule: when the text it would write differs from the file's; with no package to
+    lock, only when the file locks some)."""
+    try:
+        with open(os.path.join(root, LOCK_FILE), encoding="utf-8") as stream:
+            if stream.read() == render_lock(packages):
+                return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    return bool(packages) or bool(read_lock(root))
+
+
+def lock_out_of_date(root: str, packages: dict[str, Locked]) -> PackageError:
+    """The ``--locked`` error for a ``kcl.mod.lock`` that would become ``packages``."""
+    path = os.path.join(root, LOCK_FILE)
+    if not os.path.exists(path):
+        changes, span = [f"it is missing; it would lock {len(packages)} package(s)"], None
+    else:
+        old = read_lock(root)
+        keys = sorted({*old, *packages})
+        changes = [_change(key, old.get(key), packages.get(key)) for key in keys]
+        changes = [change for change in changes if change]
+        first = next((key for key in keys if old.get(key) != packages.get(key)), "")
+        span = names.located(path, [("dependencies", first)], "") if first else None
+        changes = changes or ["its layout differs from the one kcl writes"]
+    return PackageError(
+        Code.MOD_FILE_ERROR,
+        f"{path} is out of date and --locked forbids changing it: " + "; ".join(changes),
+        "run the command again without --locked to update it, and commit kcl.mod.lock",
+        span=span,
+    )
+
+
+def _change(key: str, old: Locked | None, new: Locked | None) -> str:
+    """One package's change, e.g. ``k8s: version 1.30.0 -> 1.31.2`` ('' when none)."""
+    if old is None and new is not None:
+        return f"{key} {new.version} would be added"
+    if new is None and old is not None:
+        return f"{key} {old.version} would be removed"
+    if old is None or new is None or old == new:
+        return ""
+    fields = [("name", old.name, new.name), ("version", old.version, new.version)]
+    fields.append(("sum", old.sum, new.sum))
+    for name in _SOURCE_KEYS:
+        fields.append((name, old.source.get(name, ""), new.source.get(name, "")))
+    differences = [f"{name} {a or '(none)'} -> {b or '(none)'}" for name, a, b in fields if a != b]
+    return f"{key}: " + ", ".join(differences)
 
 
 def _string(value: str) -> str:

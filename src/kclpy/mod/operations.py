@@ -14,24 +14,30 @@ import shutil
 import tempfile
 
 from kclpy.diag import Code
-from kclpy.mod import archive, oci
+from kclpy.mod import archive, names, oci
 from kclpy.mod.entries import is_git_url
 from kclpy.mod.errors import PackageError
 from kclpy.mod.manifest import (
     MOD_FILE,
     Dependency,
+    check_package,
     edit_dependencies,
     init_text,
+    lock_out_of_date,
+    lock_would_change,
     read_mod,
     write_lock,
 )
-from kclpy.mod.resolution import Resolved, Resolver, resolve
-from kclpy.mod.settings import load_settings
+from kclpy.mod.resolution import Resolved, Resolver, resolve, vendor_name
+from kclpy.mod.settings import is_locked, load_settings
 from kclpy.source import write_atomically
 
 
 def init(folder: str, name: str = "") -> str:
     """Create ``kcl.mod`` (and an empty ``kcl.mod.lock`` and ``main.k`` when missing)."""
+    if name and names.name_problem(name):
+        invalid = names.Invalid("name", name, names.name_problem(name))
+        raise names.invalid_error("the new package", invalid, "", [])
     folder = os.path.abspath(folder)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, MOD_FILE)
@@ -96,14 +102,28 @@ def add(root: str, dependency: Dependency) -> Resolved:
     found = resolved[dependency.name]
     if dependency.kind in ("registry", "oci") and not dependency.version:
         dependency = dependency._replace(version=found.locked.version)
+    packages = {name: item.locked for name, item in resolved.items()}
+    if is_locked() and lock_would_change(resolver.root, packages):
+        raise lock_out_of_date(resolver.root, packages)  # before kcl.mod is edited
     edit_dependencies(resolver.root, add=[dependency])
-    write_lock(resolver.root, {name: item.locked for name, item in resolved.items()})
+    write_lock(resolver.root, packages)
     return found
 
 
 def remove(root: str, name: str) -> None:
-    edit_dependencies(root, remove=[name])
-    resolve(root)
+    """Drop ``name`` from ``root/kcl.mod`` and rewrite the lock; the new resolution is
+    made (and checked against ``--locked``) before either file changes."""
+    resolver = Resolver(root)
+    if name not in resolver.mod.dependencies:
+        raise PackageError(
+            Code.PACKAGE_NOT_FOUND, f"dependency '{name}' is not in kcl.mod", dependency=name
+        )
+    del resolver.mod.dependencies[name]
+    packages = {key: item.locked for key, item in resolver.resolve().items()}
+    if is_locked() and lock_would_change(resolver.root, packages):
+        raise lock_out_of_date(resolver.root, packages)
+    edit_dependencies(resolver.root, remove=[name])
+    write_lock(resolver.root, packages)
 
 
 def update(root: str) -> dict[str, Resolved]:
@@ -135,27 +155,60 @@ def graph(root: str) -> list[str]:
 
 
 def package(root: str, target: str = "", vendor: bool = False) -> str:
-    """``kcl mod package``: the module as ``<name>_<version>.tar`` (with ``vendor/``
-    filled first in vendor mode); returns the archive path."""
+    """``kcl mod package``: the module as ``<name>_<version>.tar`` in its folder (or at
+    ``target``), with ``vendor/`` filled first in vendor mode; returns the archive path.
+    The name and version must follow :mod:`kclpy.mod.names`: the archive stays inside."""
     mod = read_mod(os.path.abspath(root))
+    check_package(mod)
     if vendor:
         vendor_dependencies(mod.root)
-    target = target or os.path.join(mod.root, f"{mod.name}_{mod.version}.tar")
+    if not target:
+        archive_name = f"{mod.name}_{mod.version}.tar"
+        target = names.inside(mod.root, os.path.join(mod.root, archive_name), "the archive")
     include = [str(p) for p in mod.package.get("include") or []]
     exclude = [str(p) for p in mod.package.get("exclude") or []]
     return archive.pack(mod.root, target, include, exclude)
 
 
 def vendor_dependencies(root: str) -> None:
-    """Copy every resolved package into ``root/vendor/<full name>``."""
+    """Copy every package fetched from a registry or git into ``root/vendor/`` under
+    the real tool's names (see :func:`~kclpy.mod.resolution.vendor_name`); path
+    packages are used where they are. Symbolic links are never followed out of a
+    package: a link to a file inside it is copied as that file, any other is left out."""
+    vendor = os.path.join(os.path.abspath(root), "vendor")
     for item in resolve(root).values():
-        target = os.path.join(root, "vendor", f"{item.locked.name}_{item.locked.version}")
-        if os.path.abspath(item.path) == os.path.abspath(target) or os.path.isdir(target):
+        if item.dependency.kind == "path":
             continue
-        staging = archive.staging_dir(os.path.join(root, "vendor"))
-        shutil.copytree(item.path, os.path.join(staging, "package"))
-        archive.install(os.path.join(staging, "package"), target)
-        shutil.rmtree(staging, ignore_errors=True)
+        name = vendor_name(item)
+        target = names.inside(vendor, os.path.join(vendor, name), f"package {name}")
+        if os.path.abspath(item.path) == target or os.path.isdir(target):
+            continue
+        staging = archive.staging_dir(vendor)
+        try:
+            copy_package(item.path, os.path.join(staging, "package"))
+            archive.install(os.path.join(staging, "package"), target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def copy_package(source: str, destination: str) -> None:
+    """Copy the package folder ``source`` to ``destination`` (new) without following
+    a symbolic link out of it."""
+    top = os.path.realpath(source)
+    for folder, subfolders, files in os.walk(source):
+        relative = os.path.relpath(folder, source)
+        os.makedirs(os.path.normpath(os.path.join(destination, relative)), exist_ok=True)
+        subfolders[:] = [name for name in subfolders if not _is_link(folder, name)]
+        for name in files:
+            path = os.path.join(folder, name)
+            real = os.path.realpath(path)
+            if not os.path.isfile(real) or os.path.commonpath([top, real]) != top:
+                continue  # a link out of the package (or to nothing), or not a plain file
+            shutil.copyfile(real, os.path.normpath(os.path.join(destination, relative, name)))
+
+
+def _is_link(folder: str, name: str) -> bool:
+    return os.path.islink(os.path.join(folder, name))
 
 
 def push(root: str, url: str = "", force: bool = False) -> str:
@@ -164,6 +217,7 @@ def push(root: str, url: str = "", force: bool = False) -> str:
     mod = read_mod(os.path.abspath(root))
     if not os.path.isfile(mod.path):
         raise PackageError(Code.MOD_FILE_ERROR, f"no kcl.mod in '{mod.root}'")
+    check_package(mod)
     if not url:
         defaults = load_settings()
         url = f"oci://{defaults.registry}/{defaults.repository}/{mod.name}"

@@ -33,12 +33,22 @@ import contextlib
 import os
 import re
 from collections import deque
+from collections.abc import Callable
 from typing import NamedTuple
 
 from kclpy.diag import Code
+from kclpy.mod import names
 from kclpy.mod import settings as settings_module
 from kclpy.mod.errors import PackageError
-from kclpy.mod.manifest import Dependency, Locked, read_lock, read_mod, write_lock
+from kclpy.mod.manifest import (
+    Dependency,
+    Locked,
+    check_dependency,
+    check_package,
+    read_lock,
+    read_mod,
+    write_lock,
+)
 
 
 class Resolved(NamedTuple):
@@ -85,25 +95,33 @@ class Resolver:
 
     def resolve(self, given: frozenset[str] = frozenset()) -> dict[str, Resolved]:
         """Every package reachable from the root's ``[dependencies]``, by import name;
-        packages named in ``given`` (``-E name=path``) are neither fetched nor followed."""
-        queue: deque[tuple[Dependency, str, str]] = deque(
-            (dependency, self.root, "") for dependency in self.mod.dependencies.values()
+        packages named in ``given`` (``-E name=path``) are neither fetched nor followed.
+        Each queued item: the dependency, the folder of the package declaring it, its
+        import name, and the folder a path dependency must stay in ('' for the root's
+        own tree: a package fetched into the cache may only point inside itself)."""
+        queue: deque[tuple[Dependency, str, str, str]] = deque(
+            (dependency, self.root, "", "") for dependency in self.mod.dependencies.values()
         )
         direct = set(self.mod.dependencies)
         while queue:
-            dependency, owner_root, owner = queue.popleft()
+            dependency, owner_root, owner, confine = queue.popleft()
             if dependency.name in given:
                 continue
+            check_dependency(dependency)
             self.edges.add((owner, dependency.name))
             previous = self.resolved.get(dependency.name)
             if previous is not None and not self._replaces(
                 previous, dependency, owner_root, owner, direct
             ):
                 continue
-            found = self._fetch(dependency, owner_root, owner)
+            found = self._fetch(dependency, owner_root, owner, confine)
             self.resolved[dependency.name] = found
-            for child in read_mod(found.path).dependencies.values():
-                queue.append((child, found.path, dependency.name))
+            package = read_mod(found.path)
+            if dependency.kind != "path":
+                check_package(package)
+                confine = found.path
+            for child in package.dependencies.values():
+                queue.append((child, found.path, dependency.name, confine))
         return self.resolved
 
     def _replaces(
@@ -142,9 +160,11 @@ class Resolver:
             dependency=dependency.name,
         )
 
-    def _fetch(self, dependency: Dependency, owner_root: str, owner: str) -> Resolved:
+    def _fetch(self, dependency: Dependency, owner_root: str, owner: str, confine: str) -> Resolved:
         if dependency.kind == "path":
             folder = os.path.normpath(os.path.join(owner_root, dependency.path))
+            if confine:  # declared by a fetched package: it may not point outside itself
+                names.inside(confine, os.path.join(folder, "kcl.mod"), f"package '{owner}'")
             if not os.path.isdir(folder):
                 raise PackageError(
                     Code.PACKAGE_NOT_FOUND,
@@ -158,13 +178,15 @@ class Resolver:
             return self._fetch_git(dependency, owner)
         return self._fetch_oci(dependency, owner)
 
-    def _place(self, full_name: str) -> str:
-        """Where a package lives: ``vendor/<full_name>`` of the root when it is there
-        (``kcl mod package --vendor``), else the package cache."""
-        vendored = os.path.join(self.root, "vendor", full_name)
+    def _place(self, full_name: str, vendor_name: str) -> str:
+        """Where a package lives: ``vendor/<vendor_name>`` of the root when it is there
+        (vendored), else ``<cache>/<full_name>``; either proven inside its folder."""
+        what = f"package {full_name}"
+        vendor = os.path.join(self.root, "vendor")
+        vendored = names.inside(vendor, os.path.join(vendor, vendor_name), what)
         if not self.update and os.path.isdir(vendored):
             return vendored
-        return os.path.join(self.home, full_name)
+        return names.inside(self.home, os.path.join(self.home, full_name), what)
 
     def _oci_reference(self, dependency: Dependency) -> tuple[str, str]:
         if dependency.kind == "oci":
@@ -179,14 +201,18 @@ class Resolver:
         host, repository = self._oci_reference(dependency)
         locked_version = self.lock[dependency.name].version if dependency.name in self.lock else ""
         version = dependency.version or locked_version or self._latest(host, repository, dependency)
+        if names.version_problem(version):  # a tag the registry listed
+            invalid = names.Invalid("version", version, names.version_problem(version))
+            raise names.invalid_error(f"dependency '{dependency.name}'", invalid, "", [])
         source = {"reg": host, "repo": repository, "oci_tag": version}
         locked = Locked(dependency.package_name, version, "", source)
-        folder = self._place(locked.full_name)
+        folder = self._place(locked.full_name, locked.full_name)
         if self.update or not os.path.isdir(folder):
             self._download(
                 folder,
                 dependency,
                 lambda staging: self._pull(host, repository, version, staging, dependency),
+                version,
             )
         locked = Locked(
             locked.name, version, self._verified_sum(folder, dependency, version), source
@@ -208,7 +234,8 @@ class Resolver:
 
     def _pull(
         self, host: str, repository: str, tag: str, staging: str, dependency: Dependency
-    ) -> None:
+    ) -> str:
+        """Pull and unpack into ``staging``; the checksum the manifest announces ('')."""
         import shutil
 
         from kclpy.mod import archive
@@ -220,37 +247,36 @@ class Resolver:
         path, manifest = pull(Reference(host, repository), tag, downloads, dependency.name)
         archive.unpack(path, staging, dependency.name)
         shutil.rmtree(downloads, ignore_errors=True)
-        announced = (manifest.get("annotations") or {}).get(ANNOTATION_SUM)
-        if announced and announced != archive.checksum(staging):
-            raise PackageError(
-                Code.CHECKSUM_MISMATCH,
-                f"package '{dependency.name}' from '{host}/{repository}:{tag}' does not match "
-                f"the checksum its manifest announces ({announced})",
-                dependency=dependency.name,
-            )
+        return str((manifest.get("annotations") or {}).get(ANNOTATION_SUM) or "")
 
     def _fetch_git(self, dependency: Dependency, owner: str) -> Resolved:
         from kclpy.mod import git
 
         reference = dependency.reference
-        full_name = f"{git.repository_name(dependency.git)}_{reference or 'HEAD'}"
-        folder = self._place(full_name)
+        repository = git.repository_name(dependency.git)
+        if names.name_problem(repository):
+            reason = "the repository's name (its last part) must be " + names.NAME_RULE[2:]
+            invalid = names.Invalid("git", dependency.git, reason)
+            raise names.invalid_error(f"dependency '{dependency.name}'", invalid, "", [])
+        full_name = names.folder_name(repository, reference or "HEAD")
+        folder = self._place(full_name, _git_vendor_name(dependency, repository))
         if self.update or not os.path.isdir(folder):
 
-            def clone(staging: str) -> None:
+            def clone(staging: str) -> str:
                 self._online(dependency)
                 git.fetch(
                     dependency.git, reference, staging, dependency.name, bool(dependency.branch)
                 )
+                return ""
 
-            self._download(folder, dependency, clone)
+            self._download(folder, dependency, clone, "")
         source = {"url": dependency.git}
         for key, lock_key in (("tag", "git_tag"), ("commit", "commit"), ("branch", "branch")):
             if getattr(dependency, key):
                 source[lock_key] = getattr(dependency, key)
-        version = read_mod(folder).package.get("version") or reference
-        known = self._verified_sum(folder, dependency, str(version))
-        locked = Locked(dependency.package_name, str(version), known, source)
+        version = _git_version(folder, dependency)
+        known = self._verified_sum(folder, dependency, version)
+        locked = Locked(dependency.package_name, version, known, source)
         return Resolved(dependency.name, folder, locked, dependency, owner)
 
     def _online(self, dependency: Dependency) -> None:
@@ -261,8 +287,13 @@ class Resolver:
                 dependency=dependency.name,
             )
 
-    def _download(self, folder: str, dependency: Dependency, fill: object) -> None:
-        """Fill a staging folder with ``fill(staging)``, then move it to ``folder``.
+    def _download(
+        self, folder: str, dependency: Dependency, fill: Callable[[str], str], version: str
+    ) -> None:
+        """Fill a staging folder with ``fill(staging)`` (which returns the checksum the
+        source announces, or ''), check the package's checksum against that and against
+        ``kcl.mod.lock`` (``version``: '' for git, read from the package), then move it
+        to ``folder``: a package that fails a check is never installed.
         A failure is remembered for a while in this process, so a long-lived caller (the
         language server, which loads on every edit) does not retry the network each time."""
         import shutil
@@ -276,15 +307,26 @@ class Resolver:
         staging = archive.staging_dir(self.home)
         try:
             try:
-                fill(staging)  # type: ignore[operator]
+                announced = fill(staging)
             except PackageError as error:
                 _RECENT_FAILURES[folder] = (time.monotonic(), error)
                 raise
             _RECENT_FAILURES.pop(folder, None)
-            _forget_sum(self.home, os.path.basename(folder))
-            if os.path.isdir(folder):  # kcl mod update: replace the old copy
-                shutil.rmtree(folder)
-            archive.install(staging, folder)
+            known = archive.checksum(staging)
+            if announced and announced != known:
+                raise PackageError(
+                    Code.CHECKSUM_MISMATCH,
+                    f"package {dependency.describe()} does not match the checksum its "
+                    f"manifest announces ({announced}); the package has {known}",
+                    dependency=dependency.name,
+                )
+            self._check_sum(dependency, version or _git_version(staging, dependency), known)
+            full_name = os.path.basename(folder)
+            _forget_sum(self.home, full_name)
+            if os.path.lexists(folder):  # kcl mod update: replace the old copy
+                names.remove_tree(self.home, folder, f"package {full_name}")
+            archive.install(staging, names.inside(self.home, folder, f"package {full_name}"))
+            _remember_sum(self.home, full_name, known)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
@@ -299,6 +341,12 @@ class Resolver:
             known = checksum(folder)
             if cached:
                 _remember_sum(self.home, full_name, known)
+        self._check_sum(dependency, version, known)
+        return known
+
+    def _check_sum(self, dependency: Dependency, version: str, known: str) -> None:
+        """A CHECKSUM_MISMATCH when ``kcl.mod.lock`` records another sum for this
+        version (and git ref) of the dependency."""
         expected = self.lock.get(dependency.name)
         if (
             expected is not None
@@ -311,12 +359,11 @@ class Resolver:
         ):
             raise PackageError(
                 Code.CHECKSUM_MISMATCH,
-                f"checksum mismatch for package '{dependency.name}' ({full_name}): "
+                f"checksum mismatch for package {dependency.describe()}: "
                 f"kcl.mod.lock says {expected.sum}, the package has {known}",
                 "run 'kcl mod update' to download it again and record the new checksum",
                 dependency=dependency.name,
             )
-        return known
 
 
 RETRY_SECONDS = 30.0
@@ -383,6 +430,32 @@ def _resolve_and_lock(resolver: Resolver) -> dict[str, Resolved]:
         with contextlib.suppress(OSError):  # a read-only package (pulled into the cache)
             write_lock(resolver.root, packages)
     return resolved
+
+
+def vendor_name(item: Resolved) -> str:
+    """The folder of a fetched package under ``vendor/``, as the real tool names it:
+    ``<name>_<version>`` (registry, OCI), ``<name>_<ref>`` (git; the repository's
+    name when the dependency is renamed)."""
+    if item.dependency.kind == "git":
+        from kclpy.mod.git import repository_name
+
+        return _git_vendor_name(item.dependency, repository_name(item.dependency.git))
+    return item.locked.full_name
+
+
+def _git_vendor_name(dependency: Dependency, repository: str) -> str:
+    name = repository if dependency.package else dependency.name
+    return names.folder_name(name, dependency.reference or "HEAD")
+
+
+def _git_version(folder: str, dependency: Dependency) -> str:
+    """A git package's version: its kcl.mod's, else the ref (a bad kcl.mod: the ref;
+    it is reported when the package's own kcl.mod is read)."""
+    try:
+        version = read_mod(folder).package.get("version")
+    except PackageError:
+        version = None
+    return str(version or dependency.reference)
 
 
 def _git_refs(dependency: Dependency) -> list[tuple[str, str]]:

@@ -9,11 +9,15 @@
   (``{"auths": {host: {"auth": base64("user:password")}}}``).
 - Plain HTTP: for ``localhost`` / ``127.0.0.1`` / ``[::1]`` registries, or every
   registry when ``OCI_REG_PLAIN_HTTP=on``.
+- ``--locked``: whether this process may change a ``kcl.mod.lock``
+  (:func:`locked`, :func:`is_locked`): set by ``kcl run|build|mod --locked``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import NamedTuple
 
 DEFAULT_REGISTRY = "ghcr.io"
@@ -64,3 +68,22 @@ def load_settings() -> Settings:
     registry = os.environ.get("KPM_REG") or str(config.get("DefaultOciRegistry") or "")
     repository = os.environ.get("KPM_REPO") or str(config.get("DefaultOciRepo") or "")
     return Settings(registry or DEFAULT_REGISTRY, repository or DEFAULT_REPOSITORY)
+
+
+_lock_frozen = [False]  # --locked in force in this process
+
+
+def is_locked() -> bool:
+    """Whether ``kcl.mod.lock`` files must stay as they are (``--locked``)."""
+    return _lock_frozen[0]
+
+
+@contextlib.contextmanager
+def locked(frozen: bool = True) -> Iterator[None]:
+    """Within the block, a change to any ``kcl.mod.lock`` is an error when ``frozen``."""
+    previous = _lock_frozen[0]
+    _lock_frozen[0] = frozen
+    try:
+        yield
+    finally:
+        _lock_frozen[0] = previous

@@ -67,6 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--format", choices=["text", "json"], default="text", help="the report: text or JSON"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--locked",
+        action="store_true",
+        help="a stack whose kcl.mod.lock would change fails, and the lock stays as it is",
+    )
 
 
 def main(args: argparse.Namespace, compile_stack: CompileStack) -> int:
@@ -84,6 +89,7 @@ def main(args: argparse.Namespace, compile_stack: CompileStack) -> int:
         batch_size=args.batch_size,
         ship=args.ship,
         progress=not args.no_progress and args.format == "text",
+        locked=args.locked,
     )
     if args.affected:
         if args.since is None and args.changed is None:

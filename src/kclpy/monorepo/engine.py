@@ -41,13 +41,18 @@ class BuildOptions:
     ship: bool = False
     progress: bool = False
     root: str | None = None  # stack names are relative to it (default: the current folder)
+    locked: bool = False  # a stack whose kcl.mod.lock would change fails (it is not written)
     on_result: Callable[[StackResult], None] | None = field(default=None, repr=False)
 
 
 def select(options: BuildOptions) -> tuple[list[stacks.Stack], bool]:
-    """The stacks to build, and whether they were narrowed by a change set."""
+    """The stacks to build, and whether they were narrowed by a change set. Discovery
+    resolves each stack's packages (and writes its lock, unless ``options.locked``)."""
+    from kclpy.mod.settings import locked
+
     try:
-        found = stacks.discover(options.paths, options.root)
+        with locked(options.locked):
+            found = stacks.discover(options.paths, options.root)
     except stacks.StackError as error:
         raise BuildError(str(error)) from None
     if options.since is None and options.changed is None:

@@ -119,8 +119,12 @@ def _read_mod(path: str, definition: _Definition) -> None:
     if isinstance(entries, list) and all(isinstance(item, str) for item in entries):
         definition.files = list(entries)
     # the stack's packages, resolved (downloaded when missing) as `kcl run` in its folder
-    # does; a resolution error is reported again when the stack compiles
-    packages, _ = mod_dependencies(os.path.dirname(path))
+    # does; a resolution error (a bad kcl.mod, a lock that --locked keeps) fails the stack
+    packages, problems = mod_dependencies(os.path.dirname(path))
+    if problems:
+        from kclpy.diag.render import render_all
+
+        raise StackError(render_all(problems, "human", False).rstrip("\n"))
     definition.externals.update(packages)
 
 

@@ -201,7 +201,11 @@ class ProgramCache:
 
     def lookup(self, memory: MemoryTier | None = None) -> dict[str, PackageCode] | None:
         """The cached codes when the entry exists and is still valid, else None
-        (packages already read back in this process come from ``memory``)."""
+        (packages already read back in this process come from ``memory``). A run whose
+        packages did not resolve (``kcl.mod``, the lock, ``--locked``) never uses an entry:
+        loading it again reports why."""
+        if self._probe.program.has_errors:
+            return None
         try:
             with open(self.path, "rb") as handle:
                 from kclpy.pipeline import pickling  # (an entry found: not before)

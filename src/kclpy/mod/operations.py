@@ -153,7 +153,7 @@ def vendor_dependencies(root: str) -> None:
         if os.path.abspath(item.path) == os.path.abspath(target) or os.path.isdir(target):
             continue
         staging = archive.staging_dir(os.path.join(root, "vendor"))
-        shutil.copytree(item.path, os.path.join(staging, "package"))
+        archive.copy_tree(item.path, os.path.join(staging, "package"))
         archive.install(os.path.join(staging, "package"), target)
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -71,11 +71,10 @@ def _open_file(folder: str, path: str) -> IO[bytes]:
         handle = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | _NONBLOCK)
     except OSError as error:
         raise _unreadable(folder, relative, error.strerror or str(error)) from None
-    stream = os.fdopen(handle, "rb")
     if not stat.S_ISREG(os.fstat(handle).st_mode):
-        stream.close()
+        os.close(handle)
         raise _unreadable(folder, relative, "it is not a regular file (a folder, FIFO or device)")
-    return stream
+    return os.fdopen(handle, "rb")
 
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO is refused, not waited on

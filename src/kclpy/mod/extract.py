@@ -11,9 +11,9 @@ naming the archive and the member.
 
 The archive is read twice, streaming: the first pass checks every member and writes
 nothing, the second writes, checking everything again (the file may have changed in
-between). A cap stops the read as soon as it is passed, so a bomb costs at most the
-cap, and memory stays bounded (``tarfile`` is never asked for more than
-:data:`MAX_HEADER_BYTES` at once).
+between); if the second fails, what it created is removed. A cap stops the read as
+soon as it is passed, so a bomb costs at most the cap, and memory stays bounded
+(``tarfile`` is never asked for more than :data:`MAX_HEADER_BYTES` at once).
 
 - Members: regular files and folders. Links (symbolic and hard), devices, FIFOs,
   sparse files and unknown types are refused: KCL packages need none of them.
@@ -86,7 +86,12 @@ def unpack(archive_path: str, destination: str, what: str = "", limits: Limits =
         raise PackageError(
             Code.IO_ERROR, f"cannot create '{destination}': {error.strerror}", dependency=what
         ) from None
-    _read(archive_path, limits, what, _Writer(destination, what))
+    writer = _Writer(destination, what)
+    try:
+        _read(archive_path, limits, what, writer)
+    except BaseException:
+        writer.undo()
+        raise
 
 
 def _refused(what: str, detail: str) -> PackageError:
@@ -298,6 +303,14 @@ class _Writer:
     def __init__(self, destination: str, what: str) -> None:
         self.root = os.path.realpath(destination)
         self.what = what
+        self.created: list[tuple[str, bool]] = []  # (path, is a folder), in order
+
+    def undo(self) -> None:
+        """Remove what this writer created (after a failure), newest first."""
+        for path, is_folder in reversed(self.created):
+            with contextlib.suppress(OSError):
+                (os.rmdir if is_folder else os.unlink)(path)
+        self.created.clear()
 
     def write(
         self, parts: tuple[str, ...], kind: str, member: tarfile.TarInfo, stream: _Stream
@@ -320,6 +333,7 @@ class _Writer:
                     handle = os.open(target, _NEW_FILE, mode)
             finally:
                 os.close(parent)
+            self.created.append((target, False))
             with os.fdopen(handle, "wb") as output:
                 _copy(stream, output, member.size, member.name, self.what)
         except OSError as error:
@@ -337,6 +351,7 @@ class _Writer:
                         os.mkdir(part, 0o755, dir_fd=handle)
                     else:
                         os.mkdir(path, 0o755)
+                    self.created.append((path, True))
                 if _AT_FOLDER:
                     child = os.open(part, _DIRECTORY, dir_fd=handle)
                 else:

@@ -5,11 +5,18 @@
   (the real tool's ``sum`` in ``kcl.mod.lock`` and in the OCI annotation).
 - :func:`pack`: a ``.tar`` of a package folder, member names relative to it,
   ``include``/``exclude`` glob patterns from ``[package]``; written to a temporary
-  file and moved into place.
-- :func:`unpack`: extracts a ``.tar`` or ``.tgz`` safely (no absolute paths, no
-  ``..``, no links leaving the folder); a corrupt archive is a CORRUPT_ARCHIVE error.
+  file and moved into place. The archive holds only files and folders.
+- :func:`copy_tree`: a package folder copied to a new folder (vendoring).
+- :func:`unpack`: extracts a ``.tar`` or ``.tgz`` with :mod:`kclpy.mod.extract`
+  (files and folders only, never outside the folder, within caps).
 - :func:`install`: moves a folder prepared in a temporary place into the cache in one
   ``rename``, so the cache never holds half a package.
+
+Links in a package folder: these three never follow a link out of the folder. A
+symbolic link to a regular file inside the folder stands for that file (its bytes
+are hashed, packed or copied as a regular file, so archives hold no links); a link
+leaving the folder, to a folder, or to nothing, and any FIFO, device or socket, is
+refused with a ``MOD_FILE_ERROR`` naming it.
 """
 
 from __future__ import annotations
@@ -20,8 +27,10 @@ import fnmatch
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
+from typing import IO
 
 from kclpy.diag import Code
 from kclpy.mod.errors import PackageError
@@ -43,16 +52,65 @@ def _walk(folder: str) -> Iterator[tuple[str, bool]]:
             yield from _walk(path)
 
 
+def _open_file(folder: str, path: str) -> IO[bytes]:
+    """The regular file that ``path`` (in the package ``folder``) stands for, opened:
+    the file itself, or the file inside ``folder`` a symbolic link resolves to."""
+    relative = os.path.relpath(path, folder)
+    real = path  # _walk enters no linked folder: only ``path`` itself may be a link
+    if os.path.islink(path):
+        real = os.path.realpath(path)
+        root = os.path.realpath(folder)
+        if os.path.commonpath([root, real]) != root:
+            raise PackageError(
+                Code.MOD_FILE_ERROR,
+                f"'{relative}' in the package '{folder}' is a symbolic link to "
+                f"'{os.readlink(path)}', outside the package folder",
+                "packages are hashed, packed and copied without following links out of them",
+            )
+    try:
+        handle = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | _NONBLOCK)
+    except OSError as error:
+        raise _unreadable(folder, relative, error.strerror or str(error)) from None
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise _unreadable(folder, relative, "it is not a regular file (a folder, FIFO or device)")
+    return os.fdopen(handle, "rb")
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO is refused, not waited on
+
+
+def _unreadable(folder: str, relative: str, reason: str) -> PackageError:
+    return PackageError(
+        Code.MOD_FILE_ERROR, f"cannot read '{relative}' in the package '{folder}': {reason}"
+    )
+
+
 def checksum(folder: str) -> str:
     """The real tool's package ``sum`` of ``folder``."""
     digest = hashlib.sha256()
     for path, is_dir in _walk(folder):
-        if is_dir or any(part in path for part in _IGNORED) or not os.path.isfile(path):
-            continue  # (a link to a folder, or to nothing, has no bytes to hash)
-        with open(path, "rb") as stream:
+        if is_dir or any(part in path for part in _IGNORED):
+            continue
+        if os.path.islink(path) and not os.path.isfile(path):
+            continue  # a link to a folder (never entered) or to nothing: no bytes to hash
+        with _open_file(folder, path) as stream:
             for block in iter(lambda: stream.read(1 << 16), b""):
                 digest.update(block)
     return base64.b64encode(digest.digest()).decode("ascii")
+
+
+def copy_tree(source: str, target: str) -> None:
+    """Copy the package folder ``source`` to ``target`` (which must not exist): its
+    folders and files, links to files inside it as those files (see the module doc)."""
+    os.makedirs(target)
+    for path, is_dir in _walk(source):
+        destination = os.path.join(target, os.path.relpath(path, source))
+        if is_dir:
+            os.mkdir(destination)
+            continue
+        with _open_file(source, path) as stream, open(destination, "xb") as output:
+            shutil.copyfileobj(stream, output)
 
 
 def _selected(relative: str, include: list[str], exclude: list[str]) -> bool:
@@ -74,7 +132,7 @@ def pack(
     os.close(handle)
     try:
         with tarfile.open(temporary, "w", format=tarfile.GNU_FORMAT) as archive:
-            for path, _ in _walk(folder):
+            for path, is_dir in _walk(folder):
                 relative = os.path.relpath(path, folder).replace(os.sep, "/")
                 if any(part in path for part in _IGNORED) or os.path.abspath(path) == target:
                     continue
@@ -82,7 +140,12 @@ def pack(
                     continue
                 if ".kclpy-" in relative:
                     continue
-                archive.add(path, arcname=relative, recursive=False)
+                if is_dir:
+                    archive.add(path, arcname=relative, recursive=False)
+                    continue
+                with _open_file(folder, path) as stream:
+                    member = archive.gettarinfo(arcname=relative, fileobj=stream)
+                    archive.addfile(member, stream)
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -92,18 +155,12 @@ def pack(
 
 
 def unpack(archive_path: str, destination: str, what: str = "") -> None:
-    """Extract the ``.tar``/``.tgz`` at ``archive_path`` into ``destination`` safely."""
-    import tarfile
+    """Extract the ``.tar``/``.tgz`` at ``archive_path`` into the empty folder
+    ``destination``: regular files and folders only, never outside it, within caps
+    (:mod:`kclpy.mod.extract`)."""
+    from kclpy.mod import extract
 
-    try:
-        with tarfile.open(archive_path, "r:*") as archive:
-            archive.extractall(destination, filter="data")
-    except (tarfile.TarError, EOFError, OSError, ValueError) as error:
-        raise PackageError(
-            Code.CORRUPT_ARCHIVE,
-            f"corrupt package archive {what or archive_path}: {error}",
-            dependency=what,
-        ) from None
+    extract.unpack(archive_path, destination, what)
 
 
 _STAGING = ".kclpy-download-"

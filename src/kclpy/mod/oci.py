@@ -12,6 +12,11 @@ with a timeout (its retry loop sleeps for minutes on an unreachable host), and
 ``Basic`` challenges answered with the stored credentials (the Distribution registry
 with htpasswd asks for them; token registries go through ``oras``'s token flow).
 Every failure becomes a :class:`~kclpy.mod.errors.PackageError` naming the package.
+
+What a registry sends is read within bounds: a manifest or tag list at most
+:data:`MAX_DOCUMENT_BYTES`, a layer at most its announced size (itself at most
+:data:`MAX_LAYER_BYTES`), and the layer's sha256 is checked against the manifest's
+digest before :func:`pull` returns it for unpacking.
 """
 
 from __future__ import annotations
@@ -47,6 +52,9 @@ ANNOTATION_SUM = "org.kcllang.package.sum"
 ANNOTATION_CREATED = "org.opencontainers.image.created"
 ANNOTATION_TITLE = "org.opencontainers.image.title"
 TIMEOUT = (10.0, 60.0)  # seconds to connect, to wait for data
+MAX_DOCUMENT_BYTES = 4 << 20  # a manifest or a tag list (the OCI spec's manifest limit)
+MAX_LAYER_BYTES = 512 << 20  # a package archive, as it is downloaded
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 class Reference(NamedTuple):
@@ -147,13 +155,35 @@ def _errors(reference: Reference, what: str) -> Iterator[None]:
         ) from None  # fmt: skip
 
 
+def _document(response: Any, reference: Reference, what: str, limit: int) -> Any:
+    """The JSON body of ``response``, read up to ``limit`` bytes (more is an error)."""
+    body = bytearray()
+    for chunk in response.iter_content(chunk_size=1 << 16):
+        body += chunk
+        if len(body) > limit:
+            raise PackageError(
+                Code.REGISTRY_ERROR,
+                f"registry '{reference.host}' sent more than {limit} bytes for {what}",
+                dependency=what,
+            )
+    try:
+        return json.loads(bytes(body))
+    except ValueError:
+        raise PackageError(
+            Code.REGISTRY_ERROR, f"registry '{reference.host}' sent invalid JSON for {what}",
+            dependency=what,
+        ) from None  # fmt: skip
+
+
 def _check(response: Any, reference: Reference, what: str, tag: str = "") -> None:
     status = response.status_code
     if status in (200, 201, 202):
         return
     try:
-        codes = [e.get("code", "") for e in response.json().get("errors", [])]
-    except ValueError:
+        found = _document(response, reference, what, 1 << 16)
+        errors = found.get("errors", []) if isinstance(found, dict) else []
+        codes = [str(e.get("code", "")) for e in errors if isinstance(e, dict)]
+    except (PackageError, TypeError):
         codes = []
     if status in (401, 403):
         raise PackageError(
@@ -179,13 +209,13 @@ def tags(reference: Reference, what: str) -> list[str]:
     client = _client(reference.host)
     container = client.get_container(str(reference))
     url = f"{client.prefix}://{container.tags_url()}"
-    with _errors(reference, what):
-        response = client.do_request(url, "GET")
+    with _errors(reference, what), client.do_request(url, "GET", stream=True) as response:
         if response.status_code == 404:
             return []
         _check(response, reference, what)
-        found = response.json().get("tags") or []
-    return [str(tag) for tag in found]
+        document = _document(response, reference, what, MAX_DOCUMENT_BYTES)
+    found = document.get("tags") if isinstance(document, dict) else None
+    return [str(tag) for tag in found] if isinstance(found, list) else []
 
 
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
@@ -207,45 +237,69 @@ def manifest(reference: Reference, tag: str, what: str) -> dict[str, Any]:
     container = client.get_container(f"{reference}:{tag}")
     url = f"{client.prefix}://{container.manifest_url()}"
     with _errors(reference, what):
-        response = client.do_request(url, "GET", headers={"Accept": MANIFEST_MEDIA_TYPE})
-        _check(response, reference, what, tag)
-        data = response.json()
+        headers = {"Accept": MANIFEST_MEDIA_TYPE}
+        with client.do_request(url, "GET", headers=headers, stream=True) as response:
+            _check(response, reference, what, tag)
+            data = _document(response, reference, what, MAX_DOCUMENT_BYTES)
     return data if isinstance(data, dict) else {}
 
 
 def pull(reference: Reference, tag: str, folder: str, what: str) -> tuple[str, dict[str, Any]]:
     """Download the package archive of ``reference:tag`` into ``folder``; returns its
-    path and the manifest. The blob's digest is verified."""
+    path and the manifest. The blob is checked against the manifest's size and sha256
+    digest before it is returned (so nothing unverified is unpacked)."""
     found = manifest(reference, tag, what)
-    layers = [
-        layer for layer in found.get("layers", [])
-        if layer.get("mediaType") in (LAYER_MEDIA_TYPE, TAR_MEDIA_TYPE)
-    ]  # fmt: skip
-    if not layers:
-        raise PackageError(
-            Code.CORRUPT_ARCHIVE, f"'{reference}:{tag}' holds no KCL package layer", dependency=what
-        )
-    layer = layers[0]
-    title = os.path.basename(str((layer.get("annotations") or {}).get(ANNOTATION_TITLE) or ""))
-    suffix = ".tgz" if layer["mediaType"] == LAYER_MEDIA_TYPE else ".tar"
-    target = os.path.join(folder, title if title.endswith((".tar", ".tgz")) else "package" + suffix)
+    digest, size, suffix = _layer(found, f"{reference}:{tag}", what)
+    target = os.path.join(folder, "package" + suffix)
     client = _client(reference.host)
     container = client.get_container(f"{reference}:{tag}")
+    hashed = hashlib.sha256()
+    received = 0
     with _errors(reference, what):
-        response = client.get_blob(container, layer["digest"], stream=True)
+        response = client.get_blob(container, digest, stream=True)
         _check(response, reference, what, tag)
-        digest = hashlib.sha256()
-        with response, open(target, "wb") as stream:
+        with response, open(target, "xb") as stream:
             for chunk in response.iter_content(chunk_size=1 << 16):
-                digest.update(chunk)
+                received += len(chunk)
+                if received > size:
+                    break
+                hashed.update(chunk)
                 stream.write(chunk)
-    if f"sha256:{digest.hexdigest()}" != layer["digest"]:
+    if received != size or f"sha256:{hashed.hexdigest()}" != digest:
         raise PackageError(
             Code.CORRUPT_ARCHIVE,
-            f"the archive of {what} from '{reference}:{tag}' does not match its digest",
+            f"the archive of {what} from '{reference}:{tag}' does not match its "
+            f"{'size' if received != size else 'digest'} in the manifest",
             dependency=what,
         )
     return target, found
+
+
+def _layer(found: dict[str, Any], where: str, what: str) -> tuple[str, int, str]:
+    """The digest, size and file suffix of the package layer of the manifest ``found``."""
+    layers = found.get("layers")
+    chosen = [
+        layer for layer in (layers if isinstance(layers, list) else [])
+        if isinstance(layer, dict) and layer.get("mediaType") in (LAYER_MEDIA_TYPE, TAR_MEDIA_TYPE)
+    ]  # fmt: skip
+    if not chosen:
+        raise PackageError(
+            Code.CORRUPT_ARCHIVE, f"'{where}' holds no KCL package layer", dependency=what
+        )
+    layer = chosen[0]
+    digest, size = layer.get("digest"), layer.get("size")
+    if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+        raise PackageError(
+            Code.CORRUPT_ARCHIVE,
+            f"the package layer of '{where}' has no sha256 digest", dependency=what,
+        )  # fmt: skip
+    if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= MAX_LAYER_BYTES:
+        raise PackageError(
+            Code.CORRUPT_ARCHIVE,
+            f"the package layer of '{where}' has no size or one over {MAX_LAYER_BYTES >> 20} MiB",
+            dependency=what,
+        )
+    return digest, size, ".tgz" if layer["mediaType"] == LAYER_MEDIA_TYPE else ".tar"
 
 
 def push(

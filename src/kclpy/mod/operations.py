@@ -174,7 +174,8 @@ def vendor_dependencies(root: str) -> None:
     """Copy every package fetched from a registry or git into ``root/vendor/`` under
     the real tool's names (see :func:`~kclpy.mod.resolution.vendor_name`); path
     packages are used where they are. Symbolic links are never followed out of a
-    package: a link to a file inside it is copied as that file, any other is left out."""
+    package (:func:`~kclpy.mod.archive.copy_tree`): a link to a file inside it is copied
+    as that file, any other is refused with an error."""
     vendor = os.path.join(os.path.abspath(root), "vendor")
     for item in resolve(root).values():
         if item.dependency.kind == "path":
@@ -185,30 +186,11 @@ def vendor_dependencies(root: str) -> None:
             continue
         staging = archive.staging_dir(vendor)
         try:
-            copy_package(item.path, os.path.join(staging, "package"))
+            archive.copy_tree(item.path, os.path.join(staging, "package"))
             archive.install(os.path.join(staging, "package"), target)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
-
-def copy_package(source: str, destination: str) -> None:
-    """Copy the package folder ``source`` to ``destination`` (new) without following
-    a symbolic link out of it."""
-    top = os.path.realpath(source)
-    for folder, subfolders, files in os.walk(source):
-        relative = os.path.relpath(folder, source)
-        os.makedirs(os.path.normpath(os.path.join(destination, relative)), exist_ok=True)
-        subfolders[:] = [name for name in subfolders if not _is_link(folder, name)]
-        for name in files:
-            path = os.path.join(folder, name)
-            real = os.path.realpath(path)
-            if not os.path.isfile(real) or os.path.commonpath([top, real]) != top:
-                continue  # a link out of the package (or to nothing), or not a plain file
-            shutil.copyfile(real, os.path.normpath(os.path.join(destination, relative, name)))
-
-
-def _is_link(folder: str, name: str) -> bool:
-    return os.path.islink(os.path.join(folder, name))
 
 
 def push(root: str, url: str = "", force: bool = False) -> str:

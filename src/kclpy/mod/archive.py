@@ -92,8 +92,6 @@ def checksum(folder: str) -> str:
     for path, is_dir in _walk(folder):
         if is_dir or any(part in path for part in _IGNORED):
             continue
-        if os.path.islink(path) and not os.path.isfile(path):
-            continue  # a link to a folder (never entered) or to nothing: no bytes to hash
         with _open_file(folder, path) as stream:
             for block in iter(lambda: stream.read(1 << 16), b""):
                 digest.update(block)

@@ -192,7 +192,6 @@ def vendor_dependencies(root: str) -> None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-
 def push(root: str, url: str = "", force: bool = False) -> str:
     """Push the module at ``root`` to ``url`` (``oci://HOST/REPO/NAME``; default: the
     default registry and repository) with its kcl.mod version as the tag."""

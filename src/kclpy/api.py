@@ -37,6 +37,7 @@ from kclpy.source import SourceFile, read_source
 if TYPE_CHECKING:
     from kclpy.loader import Program
     from kclpy.monorepo.report import BuildReport, StackJob, StackOutput
+    from kclpy.tools.override import OverrideResult
 
 MAIN = "__main__"
 
@@ -125,15 +126,21 @@ def _override_edit(overrides: Sequence[str]) -> driver.Edit | None:
     return edit
 
 
-def override_file(path: str, specs: Sequence[str]) -> bool:
-    """Apply ``-O`` style specs (``a.b=1``, ``a.b-``) to a .k file on disk, atomically.
+def override_file(
+    path: str, specs: Sequence[str], import_paths: Sequence[str] = ()
+) -> OverrideResult:
+    """Apply ``-O`` style specs (``a.b=1``, ``a.b-``) to a .k file on disk, atomically;
+    the file is then laid out as ``kcl fmt`` lays it out, as the reference rewrites it.
 
-    Returns whether the file changed; raises ``kclpy.tools.override.OverrideError``
-    (carrying diagnostics) for a bad spec, value or file.
+    Returns an ``OverrideResult``: ``result`` (whether the file changed, also its truth
+    value), ``parse_errors`` (a file with syntax errors is left alone and answered
+    with them) and ``warnings``. Raises ``kclpy.tools.override.OverrideError``
+    (carrying diagnostics) for a bad spec or value, an unreadable file, or a change
+    that would not parse (nothing is written then).
     """
     from kclpy.tools.override import override_file as apply
 
-    return apply(path, list(specs))
+    return apply(path, list(specs), list(import_paths))
 
 
 def list_variables(

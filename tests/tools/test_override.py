@@ -55,13 +55,24 @@ BASE_YAML = (
         ('a["dot.key"]=2', ("a", "dot.key"), "=", "2"),
         ("a['k'].b = 'x=y'", ("a", "k", "b"), "=", "'x=y'"),
         ('p.name="Bob"', ("p", "name"), "=", '"Bob"'),
+        # the reference's grammar: '-' inside a part, empty parts skipped, '.[' allowed
+        ("a.b-c.d=1", ("a", "b-c", "d"), "=", "1"),
+        ("a.b-c-", ("a", "b-c"), "-", ""),
+        ("a..b=1", ("a", "b"), "=", "1"),
+        ('a.["b"].c=1', ("a", "b", "c"), "=", "1"),
+        ("a.$if=1", ("a", "if"), "=", "1"),
+        ('_x      ="a6"', ("_x",), "=", '"a6"'),
+        ('a["k=v"]:{x=1}', ("a", "k=v"), ":", "{x=1}"),
     ],
 )
 def test_parse_spec(text: str, path: tuple[str, ...], op: str, value: str) -> None:
     assert parse_override_spec(text) == OverrideSpec(text, path, op, value)
 
 
-@pytest.mark.parametrize("text", ["x.y", "p.name=", "=1", "a..b=1", 'a["x=1', "a.b-c", ""])
+@pytest.mark.parametrize(
+    "text",
+    ["x.y", "p.name=", "=1", 'a["x=1', "a.b-c", "", ":a:", "=a=", ":a", "a-1", "....", "..=1"],
+)
 def test_bad_spec(text: str) -> None:
     with pytest.raises(OverrideError) as caught:
         parse_override_spec(text)
@@ -139,12 +150,14 @@ FILE_CASES: list[tuple[str, str, str]] = [
     ('p.name="Bob"', '    name = "a"', '    name = "Bob"'),
     ("p.age-", "    age = 5\n", ""),
     ("cfg.x.y=2", "x = {y = 1}", "x = {y = 2}"),
-    ("cfg.x:{q=1}", "x = {y = 1}", "x = {y = 1, q = 1}"),
-    ("cfg.l+=[2]", "l = [1]", "l = [1, 2]"),
+    # a new entry or item in a config or list not on line 1: one per line, as the
+    # reference prints it
+    ("cfg.x:{q=1}", "x = {y = 1}", "x = {\n        y = 1\n        q = 1\n    }"),
+    ("cfg.l+=[2]", "l = [1]", "l = [\n        1\n        2\n    ]"),
     ('cfg["dot.key"]=4', '"dot.key" = 3', '"dot.key" = 4'),
     ("cfg.w.q=3", '    "dot.key" = 3\n', '    "dot.key" = 3\n    w: {\n        q = 3\n    }\n'),
     ("cfg:{k=1}", '    "dot.key" = 3\n', '    "dot.key" = 3\n    k = 1\n'),
-    ("cfg.n+=[1]", '    "dot.key" = 3\n', '    "dot.key" = 3\n    n += [1]\n'),
+    ("cfg.n+=[1]", '    "dot.key" = 3\n', '    "dot.key" = 3\n    n += [\n        1\n    ]\n'),
     ("v-", "v = 1\n", ""),
     ("v=2", "v = 1\n", "v = 2\n"),
     ("newv=3", "v = 1\n", "v = 1\nnewv = 3\n"),
@@ -161,14 +174,15 @@ def test_override_source(spec: str, old: str, new: str) -> None:
 
 
 def test_override_source_no_change() -> None:
-    assert override_source(PROGRAM, ["nope-", "cfg.nope-"]) == (PROGRAM, False)
+    text, result = override_source(PROGRAM, ["nope-", "cfg.nope-"])
+    assert (text, result.result, result.parse_errors) == (PROGRAM, False, [])
 
 
 def test_override_source_several_specs() -> None:
     text, changed = override_source(PROGRAM, ["v=2", "cfg.x.z=3", "p.age-"])
     assert changed
     expected = _with(PROGRAM, "v = 1", "v = 2")
-    expected = _with(expected, "x = {y = 1}", "x = {y = 1, z = 3}")
+    expected = _with(expected, "x = {y = 1}", "x = {\n        y = 1\n        z = 3\n    }")
     assert text == _with(expected, "    age = 5\n", "")
 
 
@@ -191,8 +205,10 @@ def test_override_file_writes_atomically(tmp_path: Path) -> None:
 def test_override_file_errors(tmp_path: Path) -> None:
     path = tmp_path / "bad.k"
     path.write_text("a = (\n")
-    with pytest.raises(OverrideError):
-        override_file(str(path), ["a=1"])
+    result = override_file(str(path), ["a=1"])  # answered with its parse errors
+    assert not result.result
+    assert [(d.code.id, d.location()) for d in result.parse_errors] == [("E1001", f"{path}:1:6")]
+    assert path.read_text() == "a = (\n"  # left alone
     with pytest.raises(OverrideError):
         override_file(str(tmp_path / "missing.k"), ["a=1"])
 
@@ -235,24 +251,19 @@ def test_run_with_overrides_matches_reference(tmp_path: Path) -> None:
 
 
 @needs_reference
-def test_override_file_result_runs_like_reference(tmp_path: Path) -> None:
-    """The edited text differs in layout (no formatter), never in meaning."""
+def test_override_file_text_matches_reference(tmp_path: Path) -> None:
+    """The file the reference leaves, to the character."""
     requests = []
     for index, specs in enumerate(DIFF_SPECS):
         path = tmp_path / f"ref{index}.k"
         path.write_text(PROGRAM)
         requests.append({"kind": "override_file", "file": str(path), "specs": specs})
     answers = reference(requests)
-    runs = []
     for index, (specs, answer) in enumerate(zip(DIFF_SPECS, answers, strict=True)):
         ours = tmp_path / f"ours{index}.k"
         ours.write_text(PROGRAM)
-        assert override_file(str(ours), specs) == answer["result"], specs
-        runs.append({"kind": "run", "files": [str(ours)], "specs": []})
-        runs.append({"kind": "run", "files": [str(tmp_path / f"ref{index}.k")], "specs": []})
-    results = reference(runs)
-    for index, specs in enumerate(DIFF_SPECS):
-        assert results[2 * index]["yaml"] == results[2 * index + 1]["yaml"], specs
+        assert override_file(str(ours), specs).result == answer["result"], specs
+        assert ours.read_text() == answer["text"], specs
 
 
 def test_union_of_a_config_with_a_non_config_adds_a_new_binding() -> None:

@@ -95,7 +95,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         type=override_spec,
         **repeat,
-        help="override a value before running: [pkg:]path=value, or path- to delete it",
+        help="override a value before running: path=value, path:value (union), path+=list, or"
+        ' path- to delete it; the path is a.b.c or a["dot.key"]',
     )
     parser.add_argument(
         "-o",

@@ -295,15 +295,16 @@ def _lint_path(args: dict[str, Any], limits: Limits) -> dict[str, Any]:
 def _override_file(args: dict[str, Any], limits: Limits) -> dict[str, Any]:
     from kclpy.tools.override import OverrideError
 
-    if args["import_paths"]:
-        raise ServiceError("OverrideFile: import_paths are not supported by kclpy")
     if not os.path.isfile(args["file"]):
         raise ServiceError(f"Cannot find the kcl file, please check the file path {args['file']}")
     try:
-        api.override_file(args["file"], args["specs"])
+        result = api.override_file(args["file"], args["specs"], args["import_paths"])
     except OverrideError as error:
         raise ServiceError("; ".join(d.message for d in error.diagnostics)) from None
-    return fields(result=True)  # the reference answers true whether or not it changed
+    # the reference answers true whether or not the file changed; a file with syntax
+    # errors is answered with them (kclpy leaves it alone, the reference rewrites it)
+    errors = [_error_message(d) for d in result.parse_errors]
+    return fields(result=not errors, parse_errors=errors)
 
 
 def _validate_code(args: dict[str, Any], limits: Limits) -> dict[str, Any]:

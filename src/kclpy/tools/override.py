@@ -1,38 +1,55 @@
-"""Overrides (``kcl run -O`` and the API's ``override_file``).
+"""Overrides (``kcl run -O``, ``kcl run -d -O`` and the API's ``override_file``).
 
-A spec is ``path op value`` or ``path-``: the path is ``a.b.c`` or
-``a["dot.key"]``, the op ``=`` (override), ``:`` (union) or ``+=`` (insert), and
-the value KCL source. ``parse_override_spec`` reads one spec.
+The spec grammar and values are in :mod:`kclpy.tools.override_spec`. A spec changes
+the main package's syntax trees as the reference does:
 
-``apply_overrides(program, specs)`` rewrites the ASTs of the main package in
-place, before type checking, as the reference does: ``a.b.c = v`` sets the entry
-``b.c`` inside the config (or schema) value of the first top-level statement
-binding ``a`` (creating missing entries as ``b: {c = v}``); a missing variable is
-appended as a new statement; ``a.b-`` deletes the entry, ``a-`` the statements.
-New nodes get the span of the entry or statement they change (the file end for
-appended statements), so errors in override values point into the program.
+* ``a = v`` / ``a : v`` / ``a += v`` changes every top-level statement binding ``a``
+  (``=`` replaces the value; ``:`` with a config merges it entry by entry, with a
+  schema of the same name merges its config, with anything else replaces; ``+=``
+  with a list extends a list); when none changes, a statement is appended;
+* ``a.b.c op v`` changes the config (or schema) value of the first statement binding
+  ``a``: every entry ``b`` of it, and in each the entries ``c`` (an entry kept with
+  its own operator, the value changed as above), or adds ``b: {c op v}`` where no
+  entry matched; a missing ``a`` is appended as ``a = {b: {c op v}}``;
+* ``a-`` deletes the statements binding ``a``, ``a.b-`` the entries at that path in
+  the first statement where there are some.
 
-``override_file(path, specs)`` applies the same edits to a file's text on disk.
-There is no formatter yet, so it edits the affected source ranges minimally
-(values keep the text they were given) instead of reprinting the whole file.
+Dotted entries (``a.b.c = 1``) are read as the nested ``a: {b: {c = 1}}`` they stand
+for, and written so in a file that an override changes.
+
+``apply_overrides(program, specs)`` rewrites the ASTs before type checking (new nodes
+get the span of what they replace, so errors point into the program).
+``override_source`` / ``override_file`` apply specs to a file's text: every spec is
+one pass of text edits (new values laid out as the reference lays them out, see
+:mod:`kclpy.tools.override_layout`), the result must parse (else nothing is written
+and the spec is named in an error) and is then formatted as ``kcl fmt`` formats, as
+the reference rewrites the file. A file with syntax errors is left alone and its
+errors are the answer.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import MAIN, Program
-from kclpy.source import SourceFile, Span, read_source, write_atomically
-from kclpy.syntax import ast, parse_expr, parse_source
-from kclpy.syntax.walk import walk
+from kclpy.source import read_source, write_atomically
+from kclpy.syntax import ast, parse_source
+from kclpy.tools.override_edits import Edits, normalize, stmt_binds
+from kclpy.tools.override_rewrite import Rewriter
+from kclpy.tools.override_spec import (
+    OP_DELETE,
+    OverrideError,
+    OverrideSpec,
+    parse_override_spec,
+    value_source,
+)
 
 __all__ = [
     "OP_DELETE",
     "OverrideError",
+    "OverrideResult",
     "OverrideSpec",
     "apply_overrides",
     "override_file",
@@ -41,506 +58,41 @@ __all__ = [
     "parse_override_spec",
 ]
 
-OP_DELETE = "-"
-INDENT = "    "
-_IDENT = re.compile(r"\$?[^\W\d]\w*")
-_KEYWORDS = frozenset(
-    {"True", "False", "None", "Undefined", "and", "or", "not", "in", "is", "if", "elif"}
-    | {"else", "for", "import", "as", "schema", "mixin", "protocol", "rule", "check"}
-    | {"assert", "lambda", "type", "all", "any", "map", "filter"}
-)
-_SPEC_FORMAT = (
-    "Invalid spec format '{}', expected <field_path>=<filed_value>, "
-    "<field_path>:<filed_value>, <field_path>+=<filed_value> or <field_path>-"
-)
+
+@dataclass
+class OverrideResult:
+    """What ``override_file`` did: ``result`` (whether the file changed; also the
+    truth value), the file's ``parse_errors`` (then it is left alone) and warnings."""
+
+    result: bool
+    parse_errors: list[Diagnostic] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.result
 
 
 @dataclass(frozen=True)
-class OverrideSpec:
-    """One parsed ``-O`` spec; ``op`` is ``=``, ``:``, ``+=`` or ``-`` (delete)."""
-
-    text: str
-    path: tuple[str, ...]
-    op: str
-    value: str = ""
-
-    @property
-    def is_delete(self) -> bool:
-        return self.op == OP_DELETE
-
-
-class OverrideError(Exception):
-    """A spec that cannot be applied (bad format, bad value, unparsable file)."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        super().__init__("; ".join(d.message for d in diagnostics))
-        self.diagnostics = diagnostics
-
-
-def _format_error(text: str) -> OverrideError:
-    return OverrideError([make_error(Code.INVALID_SYNTAX, _SPEC_FORMAT.format(text), None)])
-
-
-# --------------------------------------------------------------------------- spec parsing
-
-
-def parse_override_spec(text: str) -> OverrideSpec:
-    """Parse ``a.b["c.d"]=value`` / ``a:v`` / ``a+=v`` / ``a.b-``; raises OverrideError."""
-    parts, index = _parse_path(text)
-    if parts is None:
-        raise _format_error(text)
-    rest = text[index:].strip()
-    if rest == OP_DELETE:
-        return OverrideSpec(text, parts, OP_DELETE)
-    for op in ("+=", "=", ":"):
-        if rest.startswith(op):
-            value = rest[len(op) :].strip()
-            if value:
-                return OverrideSpec(text, parts, op, value)
-    raise _format_error(text)
-
-
-def _parse_path(text: str) -> tuple[tuple[str, ...] | None, int]:
-    parts: list[str] = []
-    index = len(text) - len(text.lstrip())
-    while True:
-        if text.startswith("[", index):
-            part, index = _parse_bracket(text, index)
-            if part is None:
-                return None, index
-            parts.append(part)
-        else:
-            match = _IDENT.match(text, index)
-            if match is None or (parts and text[index - 1] != "."):
-                return None, index
-            parts.append(match.group().lstrip("$"))
-            index = match.end()
-        if text.startswith(".", index):
-            index += 1
-        elif not text.startswith("[", index):
-            return tuple(parts), index
-
-
-def _parse_bracket(text: str, index: int) -> tuple[str | None, int]:
-    """``["key"]`` or ``['key']`` at ``index``: the key and the index after ``]``."""
-    quote = text[index + 1 : index + 2]
-    if quote not in ('"', "'"):
-        return None, index
-    position = index + 2
-    chars: list[str] = []
-    while position < len(text) and text[position] != quote:
-        if text[position] == "\\" and position + 1 < len(text):
-            position += 1
-        chars.append(text[position])
-        position += 1
-    if not text.startswith(quote + "]", position):
-        return None, index
-    return "".join(chars), position + 2
-
-
-# --------------------------------------------------------------------------- text edits
-
-
-class _Edits:
-    """Text replacements in original-file offsets (inactive when rewriting only ASTs)."""
-
-    def __init__(self, text: str, active: bool) -> None:
-        self.text = text
-        self.active = active
-        self.items: list[tuple[int, int, int, str]] = []
-
-    def replace(self, start: int, end: int, new: str) -> None:
-        if self.active:
-            self.items.append((start, end, len(self.items), new))
-
-    def apply(self) -> str:
-        text = self.text
-        limit = len(text) + 1
-        for start, end, _, new in sorted(self.items, reverse=True):
-            if end > limit:
-                continue  # overlaps an edit already made
-            text = text[:start] + new + text[end:]
-            limit = start
-        return text
-
-    # ------------------------------------------------------------------ positions
-
-    def line_start(self, offset: int) -> int:
-        return self.text.rfind("\n", 0, offset) + 1
-
-    def line_end(self, offset: int) -> int:
-        found = self.text.find("\n", offset)
-        return len(self.text) if found < 0 else found
-
-    def indent_at(self, offset: int) -> str:
-        line = self.text[self.line_start(offset) : self.line_end(offset)]
-        return line[: len(line) - len(line.lstrip())]
-
-    # ------------------------------------------------------------------ edits
-
-    def replace_node(self, node: ast.Node, new: str) -> None:
-        self.replace(node.span.start, node.span.end, new)
-
-    def delete_node(self, node: ast.Node) -> None:
-        """Delete a statement or config entry with its line when it is alone on it."""
-        if not self.active:
-            return
-        text, start, end = self.text, node.span.start, node.span.end
-        before = text[self.line_start(start) : start]
-        after = text[end : self.line_end(end)].strip()
-        if not before.strip() and (not after or after == "," or after.startswith("#")):
-            self.replace(self.line_start(start), min(self.line_end(end) + 1, len(text)), "")
-            return
-        following = re.compile(r"[ \t]*,[ \t]*").match(text, end)
-        if following is not None:
-            self.replace(start, following.end(), "")
-            return
-        preceding = re.search(r",[ \t]*$", text[:start])
-        self.replace(preceding.start() if preceding else start, end, "")
-
-    def insert_entry(self, config: ast.ConfigExpr, block: list[str], inline: str) -> None:
-        """Add an entry before the closing brace of a config literal."""
-        close = config.span.end - 1
-        if not self.active or self.text[close : close + 1] != "}":
-            return
-        if "\n" not in self.text[config.span.start : close]:
-            if config.entries:
-                self.replace(
-                    config.entries[-1].span.end, config.entries[-1].span.end, ", " + inline
-                )
-            else:
-                self.replace(close, close, inline)
-            return
-        if config.entries:
-            indent = self.indent_at(config.entries[-1].span.start)
-        else:
-            indent = self.indent_at(close) + INDENT
-        lines = "".join(indent + line + "\n" for line in block)
-        if self.text[self.line_start(close) : close].strip():
-            self.replace(close, close, "\n" + lines + self.indent_at(close))
-        else:
-            self.replace(self.line_start(close), self.line_start(close), lines)
-
-    def extend_list(self, target: ast.ListExpr, items: list[str]) -> None:
-        close = target.span.end - 1
-        if not self.active or not items or self.text[close : close + 1] != "]":
-            return
-        if not target.items:
-            self.replace(close, close, ", ".join(items))
-        elif "\n" not in self.text[target.span.start : close]:
-            self.replace(
-                target.items[-1].span.end, target.items[-1].span.end, ", " + ", ".join(items)
-            )
-        else:
-            indent = self.indent_at(target.items[-1].span.start)
-            position = self.line_start(close)
-            if self.text[position:close].strip():
-                self.replace(close, close, "".join(f"\n{indent}{item}" for item in items) + "\n")
-            else:
-                self.replace(position, position, "".join(f"{indent}{item}\n" for item in items))
-
-    def append_statement(self, lines: list[str]) -> None:
-        end = len(self.text)
-        prefix = "\n" if self.text and not self.text.endswith("\n") else ""
-        self.replace(end, end, prefix + "".join(line + "\n" for line in lines))
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _source(node: ast.Node) -> str:
-    return node.span.file.text[node.span.start : node.span.end]
-
-
-def _place(node: ast.Node, span: Span) -> None:
-    """Give a new subtree the span of the place it is put (its own text is elsewhere)."""
-    for item in walk(node):
-        item.span = span
-
-
-def _config_of(expr: ast.Expr | None) -> ast.ConfigExpr | None:
-    if isinstance(expr, ast.ConfigExpr):
-        return expr
-    if isinstance(expr, ast.SchemaExpr):
-        return expr.config
-    return None
-
-
-def _key_parts(key: ast.Expr | None) -> tuple[str, ...] | None:
-    """The literal path of a config key (``a``, ``a.b``, ``"a.b"``), None if computed."""
-    if isinstance(key, ast.NameExpr):
-        return (key.name,)
-    if isinstance(key, ast.StringExpr):
-        return (key.value,)
-    if isinstance(key, ast.SelectorExpr) and not key.optional:
-        head = _key_parts(key.value)
-        if head is not None and isinstance(key.value, ast.NameExpr | ast.SelectorExpr):
-            return (*head, key.attr)
-    return None
-
-
-def _key_text(name: str) -> str:
-    if _IDENT.fullmatch(name) and not name.startswith("$") and name not in _KEYWORDS:
-        return name
-    return json.dumps(name, ensure_ascii=False)
-
-
-def _key_node(name: str, span: Span) -> ast.Expr:
-    text = _key_text(name)
-    if text == name:
-        return ast.NameExpr(span, name)
-    return ast.StringExpr(span, name, text)
-
-
-def _binds(stmt: ast.Stmt, name: str) -> bool:
-    if isinstance(stmt, ast.AssignStmt):
-        return any(isinstance(t, ast.NameExpr) and t.name == name for t in stmt.targets)
-    return isinstance(stmt, ast.UnificationStmt) and stmt.target.name == name
-
-
-def _stmt_value(stmt: ast.Stmt) -> ast.Expr | None:
-    if isinstance(stmt, ast.AssignStmt | ast.UnificationStmt):
-        return stmt.value
-    return None
-
-
-def _entry_block(parts: tuple[str, ...], op: str, value: str) -> list[str]:
-    """The lines of a new (nested) entry, as the reference prints them."""
-    if len(parts) == 1:
-        return f"{_key_text(parts[0])} {op} {value}".split("\n")
-    inner = _entry_block(parts[1:], op, value)
-    return [f"{_key_text(parts[0])}: {{", *(INDENT + line for line in inner), "}"]
-
-
-def _entry_inline(parts: tuple[str, ...], op: str, value: str) -> str:
-    if len(parts) == 1:
-        return f"{_key_text(parts[0])} {op} {value}"
-    return f"{_key_text(parts[0])}: {{{_entry_inline(parts[1:], op, value)}}}"
-
-
-# --------------------------------------------------------------------------- the rewrite
-
-
-class _Rewriter:
-    """Applies one spec to the modules of a package (AST in place, text edits aside)."""
-
-    def __init__(
-        self,
-        modules: list[ast.Module],
-        edits: _Edits,
-        spec: OverrideSpec,
-        parse_value: Callable[[], ast.Expr],
-    ) -> None:
-        self.modules = modules
-        self.edits = edits
-        self.spec = spec
-        self.parse_value = parse_value
-
-    def run(self) -> bool:
-        """Apply the spec; whether anything changed."""
-        name, rest = self.spec.path[0], self.spec.path[1:]
-        found = [(m, s) for m in self.modules for s in m.body if _binds(s, name)]
-        if self.spec.is_delete:
-            return self.delete(found, rest)
-        if not rest:
-            return self.set_variable(name, found)
-        for _, stmt in found:
-            config = _config_of(_stmt_value(stmt))
-            if config is not None:
-                self.set_in(config, rest, self.spec.op, self.parse_value(), stmt.span)
-                return True
-        self.append_statement(name, rest)
-        return True
-
-    # ------------------------------------------------------------------ top level
-
-    def delete(self, found: list[tuple[ast.Module, ast.Stmt]], rest: tuple[str, ...]) -> bool:
-        changed = False
-        for module, stmt in found:
-            if not rest:
-                module.body.remove(stmt)
-                self.edits.delete_node(stmt)
-                changed = True
-                continue
-            config = _config_of(_stmt_value(stmt))
-            if config is not None:
-                changed = self.delete_in(config, rest) or changed
-        return changed
-
-    def set_variable(self, name: str, found: list[tuple[ast.Module, ast.Stmt]]) -> bool:
-        op = self.spec.op
-        value = self.parse_value()
-        for _, stmt in found:
-            if isinstance(stmt, ast.UnificationStmt):
-                if op == ast.OP_UNION and isinstance(value, ast.ConfigExpr):
-                    self.merge_into(stmt.value.config, value, stmt.span)
-                    return True
-                continue
-            assert isinstance(stmt, ast.AssignStmt)
-            old = stmt.value
-            if op == ast.OP_INSERT:
-                if isinstance(old, ast.ListExpr) and isinstance(value, ast.ListExpr):
-                    self.extend(old, value, stmt.span)
-                    return True
-                continue
-            config = _config_of(old)
-            if op == ast.OP_UNION and isinstance(value, ast.ConfigExpr):
-                if config is None:
-                    continue  # a config unified with a non-config: a new statement
-                self.merge_into(config, value, stmt.span)
-                return True
-            self.edits.replace_node(old, _source(value))
-            _place(value, stmt.span)
-            stmt.value = value
-            return True
-        self.append_statement(name, ())
-        return True
-
-    def append_statement(self, name: str, rest: tuple[str, ...]) -> None:
-        module = self.modules[-1]
-        end = len(module.file.text)
-        span = Span(module.file, end, end)
-        value = self.parse_value()
-        value_text = _source(value)
-        _place(value, span)
-        op = self.spec.op
-        target = ast.NameExpr(span, name)
-        stmt: ast.Stmt
-        if rest:
-            lines = _entry_block(rest, op, value_text)
-            config = ast.ConfigExpr(span, [self.new_entry(rest, op, value, span)])
-            stmt = ast.AssignStmt(span, [target], config)
-            block = [f"{_key_text(name)} = {{", *(INDENT + line for line in lines), "}"]
-        elif op == ast.OP_INSERT:
-            stmt = ast.AugAssignStmt(span, target, "+", value)
-            block = f"{name} += {value_text}".split("\n")
-        else:
-            stmt = ast.AssignStmt(span, [target], value)
-            block = f"{name} = {value_text}".split("\n")
-        module.body.append(stmt)
-        self.edits.append_statement(block)
-
-    # ------------------------------------------------------------------ configs
-
-    def set_in(
-        self, config: ast.ConfigExpr, parts: tuple[str, ...], op: str, value: ast.Expr, span: Span
-    ) -> None:
-        """Set ``parts`` inside a config literal: change the entry or add one."""
-        for entry in config.entries:
-            if not isinstance(entry, ast.ConfigEntry):
-                continue
-            key = _key_parts(entry.key)
-            if key is None or parts[: len(key)] != key:
-                continue
-            if len(key) == len(parts):
-                if self.set_entry(entry, op, value):
-                    return
-                break
-            inner = _config_of(entry.value)
-            if inner is not None:
-                self.set_in(inner, parts[len(key) :], op, value, entry.span)
-                return
-        value_text = _source(value)
-        _place(value, span)
-        self.edits.insert_entry(
-            config, _entry_block(parts, op, value_text), _entry_inline(parts, op, value_text)
-        )
-        config.entries.append(self.new_entry(parts, op, value, span))
-
-    def set_entry(self, entry: ast.ConfigEntry, op: str, value: ast.Expr) -> bool:
-        """Change an existing entry; False when a new entry must be added instead."""
-        old = entry.value
-        if op == ast.OP_INSERT:
-            if isinstance(old, ast.ListExpr) and isinstance(value, ast.ListExpr):
-                self.extend(old, value, entry.span)
-                return True
-            return False
-        config = _config_of(old)
-        if op == ast.OP_UNION and isinstance(value, ast.ConfigExpr):
-            if config is None:
-                return False  # a config unified with a non-config: a new entry (a conflict)
-            self.merge_into(config, value, entry.span)
-            return True
-        value_text = _source(value)
-        if entry.op == ast.OP_INSERT and entry.key is not None:
-            self.edits.replace(
-                entry.span.start, entry.span.end, f"{_source(entry.key)} {op} {value_text}"
-            )
-            entry.op = op
-        else:
-            self.edits.replace_node(old, value_text)
-        _place(value, entry.span)
-        entry.value = value
-        return True
-
-    def merge_into(self, config: ast.ConfigExpr, new: ast.ConfigExpr, span: Span) -> None:
-        """Union a config literal into another, entry by entry."""
-        for item in new.entries:
-            parts = _key_parts(item.key) if isinstance(item, ast.ConfigEntry) else None
-            if isinstance(item, ast.ConfigEntry) and parts is not None:
-                self.set_in(config, parts, item.op, item.value, span)
-                continue
-            text = _source(item)
-            _place(item, span)
-            self.edits.insert_entry(config, text.split("\n"), text)
-            config.entries.append(item)
-
-    def extend(self, target: ast.ListExpr, new: ast.ListExpr, span: Span) -> None:
-        texts = [_source(item) for item in new.items]
-        for item in new.items:
-            _place(item, span)
-        self.edits.extend_list(target, texts)
-        target.items.extend(new.items)
-
-    def new_entry(
-        self, parts: tuple[str, ...], op: str, value: ast.Expr, span: Span
-    ) -> ast.ConfigEntry:
-        if len(parts) == 1:
-            return ast.ConfigEntry(span, _key_node(parts[0], span), op, value)
-        inner = ast.ConfigExpr(span, [self.new_entry(parts[1:], op, value, span)])
-        return ast.ConfigEntry(span, _key_node(parts[0], span), ast.OP_UNION, inner)
-
-    def delete_in(self, config: ast.ConfigExpr, parts: tuple[str, ...]) -> bool:
-        changed = False
-        for entry in list(config.entries):
-            if not isinstance(entry, ast.ConfigEntry):
-                continue
-            key = _key_parts(entry.key)
-            if key is None:
-                continue
-            size = min(len(key), len(parts))
-            if key[:size] != parts[:size]:
-                continue
-            if len(key) >= len(parts):
-                config.entries.remove(entry)
-                self.edits.delete_node(entry)
-                changed = True
-                continue
-            inner = _config_of(entry.value)
-            if inner is not None:
-                changed = self.delete_in(inner, parts[len(key) :]) or changed
-        return changed
-
-
-# --------------------------------------------------------------------------- entry points
-
-
-def _value_parser(spec: OverrideSpec) -> Callable[[], ast.Expr]:
-    """A function returning a fresh parse of the spec's value; raises OverrideError."""
-    if spec.is_delete:
-        return lambda: ast.ConstExpr(Span(SourceFile("<override>", ""), 0, 0), None)
-    expr, diagnostics = parse_expr(spec.value, "<override>")
-    if expr is None:
-        detail = diagnostics[0].message if diagnostics else "invalid expression"
-        message = f"invalid value in override '{spec.text}': {detail}"
-        raise OverrideError([make_error(Code.INVALID_SYNTAX, message, None)])
-
-    def parse() -> ast.Expr:
-        fresh, _ = parse_expr(spec.value, "<override>")
-        assert fresh is not None
-        return fresh
-
-    return parse
+class _Prepared:
+    spec: OverrideSpec
+    value: str  # the value's KCL source ("" for a delete)
+
+
+def _prepare(specs: list[str]) -> tuple[list[_Prepared], list[Diagnostic]]:
+    """Read every spec and its value; raises OverrideError for the first bad one."""
+    prepared: list[_Prepared] = []
+    warnings: list[Diagnostic] = []
+    for text in specs:
+        spec = parse_override_spec(text)
+        value = ""
+        if not spec.is_delete:
+            value, notes = value_source(spec)
+            warnings.extend(notes)
+        prepared.append(_Prepared(spec, value))
+    return prepared, warnings
+
+
+# --------------------------------------------------------------------------- programs
 
 
 def apply_overrides(program: Program, specs: list[str]) -> list[Diagnostic]:
@@ -549,47 +101,124 @@ def apply_overrides(program: Program, specs: list[str]) -> list[Diagnostic]:
     modules = program.packages.get(MAIN, [])
     if not modules:
         return diagnostics
+    for module in modules:
+        normalize(module, None)
     for text in specs:
         try:
-            spec = parse_override_spec(text)
-            parse_value = _value_parser(spec)
+            [item], _ = _prepare([text])
         except OverrideError as error:
             diagnostics.extend(error.diagnostics)
             continue
-        _Rewriter(modules, _Edits("", active=False), spec, parse_value).run()
+        Rewriter(modules, item.spec, item.value, None).run()
     return diagnostics
 
 
-def override_source(text: str, specs: list[str], path: str = "<string>") -> tuple[str, bool]:
-    """Apply specs to one file's source text: the new text and whether it changed.
+# --------------------------------------------------------------------------- file text
 
-    Raises OverrideError for a bad spec, a bad value or a file with syntax errors.
+
+def override_source(
+    text: str, specs: list[str], path: str = "<string>", import_paths: list[str] | None = None
+) -> tuple[str, OverrideResult]:
+    """Apply specs to one file's text: the new text and what was done. The
+    ``import_paths`` (``pkg.mod`` or ``pkg.mod as m``) are added as imports where
+    missing, as the reference adds them, when a spec changes the file.
+
+    Raises OverrideError for a bad spec or value, or when a spec would leave text
+    that does not parse. A text with syntax errors is returned unchanged, with
+    them as ``parse_errors``.
     """
+    prepared, warnings = _prepare(specs)
+    _, diagnostics = parse_source(text, path)
+    errors = [d for d in diagnostics if d.is_error]
+    if errors:
+        return text, OverrideResult(False, errors, warnings)
+    original = text
     changed = False
-    for spec_text in specs:
-        spec = parse_override_spec(spec_text)
-        parse_value = _value_parser(spec)
-        module, diagnostics = parse_source(text, path)
-        errors = [d for d in diagnostics if d.is_error]
-        if errors:
-            raise OverrideError(errors)
-        edits = _Edits(text, active=True)
-        if _Rewriter([module], edits, spec, parse_value).run():
-            changed = True
-            text = edits.apply()
-    return text, changed
+    if import_paths:
+        paths = list(import_paths)
+        text, _ = _pass(text, path, None, lambda module, edits: _add_imports(module, edits, paths))
+    for item in prepared:
+        text, _ = _pass(text, path, item.spec, normalize)
+
+        def rewrite(module: ast.Module, edits: Edits, item: _Prepared = item) -> bool:
+            return Rewriter([module], item.spec, item.value, edits).run()
+
+        text, did = _pass(text, path, item.spec, rewrite)
+        changed = changed or did
+    if not changed:
+        return original, OverrideResult(False, [], warnings)
+    from kclpy.tools.format import format_code
+
+    return format_code(text, filename=path), OverrideResult(True, [], warnings)
 
 
-def override_file(path: str, specs: list[str]) -> bool:
-    """Apply specs to a file on disk (written atomically); whether it changed.
+def _pass(
+    text: str,
+    path: str,
+    spec: OverrideSpec | None,
+    change: Callable[[ast.Module, Edits], bool],
+) -> tuple[str, bool]:
+    """One round of edits: parse ``text``, let ``change`` edit it, check that the new
+    text parses. Raises OverrideError (naming ``spec``) when it does not."""
+    module, _ = parse_source(text, path)
+    edits = Edits(module)
+    did = change(module, edits)
+    if not edits.items:
+        return text, did
+    new = edits.apply()
+    _, diagnostics = parse_source(new, path)
+    errors = [d for d in diagnostics if d.is_error]
+    if errors:
+        line, col = errors[0].span.begin_pos if errors[0].span else (0, 0)
+        what = f"the override '{spec.text}'" if spec else "the imports"
+        message = (
+            f"{what} would leave {path} unparsable ({errors[0].message} at line {line}, "
+            f"column {col} of the new text); the file is left as it was"
+        )
+        raise OverrideError([make_error(Code.INVALID_SYNTAX, message, None)])
+    return new, did
 
-    Raises OverrideError for a bad spec or value, an unreadable or unparsable file.
+
+def _add_imports(module: ast.Module, edits: Edits, import_paths: list[str]) -> bool:
+    """Add ``import path`` statements that are missing, each at the index it has in
+    ``import_paths`` among the statements, as the reference does."""
+    present = set()
+    for stmt in module.body:
+        if isinstance(stmt, ast.ImportStmt):
+            present.add(f"{stmt.path} as {stmt.alias}" if stmt.alias else stmt.path)
+    order: list[ast.Stmt | str] = list(module.body)
+    for index, path in enumerate(import_paths):
+        if path not in present:
+            order.insert(index, path)
+    added = False
+    previous: ast.Stmt | None = None
+    for position, item in enumerate(order):
+        if not isinstance(item, str):
+            previous = item
+            continue
+        if previous is not None:
+            edits.insert_statement_after(previous, f"import {item}")
+        else:
+            following = next((s for s in order[position:] if not isinstance(s, str)), None)
+            edits.insert_statement_before(following, f"import {item}")
+        added = True
+    return added
+
+
+def override_file(
+    path: str, specs: list[str], import_paths: list[str] | None = None
+) -> OverrideResult:
+    """Apply specs to a file on disk (written atomically when it changes).
+
+    Raises OverrideError for a bad spec or value, an unreadable file, or a change
+    that would not parse (then nothing is written). A file with syntax errors is
+    left alone: its errors are the result's ``parse_errors``.
     """
     text = _read(path)
-    new, changed = override_source(text, specs, path)
-    if changed and new != text:
+    new, result = override_source(text, specs, path, import_paths)
+    if result.result and new != text:
         write_atomically(path, new)
-    return changed
+    return result
 
 
 def override_files(paths: list[str], specs: list[str]) -> list[str]:
@@ -598,15 +227,18 @@ def override_files(paths: list[str], specs: list[str]) -> list[str]:
     top level; a new variable is appended to the last file. (The reference applies
     every spec to every file, so a multi-file package gets duplicate statements.)
 
-    Raises OverrideError like :func:`override_file`; then no file is written.
+    Raises OverrideError like :func:`override_file`, also for a file with syntax
+    errors; then no file is written.
     """
     texts = {path: _read(path) for path in paths}
     changed: list[str] = []
     for spec_text in specs:
         name = parse_override_spec(spec_text).path[0]
         target = next((p for p in paths if _file_binds(texts[p], p, name)), paths[-1])
-        new, did = override_source(texts[target], [spec_text], target)
-        if did and new != texts[target]:
+        new, result = override_source(texts[target], [spec_text], target)
+        if result.parse_errors:
+            raise OverrideError(result.parse_errors)
+        if result.result and new != texts[target]:
             texts[target] = new
             if target not in changed:
                 changed.append(target)
@@ -617,7 +249,7 @@ def override_files(paths: list[str], specs: list[str]) -> list[str]:
 
 def _file_binds(text: str, path: str, name: str) -> bool:
     module, _ = parse_source(text, path)
-    return any(_binds(stmt, name) for stmt in module.body)
+    return any(stmt_binds(stmt, name) for stmt in module.body)
 
 
 def _read(path: str) -> str:

@@ -11,6 +11,8 @@ kcl-lang/konfig and writes, under OUT (default ``.corpus``):
 * ``konfig-compat/konfig/``: the same with one compatibility patch so that its
   stacks run under the reference kcl-lib 0.13.2 (see ``KONFIG_PATCH``);
 * ``bench/``: the synthetic benchmark workloads (``generate.py``);
+* ``kcl-vet/``: the ``kcl vet`` test data of kcl-lang/kcl (``crates/tools/src/vet/test_datas``),
+  exported as-is for ``tests/tools/test_vet_upstream.py``;
 * ``MANIFEST.json``: the commits and versions used.
 
 Everything here is third-party code (except ``bench/``): it stays out of
@@ -48,6 +50,7 @@ DEFAULT_KCL_GIT = MIRRORS / "kcl-lang+kcl" / "repo"
 DEFAULT_MODULES_GIT = MIRRORS / "kcl-lang+modules" / "repo"
 DEFAULT_KONFIG_GIT = MIRRORS / "kcl-lang+konfig" / "repo"
 DEFAULT_BUILD_CORPUS = ROOT.parent / "shared" / "conformance" / "build_corpus.py"
+VET_DATA = "crates/tools/src/vet/test_datas"
 
 # konfig reads `metadata.__META_APP_NAME` (and three more `__META_*` names) of
 # module models.kube.metadata from other modules; kcl-lib 0.13.2 rejects that
@@ -176,7 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sizes", default="1k,10k,100k", help="synthetic workload sizes")
     parser.add_argument(
-        "--skip", default="", help="comma-separated parts to skip: conformance,k8s,konfig,bench"
+        "--skip",
+        default="",
+        help="comma-separated parts to skip: conformance,k8s,konfig,bench,vet",
     )
     parser.add_argument("--check", action="store_true", help="run the reference afterwards")
     ns = parser.parse_args(argv)
@@ -223,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
                 generate.generate(bench, family, size)
         manifest["bench_sizes"] = generate.parse_sizes(ns.sizes)
         print(f"bench: {bench}")
+    if "vet" not in skip:
+        export_tree(ns.kcl_git, f"{ns.rev}:{VET_DATA}", fresh(out / "kcl-vet"))
+        manifest["kcl"] = git(ns.kcl_git, "rev-parse", ns.rev).decode().strip()
+        print(f"vet: {VET_DATA} -> {out / 'kcl-vet'}")
     previous = out / "MANIFEST.json"
     if previous.is_file():
         manifest = {**json.loads(previous.read_text(encoding="utf-8")), **manifest}

@@ -193,14 +193,19 @@ def validate_code(
     format: str = "json",
     schema: str | None = None,
     attribute_name: str = "value",
-    filename: str = "main.k",
+    filename: str | None = None,
     data_filename: str = "data",
     external_pkgs: Mapping[str, str] | None = None,
 ) -> list[Diagnostic]:
-    """Validate JSON/YAML ``data`` against ``schema`` (default: the code's first schema).
+    """Validate JSON/YAML ``data`` against ``schema`` (default: the code's first schema;
+    code without any schema validates the plain data with its own statements, e.g.
+    ``assert`` on the attribute). Each mapping at the top of the data or in its lists is
+    an instance of the schema, as ``kcl vet`` does; defaults, types, checks and
+    strictness apply as in KCL; an empty list means valid.
 
-    Defaults, types, checks and strictness apply as in KCL; an empty list means valid.
-    Errors in the data point at ``data_filename``'s line and column.
+    ``code`` stands for the file ``filename`` (default ``main.k``); when that names a
+    file in a package (a ``kcl.mod`` at or above it), the other files of its folder are
+    compiled with it. Errors in the data point at ``data_filename``'s line and column.
     """
     from kclpy.tools.vet import validate_data
 
@@ -210,9 +215,10 @@ def validate_code(
         data_format=format,
         schema=schema,
         attribute_name=attribute_name,
-        code_path=filename,
+        code_path=filename or "main.k",
         data_path=data_filename,
         externals=external_pkgs,
+        package=filename is not None,
     )
 
 
@@ -223,6 +229,7 @@ def validate(
     format: str | None = None,
     schema: str | None = None,
     attribute_name: str = "value",
+    external_pkgs: Mapping[str, str] | None = None,
 ) -> list[Diagnostic]:
     """:func:`validate_code` for files (``kcl vet data code``): the data format follows
     the data file's extension (``.yaml``/``.yml``, else JSON) unless ``format`` says;
@@ -243,6 +250,7 @@ def validate(
         attribute_name=attribute_name,
         filename=code_path,
         data_filename=data_path,
+        external_pkgs=external_pkgs,
     )
 
 

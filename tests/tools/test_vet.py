@@ -28,8 +28,8 @@ def test_checks_types_and_strictness_apply() -> None:
 def test_bad_data_is_a_diagnostic_not_an_exception() -> None:
     [error] = kclpy.validate_code(CODE, "{not json")
     assert "invalid JSON data" in error.message
-    [error] = kclpy.validate_code("a = 1\n", "{}")
-    assert "no schema" in error.message
+    [error] = kclpy.validate_code(CODE, "{}", attribute_name="not a name")
+    assert "invalid attribute name" in error.message
 
 
 def test_strings_are_not_interpolated() -> None:

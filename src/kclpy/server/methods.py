@@ -322,7 +322,7 @@ def _validate_code(args: dict[str, Any], limits: Limits) -> dict[str, Any]:
         format=args["format"].lower() or "json",
         schema=args["schema"] or None,
         attribute_name=args["attribute_name"] or "value",
-        filename=args["file"] or "main.k",
+        filename=args["file"] or None,  # none: the code alone, as main.k
         data_filename=args["datafile"] or "data",
         external_pkgs=_externals(args["external_pkgs"]),
     )

@@ -73,11 +73,8 @@ class Lines:
         return len(self.starts)
 
     def holds(self, position: types.Position) -> bool:
-        """Whether a position lies in the text: on one of its lines, or right after
-        its last one (line ``count``, character 0: the end, as some clients name it)."""
-        return position.line < self.count or (
-            position.line == self.count and position.character == 0
-        )
+        """Whether a position lies in the text: on one of its lines."""
+        return position.line < self.count
 
     def line_end(self, line: int) -> int:
         """The offset where a line's text ends (before its line break)."""

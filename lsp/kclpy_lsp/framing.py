@@ -47,6 +47,7 @@ _TAIL = 64
 _BLANK = re.compile(rb"\r?\n\r?\n")
 _LINE_BREAK = re.compile(rb"\r?\n")
 _FIELD = re.compile(rb"[!-9;-~]+:[^\r\n]*")  # a header line: token ``:`` value
+_FIELDS = re.compile(rb"(?:[!-9;-~]+:[^\r\n]*\r?\n)*")
 _KEY = re.compile(r'"(id|method)"\s*:\s*(-?\d{1,20}(?![\d.eE])|"(?:[^"\\\n]|\\.){0,256}")')
 
 
@@ -121,7 +122,9 @@ class FrameReader:
         while True:
             found = _HEADER.search(self._buffer)
             if found is not None:
-                dropped += found.start()
+                before = self._buffer[: found.start()]
+                if not _FIELDS.fullmatch(before):  # fields before the length are no news
+                    dropped += found.start()
                 del self._buffer[: found.start()]
                 return dropped
             keep = _TAIL if not self._ended else 0

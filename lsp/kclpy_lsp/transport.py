@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import sys
 import threading
@@ -65,6 +66,7 @@ class Connection:
 
     def run(self) -> None:
         """Serve until the end of input, ``exit`` or ``stop``."""
+        quiet_library_logs()
         self.protocol.set_writer(StdoutWriter(self.stdout))
         try:
             asyncio.run(self._serve())
@@ -89,6 +91,9 @@ class Connection:
         """End the loop when process ``pid`` (the client) is gone."""
         if os.name != "posix" or pid <= 0 or pid == os.getpid():
             return  # Windows' os.kill(pid, 0) would end the process
+        if not process_alive(pid):  # another PID namespace (a container): not ours to see
+            self.note(f"the client's process {pid} is not visible here: not watched")
+            return
 
         def watch() -> None:
             while not self._done.wait(PARENT_POLL):
@@ -216,6 +221,25 @@ def envelope_problem(value: object) -> str | None:
     if "id" not in value or ("result" in value) == ("error" in value):
         return "a message has a method, or an id and a result or an error"
     return None
+
+
+class _FirstLine(logging.Formatter):
+    """A log record as one line: no traceback, whatever the library attached."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        lines = record.getMessage().splitlines() or [""]
+        return f"kclpy-lsp: {record.name}: {record.levelname.lower()}: {lines[0]}"
+
+
+def quiet_library_logs() -> None:
+    """pygls's warnings and errors on stderr as one line each (pygls logs a traceback
+    for every message whose params do not fit; the client gets its answer anyway)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_FirstLine())
+    library = logging.getLogger("pygls")
+    library.handlers[:] = [handler]
+    library.setLevel(logging.WARNING)
+    library.propagate = False
 
 
 def process_alive(pid: int) -> bool:

@@ -7,6 +7,7 @@ messages (the server's own framing is trusted here), so every wait is a bounded
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -72,8 +73,11 @@ class RawServer:
             self.received.put(json.loads(stream.read(length)))
 
     def _read_errors(self) -> None:
+        """Keep what the server wrote to stderr so far (tests look at it while it runs)."""
         assert self.process.stderr is not None
-        self.stderr = self.process.stderr.read()
+        descriptor = self.process.stderr.fileno()
+        while chunk := os.read(descriptor, 65536):
+            self.stderr += chunk
 
     def write(self, data: bytes) -> None:
         assert self.process.stdin is not None

@@ -56,6 +56,9 @@ HOSTILE_PREFIXES = {
     "a header line of 100 kB": b"X" * 100_000,
     "a truncated header": b"Content-Len",
     "NUL bytes": b"\0" * 1000,
+    "a notification whose params do not fit": frame(
+        {"method": "textDocument/didChange", "params": {"textDocument": 1}}
+    ),
 }
 
 

@@ -7,9 +7,10 @@ what the client sent (``FrameReader.next``):
 * ``Message``: a body that is UTF-8 JSON, decoded (any JSON value: the envelope is
   checked by the transport);
 * ``Malformed``: a body that is not (answered -32700 Parse error);
-* ``Oversized``: a declared length over the limit; the body is read and discarded in
-  bounded chunks, and the ``id`` and ``method`` found at its start are kept, so the
-  request can be answered;
+* ``Refused``: a message too big to take: a declared length over the limit (the
+  body is read and discarded in bounded chunks), or a body of more than
+  ``MAX_VALUES`` JSON values (decoded, 60 MiB of ``[],`` took 1.6 GB); the ``id``
+  and ``method`` found at its start are kept, so the request can be answered;
 * ``Skipped``: bytes before the next header, dropped to resynchronise.
 
 Rules (the base protocol's, made total):
@@ -39,6 +40,7 @@ MAX_MESSAGE = 64 << 20  # bytes of one message body
 MAX_HEADER = 8192  # bytes of one header block
 CHUNK = 1 << 16  # bytes asked of the stream at once
 HEAD = 4096  # bytes of an oversized body searched for its id and method
+MAX_VALUES = 2_000_000  # JSON values in one message
 
 # ``Content-Length: N`` and its line break; bounded, so a match never spans more than
 # ``_TAIL`` bytes (kept between chunks when searching)
@@ -48,6 +50,7 @@ _BLANK = re.compile(rb"\r?\n\r?\n")
 _LINE_BREAK = re.compile(rb"\r?\n")
 _FIELD = re.compile(rb"[!-9;-~]+:[^\r\n]*")  # a header line: token ``:`` value
 _FIELDS = re.compile(rb"(?:[!-9;-~]+:[^\r\n]*\r?\n)*")
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _KEY = re.compile(r'"(id|method)"\s*:\s*(-?\d{1,20}(?![\d.eE])|"(?:[^"\\\n]|\\.){0,256}")')
 
 
@@ -62,8 +65,8 @@ class Malformed:
 
 
 @dataclass(frozen=True)
-class Oversized:
-    length: int
+class Refused:
+    reason: str
     id: int | str | None
     method: str | None
 
@@ -73,7 +76,7 @@ class Skipped:
     count: int
 
 
-Item = Message | Malformed | Oversized | Skipped
+Item = Message | Malformed | Refused | Skipped
 
 
 class FrameReader:
@@ -168,8 +171,13 @@ class FrameReader:
         if cut is not None:
             del self._buffer[:cut]
             return Malformed(f"a message of {cut} bytes, not the {length} it declared")
-        body = bytes(self._buffer[:length])
+        with memoryview(self._buffer) as view:  # one copy (a slice would make two)
+            body = view[:length].tobytes()
         del self._buffer[:length]
+        if len(body) > 2 * MAX_VALUES and values(body) > MAX_VALUES:
+            message_id, method = envelope(body[:HEAD])
+            reason = f"a message of more than {MAX_VALUES} JSON values"
+            return Refused(reason, message_id, method)
         try:
             return Message(json.loads(body.decode("utf-8")))
         except (ValueError, RecursionError) as error:
@@ -206,7 +214,29 @@ class FrameReader:
             if cut is not None or (remaining and not self._fill()):
                 break
         message_id, method = envelope(bytes(head))
-        return Oversized(length, message_id, method)
+        return Refused(
+            f"a message of {length} bytes is over the limit of {self.limit}", message_id, method
+        )
+
+
+def values(body: bytes) -> int:
+    """At least ``MAX_VALUES`` when a JSON text holds more values, else their number:
+    its objects and arrays, and one more for each comma between the items in them,
+    counted outside strings. Cheap bounds first (every byte counted; half the strings,
+    as each string is a value or the key of one), so the strings are walked only when
+    there are fewer than ``4 * MAX_VALUES`` of them; nothing is copied."""
+    upper = body.count(b"{") + body.count(b"[") + body.count(b",") + 1
+    if upper <= MAX_VALUES:
+        return upper
+    strings = (body.count(b'"') - body.count(b'\\"')) // 2
+    if strings // 2 > MAX_VALUES:
+        return strings // 2
+    inside = 0
+    for string in _STRING.finditer(body):
+        start, end = string.span()
+        for mark in (b"{", b"[", b","):
+            inside += body.count(mark, start, end)
+    return upper - inside
 
 
 def envelope(head: bytes) -> tuple[int | str | None, str | None]:

@@ -11,7 +11,8 @@ event loop at most, and handed to the protocol there:
 * a value that is no JSON-RPC 2.0 message: -32600 Invalid Request (with its id when
   it has a valid one), as is a notification whose params do not fit its method (a
   ``window/logMessage`` note, as it has no id);
-* an oversized message: -32600 with its id when its first bytes tell it, else a note;
+* a message too big to take: -32600 with its id when its first bytes tell it, else a
+  note;
   bytes skipped to find the next header: a note.
 
 The loop ends at the end of input, at ``exit`` (pygls raises SystemExit), or when
@@ -36,7 +37,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.protocol import JsonRPCProtocol
 
-from kclpy_lsp.framing import MAX_MESSAGE, FrameReader, Item, Malformed, Message, Oversized, Skipped
+from kclpy_lsp.framing import FrameReader, Item, Malformed, Message, Refused, Skipped
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -141,12 +142,11 @@ class Connection:
             self.note(f"skipped {item.count} bytes that were not a message header")
         elif isinstance(item, Malformed):
             self._error(None, PARSE_ERROR, f"Parse error: {item.reason}")
-        elif isinstance(item, Oversized):
-            text = f"a message of {item.length} bytes is over the limit of {MAX_MESSAGE} bytes"
+        elif isinstance(item, Refused):
             if item.id is not None and item.method is not None:
-                self._error(item.id, INVALID_REQUEST, f"Invalid Request: {text}")
+                self._error(item.id, INVALID_REQUEST, f"Invalid Request: {item.reason}")
             else:
-                self.note(f"{text}: dropped")
+                self.note(f"{item.reason}: dropped")
         else:
             self._message(item)
 

@@ -12,11 +12,12 @@ from collections.abc import Callable
 import pytest
 from kclpy_lsp.framing import (
     CHUNK,
+    MAX_VALUES,
     FrameReader,
     Item,
     Malformed,
     Message,
-    Oversized,
+    Refused,
     Skipped,
     envelope,
 )
@@ -26,6 +27,10 @@ PROBE = {"jsonrpc": "2.0", "id": 99, "method": "workspace/symbol", "params": {"q
 
 def frame(value: object) -> bytes:
     body = json.dumps(value).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def raw(body: bytes) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
@@ -45,7 +50,7 @@ def items(data: bytes, limit: int = 1 << 20, step: int | None = None) -> list[It
 
 HOSTILE = {
     "nothing": (b"", []),
-    "a huge length": (b"Content-Length: 99999999999999999\r\n\r\n{}", [Oversized]),
+    "a huge length": (b"Content-Length: 99999999999999999\r\n\r\n{}", [Refused]),
     "a length that is no number": (b"Content-Length: abc\r\n\r\n{}", [Skipped]),
     "no header": (b"hello there\r\n\r\n", [Skipped]),
     "a short body": (b"Content-Length: 3\r\n\r\n", [Malformed]),
@@ -99,9 +104,25 @@ def test_an_oversized_body_is_dropped_with_its_id_and_method() -> None:
     request = {"jsonrpc": "2.0", "id": "big", "method": "textDocument/didOpen", "x": "y" * 5000}
     found = items(frame(request) + frame(PROBE), limit=1000)
     assert found == [
-        Oversized(len(json.dumps(request)), "big", "textDocument/didOpen"),
+        Refused(
+            f"a message of {len(json.dumps(request))} bytes is over the limit of 1000",
+            "big",
+            "textDocument/didOpen",
+        ),
         Message(PROBE),
     ]
+
+
+def test_a_body_of_too_many_values_is_refused_with_its_id() -> None:
+    """Within the byte limit, a body that would decode into millions of values is
+    refused before it is decoded; the brackets and commas of its strings do not count."""
+    values = b"1," * MAX_VALUES + b"[]"
+    body = b'{"jsonrpc": "2.0", "id": 3, "method": "m", "params": [' + values + b"]}"
+    found = items(raw(body) + frame(PROBE), limit=len(body))
+    assert found == [Refused(f"a message of more than {MAX_VALUES} JSON values", 3, "m"),
+                     Message(PROBE)]  # fmt: skip
+    text = {"jsonrpc": "2.0", "method": "m", "params": "[]," * MAX_VALUES}
+    assert items(frame(text), limit=1 << 23) == [Message(text)]
 
 
 def test_an_oversized_body_is_read_in_chunks() -> None:
@@ -117,7 +138,7 @@ def test_an_oversized_body_is_read_in_chunks() -> None:
         return stream.read(wanted)
 
     reader._read = read
-    assert isinstance(reader.next(), Oversized)
+    assert isinstance(reader.next(), Refused)
     assert reader.next() == Message(PROBE)
     assert max(held) <= 2 * CHUNK
 

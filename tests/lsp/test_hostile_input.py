@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kclpy_lsp.framing import MAX_MESSAGE
+from kclpy_lsp.framing import MAX_MESSAGE, MAX_VALUES
 
 from .raw import WAIT, RawServer, frame, hover, raw_frame, symbols
 
@@ -89,6 +89,16 @@ def test_an_oversized_request_is_answered_with_its_id(server: RawServer) -> None
     peak = peak_memory(server.process.pid)
     if peak is not None:  # the body was never held whole
         assert peak < MAX_MESSAGE
+
+
+def test_a_request_of_too_many_values_is_answered_with_its_id(server: RawServer) -> None:
+    values = b'"",' * MAX_VALUES + b"[]"
+    body = b'{"jsonrpc": "2.0", "id": 7, "method": "workspace/symbol", "params": {"x": ['
+    server.write(raw_frame(body + values + b"]}}"))
+    error = server.answer(7)["error"]
+    assert error["code"] == -32600
+    assert "JSON values" in error["message"]
+    server.alive(8)
 
 
 def test_malformed_json_gets_a_parse_error(server: RawServer) -> None:

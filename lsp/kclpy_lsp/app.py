@@ -1,12 +1,15 @@
 """The server object, its protocol rules, and the state every feature shares.
 
-Owns ``server`` (the pygls ``LanguageServer`` the feature modules register on),
-``documents`` (the open buffers) and ``workspace`` (the analysis model), and the
-protocol rules pygls leaves to us: a request before ``initialize`` gets -32002,
-a request whose params do not fit its method gets -32602 (never silence), an
-internal failure is answered with a short message (no traceback), ``exit``
-without ``shutdown`` ends the process with status 1. Also the conversions every
-feature needs: kclpy diagnostics and spans to LSP diagnostics and locations.
+Owns ``server`` (the pygls ``LanguageServer`` the feature modules register on,
+served over stdio by ``transport``), ``documents`` (the open buffers) and
+``workspace`` (the analysis model), and the protocol rules pygls leaves to us: a
+request before ``initialize`` gets -32002, a request after ``shutdown`` -32600, a
+request whose params do not fit its method -32602 (never silence), as does one
+whose position (or range start) lies past the end of its document (a character
+past the end of a line is the line's end, as the protocol says); an internal
+failure is answered with a short message (no traceback), ``exit`` without
+``shutdown`` ends the process with status 1. Also the conversions every feature
+needs: kclpy diagnostics and spans to LSP diagnostics and locations.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from typing import Any
+import sys
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -28,6 +32,7 @@ from kclpy.sema.types import FuncType
 from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy_lsp.documents import Document, Documents, path_of, uri_of
+from kclpy_lsp.transport import INVALID_REQUEST, Connection
 from kclpy_lsp.workspace import Analysis, Workspace
 
 SERVER_NOT_INITIALIZED = -32002
@@ -59,12 +64,20 @@ class KclProtocol(LanguageServerProtocol):
 
     def handle_message(self, message: Any) -> None:
         method = getattr(message, "method", None)
+        request = method is not None and getattr(message, "id", None) is not None
         if isinstance(message, _Invalid):
             self._reply_error(message.id, INVALID_PARAMS, f"invalid params for {method}")
             return
         if not self.initialized and method not in (types.INITIALIZE, types.EXIT, None):
-            if getattr(message, "id", None) is not None:
+            if request:
                 self._reply_error(message.id, SERVER_NOT_INITIALIZED, "server not initialized")
+            return
+        if self._shutdown and method != types.EXIT:
+            if request:
+                self._reply_error(message.id, INVALID_REQUEST, "the server is shutting down")
+            return
+        if request and (problem := position_problem(getattr(message, "params", None))):
+            self._reply_error(message.id, INVALID_PARAMS, f"invalid params for {method}: {problem}")
             return
         if method == types.INITIALIZE:
             self.initialized = True
@@ -97,7 +110,63 @@ class KclProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
 
-server = LanguageServer(
+class KclServer(LanguageServer):
+    """pygls's server, served by ``transport`` (bounded frames, a sure end)."""
+
+    connection: Connection | None = None
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        self.connection = Connection(
+            self.protocol, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
+        )
+        try:
+            self.connection.run()
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]  # pygls: the thread pool
+
+
+def position_problem(params: Any) -> str | None:
+    """Why the positions or ranges of a request's params do not lie in its document
+    (None when they do, or when the document cannot be read: then the feature
+    answers nothing). A range must start in the document; its end may lie past the
+    document's (clients name "to the end" so), and not before its start."""
+    text_document = getattr(params, "text_document", None)
+    uri = getattr(text_document, "uri", None)
+    if not isinstance(uri, str):
+        return None
+    positions: list[types.Position] = []
+    for name in ("position", "positions", "range", "ranges"):
+        value = getattr(params, name, None)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, types.Position):
+                positions.append(item)
+            elif isinstance(item, types.Range):
+                if (item.start.line, item.start.character) > (item.end.line, item.end.character):
+                    return f"range {_shown(item.start)}-{_shown(item.end)} ends before it starts"
+                positions.append(item.start)
+    if not positions:
+        return None
+    document = documents.get(uri)
+    if document is None:
+        return None
+    for position in positions:
+        if not document.lines.holds(position):
+            lines = document.lines.count
+            return f"position {_shown(position)} is past the end of the document ({lines} lines)"
+    return None
+
+
+def _shown(position: types.Position) -> str:
+    return f"{position.line}:{position.character}"
+
+
+def note(message: str) -> None:
+    """A line for the client's log (``window/logMessage``), from any thread."""
+    if server.connection is not None:
+        server.connection.note(message)
+
+
+server = KclServer(
     "kclpy-lsp",
     __version__,
     protocol_cls=KclProtocol,
@@ -136,7 +205,7 @@ def _send_diagnostics(path: str, diagnostics: list[Diagnostic], version: int | N
     )
 
 
-workspace = Workspace(documents, _publish)
+workspace = Workspace(documents, _publish, note)
 
 
 # --------------------------------------------------------------------------- conversions

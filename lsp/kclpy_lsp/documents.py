@@ -5,8 +5,10 @@ version, changed by whole or ranged edits) and the conversion between kclpy's
 code-point offsets and LSP positions. LSP lines end at ``\\n``, ``\\r\\n`` or
 ``\\r`` only (not at U+2028, U+0085 or form feed as ``str.splitlines`` would
 have it), and a position's character counts units of the negotiated encoding
-(UTF-16 unless the client asked for ``utf-8`` or ``utf-32``). Positions past
-the end of a line or of the document are clamped, never an error.
+(UTF-16 unless the client asked for ``utf-8`` or ``utf-32``). A character past
+the end of its line is the line's end (as the protocol says); a line past the end
+of the document is no position of it (``Lines.holds``: the server answers -32602),
+and is clamped where a conversion meets one.
 
 Also: ``path_of``/``uri_of`` between ``file:`` URIs and paths (percent-encoded
 both ways), and ``read_text``, which reads a file that is not open (None for a
@@ -64,6 +66,15 @@ class Lines:
         self.text = text
         self.encoding = encoding
         self.starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+
+    @property
+    def count(self) -> int:
+        """The number of lines (the empty one after a final line break included)."""
+        return len(self.starts)
+
+    def holds(self, position: types.Position) -> bool:
+        """Whether a position lies in the text: on one of its lines."""
+        return position.line < self.count
 
     def line_end(self, line: int) -> int:
         """The offset where a line's text ends (before its line break)."""

@@ -27,7 +27,9 @@ from lsprotocol import types
 
 from kclpy.tools.format import FormatError, format_code
 from kclpy_lsp import completion, decorations, fixes, navigation
-from kclpy_lsp.app import bind_loop, document_of, documents, path_of, server, workspace
+from kclpy_lsp.app import bind_loop, document_of, documents, note, path_of, server, workspace
+from kclpy_lsp.scan import refused
+from kclpy_lsp.transport import EXIT_GRACE
 
 FEATURES = (completion, decorations, fixes, navigation)  # registered on import
 
@@ -42,7 +44,14 @@ def initialize(params: types.InitializeParams) -> None:
         roots.append(path_of(params.root_uri))
     elif params.root_path:
         roots.append(os.path.abspath(params.root_path))
-    workspace.roots = roots
+    workspace.roots = []
+    for root in dict.fromkeys(roots):
+        if (reason := refused(root)) is not None:
+            note(f"not a workspace: {reason}; only open files are analysed there")
+        else:
+            workspace.roots.append(root)
+    if params.process_id is not None and server.connection is not None:
+        server.connection.watch_parent(params.process_id)
 
 
 @server.feature(types.INITIALIZED)
@@ -163,9 +172,11 @@ def line_edits(before: str, after: str) -> list[types.TextEdit]:
 
 
 def main() -> int:
-    """Serve over stdio until the client exits: 0 after ``shutdown``, 1 without."""
+    """Serve over stdio until the client exits (or its process is gone): 0 after
+    ``shutdown``, 1 without. The analysis gets ``EXIT_GRACE`` seconds to stop."""
     try:
         server.start_io()
     finally:
         workspace.stop()
+        workspace.join(EXIT_GRACE)
     return 0 if server.protocol._shutdown else 1

@@ -43,15 +43,15 @@ from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_con
 from kclpy.tools.lint_rules import Finding
 from kclpy_lsp.documents import Documents, read_text
 from kclpy_lsp.incremental import ChunkParser
+from kclpy_lsp.scan import package_folders
 
 DEBOUNCE = 0.15  # seconds of quiet before an analysis starts
 IDLE_COLLECT = 3.0  # seconds without changes before a full cycle collection
 COLLECT_AFTER = 10  # analyses between full cycle collections at most
-SCAN_LIMIT = 300  # package folders analysed in the background at most
-_SKIPPED = ("vendor", "node_modules")
 
 Parsed = tuple[ast.Module, list[Diagnostic]]
 Publisher = Callable[[str, list[Diagnostic], int | None], None]
+Notifier = Callable[[str], None]
 
 
 @dataclass
@@ -103,9 +103,12 @@ class _Loader(Loader):
 class Workspace:
     """Parses, analyses and diagnostics of the programs of open documents."""
 
-    def __init__(self, documents: Documents, publish: Publisher) -> None:
+    def __init__(
+        self, documents: Documents, publish: Publisher, note: Notifier = lambda message: None
+    ) -> None:
         self.documents = documents
         self.publish = publish
+        self.note = note  # a message for the client's log (called from any thread)
         self.roots: list[str] = []
         self.disk_changes = 0  # changes to files that are not open (saves, watched files)
         self._parses: dict[str, tuple[str, Parsed]] = {}
@@ -154,16 +157,18 @@ class Workspace:
     def scan(self) -> None:
         """Analyse every package folder of the workspace in the background (open
         documents first), so errors in files that are not open appear and rename
-        finds importers. At most ``SCAN_LIMIT`` folders."""
-        found: set[str] = set()
-        for root in self.roots:
-            for current, dirs, _files in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED)
-                if package_files(current):
-                    found.add(os.path.abspath(current))
-                if len(found) >= SCAN_LIMIT:
-                    break
-        self.schedule(found)
+        finds importers. The folders are found on a thread of their own, within the
+        bounds of ``kclpy_lsp.scan``, and the search ends when the workspace stops."""
+
+        def find() -> None:
+            began = time.monotonic()
+            found = package_folders(self.roots, lambda: self._stopped)
+            _trace(f"scanned {len(found.folders)} folders in {time.monotonic() - began:.3f}s")
+            if found.note is not None and not self._stopped:
+                self.note(f"workspace scan {found.note}; other folders are analysed when opened")
+            self.schedule(set(found.folders))
+
+        threading.Thread(target=find, name="kclpy-scan", daemon=True).start()
 
     def forget(self, path: str) -> None:
         """A document closed: drop programs that no open document needs and that
@@ -187,6 +192,10 @@ class Workspace:
         with self._lock:
             self._stopped = True
             self._lock.notify_all()
+
+    def join(self, timeout: float) -> None:
+        """Wait for the analysis under way to stop (at most ``timeout`` seconds)."""
+        self._thread.join(timeout)
 
     # ------------------------------------------------------------------ queries
 

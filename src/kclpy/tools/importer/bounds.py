@@ -215,10 +215,11 @@ class YamlBudget:
         open_ids.add(id(node))
 
     def _expansion(self, node: yaml.Node, size: int) -> ImportFailure:
+        before = ", with the documents before it," if self.spent else ""
         return self._failure(
             node,
-            f"the aliases of this collection expand the input to {size:,} nodes, more "
-            f"than the {self.budget:,} allowed for it",
+            f"this collection{before} stands for {self.spent + size:,} nodes once its "
+            f"aliases are expanded, more than the {self.budget:,} allowed for this input",
             f"an input may stand for {self.ratio} nodes per character once its aliases "
             f"are expanded (at least {self.floor:,})",
         )

@@ -30,7 +30,7 @@ from kclpy.tools.importer.bounds import (
 )
 from kclpy.tools.importer.failures import ImportFailure as ImportFailure
 from kclpy.tools.importer.failures import failure_at as failure_at
-from kclpy.tools.importer.failures import failure_at_line
+from kclpy.tools.importer.failures import failure_at_line, failure_at_offset
 
 
 class _Yaml12Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
@@ -84,12 +84,24 @@ for _tag, _pattern, _first in (
 
 def _yaml12_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     text = str(loader.construct_scalar(node))
-    return int(text, 0) if text[:2] in ("0o", "0x") else int(text, 10)
+    try:
+        return int(text, 0) if text[:2] in ("0o", "0x") else int(text, 10)
+    except ValueError:  # `!!int x`, or more digits than Python converts
+        raise _bad_scalar(text, "an integer", node) from None
 
 
 def _yaml12_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
     text = str(loader.construct_scalar(node)).lower()
-    return float(text.replace(".inf", "inf").replace(".nan", "nan"))
+    try:
+        return float(text.replace(".inf", "inf").replace(".nan", "nan"))
+    except ValueError:
+        raise _bad_scalar(text, "a number", node) from None
+
+
+def _bad_scalar(text: str, kind: str, node: yaml.ScalarNode) -> yaml.YAMLError:
+    shown = text if len(text) <= 40 else text[:40] + "..."
+    message = f"{shown!r} is not {kind}"
+    return yaml.constructor.ConstructorError(None, None, message, node.start_mark)
 
 
 _Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _yaml12_int)
@@ -105,15 +117,28 @@ def load_documents(
         raise failure_at(source, "the input is empty")
     check_memory(source, data_format)
     if data_format == "json":
+        lone = _LONE_SURROGATE.search(text) if "\\u" in text else None
+        if lone is not None:  # JSON can write one; UTF-8 (and so KCL text) cannot hold it
+            message = "invalid JSON: a lone surrogate (half of a UTF-16 pair) is no character"
+            raise failure_at_offset(source, lone.start(2), message)
         try:
             return [json.loads(text)]
         except json.JSONDecodeError as error:
             raise _syntax_failure(source, "JSON", error.msg, error.lineno, error.colno) from None
         except RecursionError:  # deeper than the interpreter's budget: C recursion
             raise too_deep(source, (), limits.max_depth) from None
+        except ValueError as error:  # a number of more digits than Python converts
+            raise _number_failure(source, "JSON", error) from None
     if data_format == "toml":
         return [_load_toml(source, limits)]
     return _load_yaml(source, limits)
+
+
+# `\\uD800`-`\\uDFFF` after an even number of backslashes, and not a pair's halves
+_LONE_SURROGATE = re.compile(
+    r"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+)
 
 
 def _load_toml(source: SourceFile, limits: ImportLimits) -> Any:
@@ -128,6 +153,15 @@ def _load_toml(source: SourceFile, limits: ImportLimits) -> Any:
         line, column = (int(where[1]), int(where[2])) if where else (1, 1)
         message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
         raise _syntax_failure(source, "TOML", message, line, column) from None
+    except ValueError as error:
+        raise _number_failure(source, "TOML", error) from None
+
+
+def _number_failure(source: SourceFile, language: str, error: ValueError) -> ImportFailure:
+    """A number Python will not convert (too many digits), at the first long one."""
+    found = re.search(r"\d{1000}", source.text)
+    message = f"invalid {language}: {error}"
+    return failure_at_offset(source, found.start() if found else 0, message)
 
 
 def _load_yaml(source: SourceFile, limits: ImportLimits) -> list[Any]:
@@ -141,7 +175,7 @@ def _load_yaml(source: SourceFile, limits: ImportLimits) -> list[Any]:
         while loader.check_node():
             node = loader.get_node()
             budget.check(node)
-            document = loader.construct_document(node)
+            document = _construct(loader, node)
             if document is not None:
                 documents.append(document)
     except yaml.MarkedYAMLError as error:
@@ -153,6 +187,18 @@ def _load_yaml(source: SourceFile, limits: ImportLimits) -> list[Any]:
     finally:
         loader.dispose()
     return documents
+
+
+def _construct(loader: _Yaml12Loader, node: yaml.Node) -> Any:
+    """The value of a document's nodes; the safe constructor's own errors on odd tags
+    (``!!timestamp x``, ``!!binary`` of bad base64, ...) become located ones."""
+    try:
+        return loader.construct_document(node)
+    except yaml.YAMLError:
+        raise
+    except (ValueError, TypeError, AttributeError, OverflowError, LookupError) as error:
+        message = f"cannot make a value of the document: {error}"
+        raise yaml.constructor.ConstructorError(None, None, message, node.start_mark) from None
 
 
 def _syntax_failure(

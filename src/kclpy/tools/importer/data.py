@@ -90,55 +90,53 @@ class _Writer:
         """Write ``name = value`` at the top level (the root mapping is depth 1)."""
         path: list[str | int] = [key]  # the keys of the open blocks
         stack: list[_Frame] = []
-        if isinstance(value, dict | list):
-            self._open(f"{name} = ", value, path, stack)
-        else:
+        if not isinstance(value, dict | list):
             self.lines.append(f"{name} = {self._scalar(value, path)}")
-        lines = self.lines
+            return
+        self._open(f"{name} = ", value, path, stack)
+        names = self.names
         while stack:
             entries, mapping, indent = stack[-1]
-            entry = next(entries, None)
-            if entry is None:
+            lines = self.lines
+            for child_key, child in entries:  # the block's entries, until one opens a block
+                if mapping:
+                    child_key = str(child_key)
+                    prefix = indent + (names.get(child_key) or self._name(child_key))
+                else:
+                    prefix = indent
+                if type(child) is str:  # the common case, at once
+                    lines.append(prefix + string_literal(child))
+                elif not isinstance(child, dict | list):
+                    lines.append(prefix + self._scalar(child, [*path, child_key]))
+                else:
+                    path.append(child_key)
+                    if self._open(prefix, child, path, stack):
+                        break  # on with the new block's entries
+            else:  # the block is done
                 stack.pop()
                 path.pop()
                 lines.append(indent[len(INDENT) :] + ("}" if mapping else "]"))
                 if len(lines) >= _CHUNK:
                     self._flush()
-                    lines = self.lines
-                continue
-            child_key, child = entry
-            if mapping:
-                child_key = str(child_key)
-                prefix = indent + self._name(child_key)
-            else:
-                prefix = indent
-            if type(child) is str:  # the common case, at once
-                lines.append(prefix + string_literal(child))
-            elif isinstance(child, dict | list):
-                path.append(child_key)
-                self._open(prefix, child, path, stack)
-            else:
-                lines.append(prefix + self._scalar(child, [*path, child_key]))
 
     def _name(self, key: str) -> str:
-        """``key = `` as a nested key is written."""
-        known = self.names.get(key)
-        if known is None:
-            known = attribute_name(key) + " = "
-            if len(self.names) < _NAMES:
-                self.names[key] = known
+        """``key = `` as a nested key is written (remembered)."""
+        known = attribute_name(key) + " = "
+        if len(self.names) < _NAMES:
+            self.names[key] = known
         return known
 
-    def _open(self, prefix: str, value: Any, path: list[str | int], stack: list[_Frame]) -> None:
+    def _open(self, prefix: str, value: Any, path: list[str | int], stack: list[_Frame]) -> bool:
         """Write the first line of the list or mapping ``value`` after ``prefix``; a
-        block's entries go on the stack (the key of a one-line value leaves ``path``)."""
+        block's entries go on the stack (True), the key of a one-line value leaves
+        ``path`` (False)."""
         # its depth: the root mapping, the open blocks, itself
         if len(stack) + 2 > self.max_depth:
             raise too_deep(self.source, path, self.max_depth)
         if not _is_block(value):
             self.lines.append(prefix + self._scalar(value, path))
             path.pop()
-            return
+            return False
         indent = INDENT * (len(stack) + 1)
         if isinstance(value, dict):
             self.lines.append(prefix + "{")
@@ -146,6 +144,7 @@ class _Writer:
         else:
             self.lines.append(prefix + "[")
             stack.append((enumerate(value), False, indent))
+        return True
 
     def _scalar(self, value: Any, path: list[str | int]) -> str:
         try:

@@ -23,6 +23,8 @@ import sys
 
 from kclpy.tools.importer import MODES
 
+_SLICE = 1 << 20  # characters written to standard output at once
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``kcl import`` on its subparser."""
@@ -137,7 +139,8 @@ def _import(paths: list[str], args: argparse.Namespace) -> None:
     files = import_all(paths, options)
     if args.output == "-":
         for text in files.values():
-            sys.stdout.write(text)
+            for start in range(0, len(text), _SLICE):  # encoded a slice at a time
+                sys.stdout.write(text[start : start + _SLICE])
         return
     one_file = len(files) == 1 and os.path.dirname(next(iter(files))) == ""
     if one_file and args.output and not os.path.isdir(args.output):

@@ -20,7 +20,7 @@ from kclpy.source import SourceFile, write_atomically
 from kclpy.tools.importer import DATA_MODES, MODES
 from kclpy.tools.importer.bounds import DEFAULT_LIMITS, ImportLimits, check_depth, read_input
 from kclpy.tools.importer.crd import crd_to_kcl
-from kclpy.tools.importer.data import data_to_kcl
+from kclpy.tools.importer.data import data_chunks
 from kclpy.tools.importer.failures import ImportFailure, failure_at
 from kclpy.tools.importer.inputs import detect_mode, load_documents
 from kclpy.tools.importer.jsonschema import jsonschema_to_kcl
@@ -85,8 +85,10 @@ def _convert(source: SourceFile, options: ImportOptions) -> dict[str, str]:
     if mode in DATA_MODES:
         if len(documents) != 1:
             raise failure_at(source, f"the input holds {len(documents)} documents; one is expected")
-        # written as `kcl fmt` prints it: not parsed again to be formatted
-        return {f"{stem}.k": data_to_kcl(documents[0], source, options.limits.max_depth)}
+        # written as `kcl fmt` prints it: not parsed again to be formatted; the document
+        # is let go of before its text is joined
+        chunks = data_chunks(documents.pop(), source, options.limits.max_depth)
+        return {f"{stem}.k": "".join(chunks)}
     if data_format == "json":  # YAML was measured as it was read; data as it is written
         for document in documents:
             check_depth(document, source, options.limits.max_depth)

@@ -1,11 +1,11 @@
 """``kcl import -m json|yaml|toml``: data to KCL configuration.
 
 ``data_to_kcl(document, source, max_depth)`` takes one parsed document (a mapping)
-and returns KCL text with one top-level attribute per key, in the input's order,
-laid out as ``kcl fmt`` prints it (so it is not formatted again): mappings one key
-a line, lists of scalars on one line, other lists one item a line (no commas).
-Keys that are keywords are ``$``-escaped; a top-level key that cannot be a KCL name
-is an error (a nested one is quoted).
+and returns KCL text (``data_chunks``: the same in pieces) with one top-level
+attribute per key, in the input's order, laid out as ``kcl fmt`` prints it (so it
+is not formatted again): mappings one key a line, lists of scalars on one line,
+other lists one item a line (no commas). Keys that are keywords are ``$``-escaped;
+a top-level key that cannot be a KCL name is an error (a nested one is quoted).
 
 The walk is a loop over an explicit stack, not recursion, and writes each line
 once (the text grows with the output, not with the depth times the output); a
@@ -38,6 +38,12 @@ _Frame = tuple[Iterator[tuple[Any, Any]], bool, str]
 
 def data_to_kcl(document: Any, source: SourceFile, max_depth: int = MAX_DEPTH) -> str:
     """The KCL text of a data document whose root is a mapping."""
+    return "".join(data_chunks(document, source, max_depth))
+
+
+def data_chunks(document: Any, source: SourceFile, max_depth: int = MAX_DEPTH) -> list[str]:
+    """The KCL text of a data document, in pieces to join (a caller that lets go of the
+    document first holds less memory as it joins them)."""
     if not isinstance(document, dict):
         found = type(document).__name__ if document is not None else "null"
         raise failure_at(
@@ -55,7 +61,7 @@ def data_to_kcl(document: Any, source: SourceFile, max_depth: int = MAX_DEPTH) -
                 "top-level keys must be names (letters, digits and _); nested keys may be any",
             )
         writer.attribute(name, str(key), value)
-    return writer.text()
+    return writer.pieces()
 
 
 def _is_block(value: Any) -> bool:
@@ -77,9 +83,9 @@ class _Writer:
         self.chunks: list[str] = []
         self.names: dict[str, str] = {}
 
-    def text(self) -> str:
+    def pieces(self) -> list[str]:
         self._flush()
-        return "".join(self.chunks)
+        return self.chunks
 
     def _flush(self) -> None:
         if self.lines:

@@ -33,7 +33,8 @@ COMMAND = Command(
         "  kcl import -m yaml -o - values.yaml   # print the KCL of a YAML file\n"
         "  kcl import -m jsonschema schema.json  # JSON Schema -> schema.k\n"
         "  kcl import -m openapi swagger.json    # OpenAPI v2/v3 models -> models/*.k\n"
-        "  kcl import -m crd -o src crd.yaml     # CRDs -> src/models/<version>/*.k"
+        "  kcl import -m crd -o src crd.yaml     # CRDs -> src/models/<version>/*.k\n"
+        "  kcl import --max-input-size 2G --max-memory 4G big.json  # bounds (default 1G, auto)"
     ),
     configure=_configure,
     handle=_handle,

@@ -2,9 +2,12 @@
 
 ``add_arguments(parser)`` declares the reference CLI's options (``-m/--mode``,
 ``-o/--output``, ``-p/--package``, ``-f/--force``, ``-s/--skip-validation``,
-``-r/--recursive``) plus ``--single``; ``main(args)`` converts each input and
-writes the files, returning the exit code (0 ok, 1 an input or output error).
-Its help texts and examples are in the command table (``kclpy.cli.import_command``).
+``-r/--recursive``) plus ``--single`` and the bounds: ``--max-input-size`` (per
+input, ``bounds``) and ``--max-memory`` / ``--timeout``, the resource limits of
+``kcl run`` (``kclpy.vm.limits``), over the whole command. ``main(args)`` converts
+each input and writes the files, returning the exit code (0 ok, 1 an input or
+output error, a limit passed included). Its help texts and examples are in the
+command table (``kclpy.cli.import_command``).
 
 Outputs, as the reference: data and JSON Schema go to ``<stem>.k`` in the current
 folder, or to the file ``-o`` names (``-o -``: standard output); OpenAPI and CRD
@@ -19,6 +22,8 @@ import os
 import sys
 
 from kclpy.tools.importer import MODES
+
+_SLICE = 1 << 20  # characters written to standard output at once
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,31 +62,85 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--single", action="store_true", help="openapi/crd: write all schemas to one <stem>.k"
     )
+    _add_limit_arguments(parser)
+
+
+def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    from kclpy.tools.importer.bounds import MAX_INPUT_SIZE
+
+    parser.add_argument(
+        "--max-input-size",
+        type=_size,
+        default=MAX_INPUT_SIZE,
+        metavar="SIZE",
+        help="refuse an input longer than this (0: no limit; default: 1G)",
+    )
+    parser.add_argument(
+        "--max-memory",
+        type=_size,
+        metavar="SIZE",
+        help="stop past this much memory, as kcl run (E3R01); default: min(8G, 3/4 of free memory)",
+    )
+    parser.add_argument(
+        "--timeout", type=_seconds, default=0.0, metavar="SECONDS", help="stop after this"
+    )
+
+
+def _size(text: str) -> int:
+    from kclpy.vm.limits import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid size '{text}' (e.g. 512M, 2G)") from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"invalid number of seconds '{text}'")
+    return value
 
 
 def main(args: argparse.Namespace) -> int:
     """Run ``kcl import``; returns the exit code."""
+    from kclpy.diag import Code, make_error
     from kclpy.diag.render import render_all, use_colour
-    from kclpy.tools.importer.inputs import ImportFailure
+    from kclpy.tools.importer.failures import ImportFailure
+    from kclpy.values.errors import KclRuntimeError
+    from kclpy.vm.limits import AUTO, ResourceLimits, within
 
+    memory = AUTO if args.max_memory is None else args.max_memory
+    paths: list[str] = []
     try:
-        _import(_input_files(args.files, args.recursive), args)
+        paths = _input_files(args.files, args.recursive)
+        within(ResourceLimits(memory, args.timeout), lambda: _import(paths, args))
     except ImportFailure as failure:
-        colour = use_colour(sys.stderr)
-        sys.stderr.write(render_all(failure.diagnostics, "human", colour))
-        return 1
-    return 0
+        diagnostics = failure.diagnostics
+    except KclRuntimeError as error:  # a resource limit (the only runtime error here)
+        note = "while importing " + ", ".join(paths or args.files)
+        diagnostics = [make_error(Code.RESOURCE_LIMIT_ERROR, error.message, None, note)]
+    else:
+        return 0
+    sys.stderr.write(render_all(diagnostics, "human", use_colour(sys.stderr)))
+    return 1
 
 
 def _import(paths: list[str], args: argparse.Namespace) -> None:
+    from kclpy.tools.importer.bounds import ImportLimits
     from kclpy.tools.importer.convert import ImportOptions, import_all, write_outputs
-    from kclpy.tools.importer.inputs import ImportFailure
+    from kclpy.tools.importer.failures import ImportFailure
 
-    options = ImportOptions(args.mode, args.package, not args.skip_validation, args.single)
+    limits = ImportLimits(max_input_size=args.max_input_size)
+    options = ImportOptions(args.mode, args.package, not args.skip_validation, args.single, limits)
     files = import_all(paths, options)
     if args.output == "-":
         for text in files.values():
-            sys.stdout.write(text)
+            for start in range(0, len(text), _SLICE):  # encoded a slice at a time
+                sys.stdout.write(text[start : start + _SLICE])
         return
     one_file = len(files) == 1 and os.path.dirname(next(iter(files))) == ""
     if one_file and args.output and not os.path.isdir(args.output):
@@ -109,7 +168,7 @@ def _input_files(paths: list[str], recursive: bool) -> list[str]:
                 found.extend(os.path.join(folder, name) for name in sorted(names))
         else:
             from kclpy.diag import Code, make_error
-            from kclpy.tools.importer.inputs import ImportFailure
+            from kclpy.tools.importer.failures import ImportFailure
 
             message = f"{path} is a folder; name files, or use -r to import its files"
             raise ImportFailure([make_error(Code.USAGE_ERROR, message, None)])

@@ -20,12 +20,17 @@ from kclpy.syntax.tokens import KEYWORDS as TOKEN_KEYWORDS
 # the soft keywords (`type`, `schema`, ...) too, so no context can misread them.
 KEYWORDS = frozenset(TOKEN_KEYWORDS)
 
+# the integers the reference reads from data (an i64 or a u64)
+_MIN_INT = -(1 << 63)
+_MAX_INT = (1 << 64) - 1
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# what a string literal escapes: quotes, backslashes, control characters, `$` before `{`
+_SPECIAL = re.compile(r'[\\"\x00-\x1f\x7f]|\$(?=\{)')
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 class NotRepresentable(ValueError):
-    """A value KCL has no literal for (a non-finite float)."""
+    """A value KCL has no literal for (a non-finite float, an integer past 64 bits)."""
 
 
 def is_identifier(text: str) -> bool:
@@ -50,18 +55,17 @@ def attribute_name(key: str) -> str:
 
 def string_literal(text: str) -> str:
     """A double-quoted KCL string with ``text``'s value."""
-    parts: list[str] = []
-    for index, char in enumerate(text):
-        if char in _ESCAPES:
-            parts.append(_ESCAPES[char])
-        elif char == "$" and text.startswith("{", index + 1):
-            # `\${` is only valid when a `}` closes it; `\u0024` always is
-            parts.append("\\$" if "}" in text[index + 2 :] else "\\u0024")
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            parts.append(f"\\x{ord(char):02x}")
-        else:
-            parts.append(char)
-    return '"' + "".join(parts) + '"'
+    if _SPECIAL.search(text) is None:
+        return '"' + text + '"'
+    last_brace = text.rfind("}")
+
+    def escape(found: re.Match[str]) -> str:
+        char = found.group()
+        if char == "$":  # `\${` is only valid when a `}` closes it; `\u0024` always is
+            return "\\$" if last_brace > found.start() + 1 else "\\u0024"
+        return _ESCAPES.get(char) or f"\\x{ord(char):02x}"
+
+    return '"' + _SPECIAL.sub(escape, text) + '"'
 
 
 def number_literal(value: int | float) -> str:
@@ -69,6 +73,8 @@ def number_literal(value: int | float) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, int):
+        if not _MIN_INT <= value <= _MAX_INT:
+            raise NotRepresentable(f"KCL has no literal for the integer {value} (out of range)")
         return str(value)
     if not math.isfinite(value):
         raise NotRepresentable(f"KCL has no literal for the number {value}")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from kclpy.source import SourceFile
-from kclpy.tools.importer.inputs import ImportFailure, failure_at
+from kclpy.tools.importer.failures import ImportFailure, failure_at
 from kclpy.tools.importer.literals import (
     NotRepresentable,
     attribute_name,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from kclpy.source import SourceFile
-from kclpy.tools.importer.inputs import failure_at
+from kclpy.tools.importer.failures import failure_at
 from kclpy.tools.importer.literals import schema_name
 from kclpy.tools.importer.model import Schema, SchemaBuilder, fix_type_meta
 

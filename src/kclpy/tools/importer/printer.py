@@ -72,8 +72,9 @@ def _doc_text(text: str) -> str:
     text = text.replace("\\", "\\\\").replace("\t", "    ").replace("\r", "")
     text = text.replace('"""', '\\"\\"\\"')
     # `\${` needs a closing brace after it; `\u0024` is always valid
+    last_brace = text.rfind("}")
     return re.sub(
         r"\$(?=\{)",
-        lambda found: "\\$" if "}" in text[found.end() :] else "\\u0024",
+        lambda found: "\\$" if last_brace > found.end() else "\\u0024",
         text,
     )

@@ -136,15 +136,43 @@ def _read(path: str, limits: Limits, what: str, writer: _Writer | None) -> None:
             Code.CORRUPT_ARCHIVE, f"corrupt package archive '{what}': {detail or 'unreadable'}",
             dependency=what,
         ) from None  # fmt: skip
-    except RecursionError:  # tarfile reads a chain of pax headers recursively
+    except (_ChainTooLong, RecursionError):  # tarfile reads such chains recursively
         raise _refused(what, "too many extended headers in a row") from None
+
+
+_MAX_CHAIN = 64  # extended (pax, GNU long name) headers before one member
+
+
+class _ChainTooLong(Exception):
+    """More than ``_MAX_CHAIN`` extended headers in a row (tarfile reads each next header
+    recursively: the count, not the interpreter's recursion limit, bounds the chain)."""
+
+
+def _counting_info() -> type[tarfile.TarInfo]:
+    """A TarInfo class that counts the extended headers read before each member."""
+    import tarfile
+
+    extended = {
+        tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE,
+        tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK,
+    }  # fmt: skip
+
+    class Counted(tarfile.TarInfo):
+        def _proc_member(self, archive: tarfile.TarFile) -> tarfile.TarInfo:
+            chain = getattr(archive, "_kclpy_chain", 0) + 1 if self.type in extended else 0
+            if chain > _MAX_CHAIN:
+                raise _ChainTooLong
+            archive._kclpy_chain = chain  # type: ignore[attr-defined]
+            return super()._proc_member(archive)  # type: ignore[misc, no-any-return]
+
+    return Counted
 
 
 def _headers(stream: _Stream, limits: Limits, what: str) -> Iterator[tarfile.TarInfo]:
     """The archive's members in order, at most ``limits.members`` of them."""
     import tarfile
 
-    archive = tarfile.TarFile(fileobj=stream, mode="r")  # type: ignore[arg-type]
+    archive = tarfile.TarFile(fileobj=stream, mode="r", tarinfo=_counting_info())  # type: ignore[arg-type]
     count = 0
     while (member := archive.next()) is not None:
         kept = getattr(archive, "members", None)  # tarfile keeps every header: not needed

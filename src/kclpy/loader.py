@@ -6,6 +6,11 @@ parsed files of every package reachable through imports, keyed by package path
 (syntax errors, missing modules, import cycles, package resolution). Packages
 declared in ``kcl.mod`` are resolved (and downloaded when missing) by ``kclpy.mod``.
 
+Every file is read within the root of the package it lies in (the module's folder for
+the main package, the package's folder for a dependency): a ``.k`` file or a folder that
+a symbolic link leads outside that root is refused with an error (links within it are
+followed). The check compares real paths, found with one ``lstat`` per folder per load.
+
 The program also records what loading it read (``Program.reads``): the sha256 of
 every file parsed and the answer of every package lookup. The driver's cache
 (``kclpy.pipeline.cache``) keys and validates its entries with that record. A
@@ -16,6 +21,7 @@ between the programs of one process (a build worker, one ``kcl lint`` run).
 from __future__ import annotations
 
 import os
+import stat
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
@@ -173,10 +179,16 @@ class Loader:
         # the package found at each probed base during one load (files do not move
         # under a load; many files import the same packages)
         self._found: dict[str, tuple[str, list[str]] | None] = {}
+        # for the check that sources lie within their package's root (:meth:`escape`):
+        # each folder's real path, each folder's verdict, the links already reported
+        self._real: dict[str, str] = {}
+        self._folders: dict[str, tuple[str, SourceEscape | None]] = {}
+        self._escaped: set[str] = set()
 
     def load(self, inputs: Iterable[str]) -> Program:
         """Every package of the program whose entries are ``inputs``."""
-        self._found.clear()
+        for table in (self._found, self._real, self._folders):
+            table.clear()
         files = self.entries(inputs)
         self.load_package(MAIN, files, None)
         return self.program
@@ -267,12 +279,87 @@ class Loader:
             return self.memo.parse(path, data, key)
         return parse_bytes(data, path)
 
+    def escape(self, path: str) -> SourceEscape | None:
+        """Whether the folder of ``path`` or the file itself is a symbolic link leading
+        outside the package root it lies in (a file in no root, an entry file named
+        outside the module, is not checked): one ``lstat`` per file, the folder's
+        verdict once per load."""
+        folder = os.path.dirname(path)
+        checked = self._folders.get(folder)
+        if checked is None:
+            checked = self._folders[folder] = self._check_folder(folder)
+        real_root, escape = checked
+        if escape is not None or not real_root:
+            return escape
+        try:
+            link = stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            return None  # missing or unreadable: parsing says so
+        if link:
+            real = os.path.realpath(path)
+            if not _within(real, real_root):
+                return SourceEscape(path, real, real_root)
+        return None
+
+    def _check_folder(self, folder: str) -> tuple[str, SourceEscape | None]:
+        """The real path of the package root ``folder`` lies in ("" when none), and
+        whether a link leads ``folder`` outside it."""
+        root = self.root_of_folder(folder)
+        if root is None:
+            return "", None
+        real_root = self.real_folder(root)
+        real_folder = self.real_folder(folder)
+        if _within(real_folder, real_root):
+            return real_root, None
+        return real_root, SourceEscape(folder, real_folder, real_root)
+
+    def refuse(self, path: str, escape: SourceEscape, site: ast.ImportStmt | None) -> Parsed:
+        """An empty module for a file not read, and the error (once per link)."""
+        self.program.reads.complete = False
+        self.program.reads.files.append((path, ""))
+        module, _ = parse_source("", path)
+        return module, escape.diagnostics(site, self._escaped)
+
+    def root_of_folder(self, folder: str) -> str | None:
+        """The package root ``folder`` lies in: the innermost external package's folder
+        holding it, else the program root, else None."""
+        best: str | None = None
+        for root in (self.program.root, *self.externals.values()):
+            if _within(folder, root) and (best is None or len(root) > len(best)):
+                best = root
+        return best
+
+    def real_folder(self, folder: str) -> str:
+        """The real path of ``folder`` (absolute), its links resolved: one ``lstat`` of
+        each folder on the way, once per load."""
+        found = self._real.get(folder)
+        if found is None:
+            parent, name = os.path.split(folder)
+            if name in ("", ".", "..") or parent == folder:
+                found = os.path.realpath(folder)
+            else:
+                try:
+                    link = stat.S_ISLNK(os.lstat(folder).st_mode)
+                except OSError:
+                    link = True  # missing or unreadable: realpath says what it can
+                found = (
+                    os.path.realpath(folder)
+                    if link
+                    else os.path.join(self.real_folder(parent), name)
+                )
+            self._real[folder] = found
+        return found
+
     def load_package(self, pkgpath: str, files: list[str], site: ast.ImportStmt | None) -> None:
         modules: list[ast.Module] = []
         self.program.packages[pkgpath] = modules
         self._loading.append(pkgpath)
         for path in files:
-            module, diagnostics = self.parse(path)
+            escape = None if path in self.sources else self.escape(path)
+            if escape is None:
+                module, diagnostics = self.parse(path)
+            else:
+                module, diagnostics = self.refuse(path, escape, site)
             self.program.diagnostics.extend(diagnostics)
             modules.append(module)
         for module in modules:
@@ -403,6 +490,44 @@ class Loader:
                     return name if inner == "." else f"{name}.{inner.replace(os.sep, '.')}"
             return os.path.abspath(base)
         return relative.replace(os.sep, ".")
+
+
+def _within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or lies under it (both absolute)."""
+    return path == root or path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+class SourceEscape:
+    """A source file or folder (``path``) that a symbolic link leads outside its
+    package root (``root``, a real path) to ``real``; checked before the file is read
+    (a package's sources are not rewritten while a program loads)."""
+
+    __slots__ = ("path", "real", "root")
+
+    def __init__(self, path: str, real: str, root: str) -> None:
+        self.path = path
+        self.real = real
+        self.root = root
+
+    def diagnostics(self, site: ast.ImportStmt | None, reported: set[str]) -> list[Diagnostic]:
+        """The error (at ``site``, the import that reached the package), once per
+        path: the other files of a folder already ``reported`` add none."""
+        if self.path in reported:
+            return []
+        reported.add(self.path)
+        message = (
+            f"{os.path.normpath(self.path)} leads through a symbolic link to {self.real}, "
+            f"outside its package root {self.root}"
+        )
+        return [
+            make_error(
+                Code.IO_ERROR,
+                message,
+                site.span if site is not None else None,
+                "a package's sources must lie within its folder; "
+                "replace the link with the files it stands for",
+            )
+        ]
 
 
 def iter_imports(stmts: list[ast.Stmt]) -> Iterable[ast.ImportStmt]:

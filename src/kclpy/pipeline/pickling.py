@@ -4,8 +4,8 @@
 (the classes of ``kclpy.compile.code``) with the classes its pickle names (an
 instance is pickled by its class; a ``PendingSchema`` or ``AbsentSchema`` by its
 ``__reduce_ex__``, as a ``SchemaProto`` once compiled, else as an ``AbsentSchema``).
-Plain data (None, bool, int, float, str, bytes, tuple, list, dict) has pickle
-opcodes of its own and names no class. The :class:`Pickler` refuses any other
+Plain data (None, bool, int, float, str, bytes, bytearray, tuple, list, dict, set,
+frozenset) has pickle opcodes of its own and names no class. The :class:`Pickler` refuses any other
 object; the :class:`Unpickler` resolves exactly the names in :data:`ADMITTED`
 (:func:`load_plain`: none at all, for an entry's manifest and its table of
 packages), from that table, never by importing: a pickle naming anything else
@@ -43,7 +43,9 @@ PICKLED_AS: dict[type, tuple[type, ...]] = {
 }
 """Each kind of object an entry may hold, with the classes its pickle names."""
 
-_PLAIN = frozenset({type(None), bool, int, float, str, bytes, tuple, list, dict})
+_PLAIN = frozenset(
+    {type(None), bool, int, float, str, bytes, bytearray, tuple, list, dict, set, frozenset}
+)
 
 _BY_NAME: dict[tuple[str, str], type] = {
     (kind.__module__, kind.__qualname__): kind for kinds in PICKLED_AS.values() for kind in kinds

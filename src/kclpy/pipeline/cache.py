@@ -300,7 +300,11 @@ class ProgramCache:
 
     def lookup(self, memory: MemoryTier | None = None) -> dict[str, PackageCode] | None:
         """The cached codes when the entry exists, is to be trusted and is still valid,
-        else None (packages already read back in this process come from ``memory``)."""
+        else None (packages already read back in this process come from ``memory``). A
+        run whose packages did not resolve (``kcl.mod``, the lock, ``--locked``) never
+        uses an entry: loading it again reports why."""
+        if self._probe.program.has_errors:
+            return None
         folder = open_programs(self.directory, create=False)
         if folder is None:
             return None

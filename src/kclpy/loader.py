@@ -6,6 +6,13 @@ parsed files of every package reachable through imports, keyed by package path
 (syntax errors, missing modules, import cycles, package resolution). Packages
 declared in ``kcl.mod`` are resolved (and downloaded when missing) by ``kclpy.mod``.
 
+Every file is read within the root of the package it lies in (the module's folder for
+the main package, the package's folder for a dependency): a ``.k`` file or a folder that
+a symbolic link leads outside that root is refused with an error (links within it are
+followed). The folders below a root are looked at once per load (one ``lstat`` each), a
+file's own kind comes from its folder's listing; real paths are compared only where a
+link was found.
+
 The program also records what loading it read (``Program.reads``): the sha256 of
 every file parsed and the answer of every package lookup. The driver's cache
 (``kclpy.pipeline.cache``) keys and validates its entries with that record. A
@@ -16,6 +23,7 @@ between the programs of one process (a build worker, one ``kcl lint`` run).
 from __future__ import annotations
 
 import os
+import stat
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
@@ -135,17 +143,18 @@ def mod_dependencies(
     return paths, [error.diagnostic() for error in errors]
 
 
-def package_files(directory: str) -> list[str]:
-    """The ``.k`` files of a package folder, sorted, without ``_test.k`` files."""
+def package_files(directory: str, links: set[str] | None = None) -> list[str]:
+    """The ``.k`` files of a package folder, sorted, without ``_test.k`` files (those
+    that are symbolic links added to ``links``, when given)."""
+    names: list[str] = []
     try:
         with os.scandir(directory) as entries:  # file types without a stat per file
-            names = [
-                entry.name
-                for entry in entries
-                if entry.name.endswith(".k")
-                and not entry.name.endswith("_test.k")
-                and entry.is_file()
-            ]
+            for entry in entries:
+                name = entry.name
+                if name.endswith(".k") and not name.endswith("_test.k") and entry.is_file():
+                    names.append(name)
+                    if links is not None and entry.is_symlink():
+                        links.add(os.path.join(directory, name))
     except OSError:
         return []
     return [os.path.join(directory, name) for name in sorted(names)]
@@ -173,10 +182,23 @@ class Loader:
         # the package found at each probed base during one load (files do not move
         # under a load; many files import the same packages)
         self._found: dict[str, tuple[str, list[str]] | None] = {}
+        # for the check that sources lie within their package's root (:meth:`escape`):
+        # whether each folder is or lies under a link below its root, the real path of
+        # each root, each folder's verdict, the links already reported, the folders
+        # listed (their .k files that are links: no lstat per file)
+        self._linked_folders: dict[str, bool] = {}
+        self._real_roots: dict[str, str] = {}
+        self._folders: dict[str, tuple[str, SourceEscape | None]] = {}
+        self._escaped: set[str] = set()
+        self._listed: set[str] = set()
+        self._links: set[str] = set()
 
     def load(self, inputs: Iterable[str]) -> Program:
         """Every package of the program whose entries are ``inputs``."""
-        self._found.clear()
+        for table in (self._found, self._linked_folders, self._real_roots, self._folders):
+            table.clear()
+        self._listed.clear()
+        self._links.clear()
         files = self.entries(inputs)
         self.load_package(MAIN, files, None)
         return self.program
@@ -194,7 +216,7 @@ class Loader:
             if item in self.sources:
                 files.append(item)
             elif os.path.isdir(path):
-                files.extend(package_files(path))
+                files.extend(self.package_files(path))
             else:
                 files.append(path)
         first_dir = (
@@ -267,12 +289,111 @@ class Loader:
             return self.memo.parse(path, data, key)
         return parse_bytes(data, path)
 
+    def escapes(self, files: list[str]) -> dict[str, SourceEscape]:
+        """The files of a package whose folder or the file itself is a symbolic link
+        leading outside the package root they lie in (a file in no root, an entry file
+        named outside the module, is not checked): each folder's verdict once per
+        load; whether a file is a link from its folder's listing, else one ``lstat``."""
+        found: dict[str, SourceEscape] = {}
+        for path in files:
+            if path in self.sources:
+                continue
+            folder = path.rpartition(os.sep)[0] or os.sep
+            checked = self._folders.get(folder)
+            if checked is None:
+                checked = self._folders[folder] = self._check_folder(folder)
+            root, escape = checked
+            if escape is None and root:
+                escape = self._file_escape(path, folder, root)
+            if escape is not None:
+                found[path] = escape
+        return found
+
+    def _file_escape(self, path: str, folder: str, root: str) -> SourceEscape | None:
+        """Whether ``path`` (in a folder within ``root``) is a link leading outside it."""
+        if folder in self._listed:
+            if path not in self._links:
+                return None
+        else:
+            try:
+                if not stat.S_ISLNK(os.lstat(path).st_mode):
+                    return None
+            except OSError:
+                return None  # missing or unreadable: parsing says so
+        real = os.path.realpath(path)
+        return None if _within(real, self.real_root(root)) else SourceEscape(path, real, root)
+
+    def _check_folder(self, folder: str) -> tuple[str, SourceEscape | None]:
+        """The package root ``folder`` lies in ("" when none), and whether a link leads
+        ``folder`` outside it: real paths compared when a folder on the way down from
+        the root is a link (or the path has ``..``), else nothing to compare."""
+        normal = os.path.normpath(folder)
+        root = self.root_of_folder(normal)
+        if root is None:
+            return "", None
+        if normal == folder and not self._linked(folder, root):
+            return root, None
+        real = os.path.realpath(folder)
+        if _within(real, self.real_root(root)):
+            return root, None
+        return root, SourceEscape(folder, real, root)
+
+    def _linked(self, folder: str, root: str) -> bool:
+        """Whether ``folder`` or a folder above it, below ``root``, is a symbolic link
+        (one ``lstat`` per folder per load)."""
+        if len(folder) <= len(root):  # the root itself: what it resolves to is the root
+            return False
+        known = self._linked_folders.get(folder)
+        if known is None:
+            try:
+                known = stat.S_ISLNK(os.lstat(folder).st_mode)
+            except OSError:
+                known = True  # missing or unreadable: the real paths decide
+            known = known or self._linked(os.path.dirname(folder), root)
+            self._linked_folders[folder] = known
+        return known
+
+    def real_root(self, root: str) -> str:
+        """The real path of a package root (once per load)."""
+        found = self._real_roots.get(root)
+        if found is None:
+            found = self._real_roots[root] = os.path.realpath(root)
+        return found
+
+    def refuse(self, path: str, escape: SourceEscape, site: ast.ImportStmt | None) -> Parsed:
+        """An empty module for a file not read, and the error (once per link)."""
+        self.program.reads.complete = False
+        self.program.reads.files.append((path, ""))
+        module, _ = parse_source("", path)
+        return module, escape.diagnostics(site, self._escaped)
+
+    def root_of_folder(self, folder: str) -> str | None:
+        """The package root ``folder`` (a normal path) lies in: the innermost external
+        package's folder holding it, else the program root, else None."""
+        best: str | None = None
+        for root in (self.program.root, *self.externals.values()):
+            root = os.path.normpath(root)
+            if _within(folder, root) and (best is None or len(root) > len(best)):
+                best = root
+        return best
+
+    def package_files(self, folder: str) -> list[str]:
+        """:func:`package_files`, noting which files are links (for :meth:`escapes`)."""
+        files = package_files(folder, self._links)
+        self._listed.add(folder)
+        return files
+
     def load_package(self, pkgpath: str, files: list[str], site: ast.ImportStmt | None) -> None:
         modules: list[ast.Module] = []
         self.program.packages[pkgpath] = modules
         self._loading.append(pkgpath)
+        escapes = self.escapes(files)
         for path in files:
-            module, diagnostics = self.parse(path)
+            escape = escapes.get(path) if escapes else None
+            if escape is None:
+                module, diagnostics = self.parse(path)
+            else:
+                module, diagnostics = self.refuse(path, escape, site)
             self.program.diagnostics.extend(diagnostics)
             modules.append(module)
         for module in modules:
@@ -387,7 +508,7 @@ class Loader:
     def find(self, base: str) -> tuple[str, list[str]] | None:
         """The package at ``base`` without noting the lookup."""
         if os.path.isdir(base):
-            files = package_files(base)
+            files = self.package_files(base)
             if files:
                 return self.pkgpath_of(base), files
         if os.path.isfile(base + ".k"):
@@ -403,6 +524,44 @@ class Loader:
                     return name if inner == "." else f"{name}.{inner.replace(os.sep, '.')}"
             return os.path.abspath(base)
         return relative.replace(os.sep, ".")
+
+
+def _within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or lies under it (both absolute)."""
+    return path == root or path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+class SourceEscape:
+    """A source file or folder (``path``) that a symbolic link leads outside its
+    package root (``root``, a real path) to ``real``; checked before the file is read
+    (a package's sources are not rewritten while a program loads)."""
+
+    __slots__ = ("path", "real", "root")
+
+    def __init__(self, path: str, real: str, root: str) -> None:
+        self.path = path
+        self.real = real
+        self.root = root
+
+    def diagnostics(self, site: ast.ImportStmt | None, reported: set[str]) -> list[Diagnostic]:
+        """The error (at ``site``, the import that reached the package), once per
+        path: the other files of a folder already ``reported`` add none."""
+        if self.path in reported:
+            return []
+        reported.add(self.path)
+        message = (
+            f"{os.path.normpath(self.path)} leads through a symbolic link to {self.real}, "
+            f"outside its package root {self.root}"
+        )
+        return [
+            make_error(
+                Code.IO_ERROR,
+                message,
+                site.span if site is not None else None,
+                "a package's sources must lie within its folder; "
+                "replace the link with the files it stands for",
+            )
+        ]
 
 
 def iter_imports(stmts: list[ast.Stmt]) -> Iterable[ast.ImportStmt]:

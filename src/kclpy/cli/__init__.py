@@ -46,6 +46,7 @@ from kclpy.cli.base import (
     Command,
     CommandError,
     Parser,
+    note,
     print_error,
 )
 from kclpy.depth import run_deep
@@ -170,6 +171,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parse = parser.parse_intermixed_args if command.intermixed else parser.parse_args
     args = parse(arguments[1:])
     args.exiting = argv is None
+    verbose = getattr(args, "verbose", 0)
+    if verbose or "kclpy.pipeline.cache" in sys.modules:
+        from kclpy.pipeline.cache import report_to  # why it passes over a folder or an entry
+
+        report_to((lambda message: note(args, message)) if verbose else None)
     return _guarded(command, args)
 
 

@@ -64,6 +64,13 @@ def _clean(args: argparse.Namespace) -> int:
     if not os.path.isdir(folder):
         say(args, f"no cache at {folder}; nothing to clean")
         return EXIT_OK
+    owner = os.lstat(folder).st_uid
+    if owner != os.geteuid():  # (a shared folder another user made: not ours to remove)
+        raise CommandError(
+            f"not removing {folder}: it is owned by uid {owner}, not by this user",
+            Code.IO_ERROR,
+            1,
+        )
     if not args.yes:
         sys.stdout.write(f"Remove the compiled-module cache {folder}? [y/N] ")
         sys.stdout.flush()

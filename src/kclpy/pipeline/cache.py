@@ -40,6 +40,16 @@ successful run); the cache never makes a run fail.
 
 Location: ``$KCLPY_CACHE_DIR``, else ``$XDG_CACHE_HOME/kclpy``, else
 ``~/.cache/kclpy``. ``KCLPY_NO_CACHE=1`` disables the cache.
+
+**Trust.** The cache is its user's alone: the folder (and every missing folder above
+it) is created 0700, entries 0600. A cache folder or an entry that another user owns,
+or that group or others may write, is not used: the run goes on uncached (or as a
+miss), and says why under ``kcl -v`` (:func:`report_to`). The folder is opened once
+per lookup or store and everything in it is reached through that descriptor, without
+following a link. An entry is valid only when it lists the files it was built from
+(every entry file, every file of every package it holds) and each still has its
+digest; its pickles may name only the classes the writer emits
+(``kclpy.pipeline.pickling``).
 """
 
 from __future__ import annotations
@@ -48,15 +58,16 @@ import contextlib
 import functools
 import io
 import os
+import stat
 import sys
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kclpy import __version__
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
-from kclpy.loader import Loader, ParseMemo, Program, Reads, digest
-from kclpy.source import create_temporary
+from kclpy.loader import MAIN, Loader, ParseMemo, Program, Reads, digest
+from kclpy.source import temporary_name
 
 if TYPE_CHECKING:
     from kclpy.sema.reuse import CheckedPackage  # not at run time: a hit never checks
@@ -76,6 +87,92 @@ def cache_dir() -> str | None:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = xdg if xdg else os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "kclpy")
+
+
+_PROGRAMS = "programs"  # the entries' folder, in the cache folder
+_OPEN_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NO_LINK = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_ENTRY = os.O_RDONLY | _NO_LINK | getattr(os, "O_CLOEXEC", 0)
+_CREATE_ENTRY = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK | getattr(os, "O_CLOEXEC", 0)
+
+_listeners: list[Callable[[str], object]] = []
+_noted: set[str] = set()
+
+
+def report_to(listener: Callable[[str], object] | None) -> None:
+    """Where the cache says why it passes over a folder or an entry (``kcl -v``);
+    None: nowhere (the default)."""
+    _listeners[:] = [] if listener is None else [listener]
+
+
+def _note(message: str) -> None:
+    """Tell the listener ``message``, once per process."""
+    if _listeners and message not in _noted:
+        _noted.add(message)
+        for listener in _listeners:
+            listener(message)
+
+
+def distrust(info: os.stat_result) -> str | None:
+    """Why a cache folder or entry with ``info`` is not to be trusted, or None: it must
+    be this user's, and neither group nor others may write it."""
+    user = os.geteuid()
+    if info.st_uid != user:
+        return f"is owned by uid {info.st_uid}, not by this user (uid {user})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"is writable by group or others (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def open_programs(directory: str, create: bool) -> int | None:
+    """A descriptor of the entries' folder of the cache at ``directory``, both folders
+    checked (:func:`distrust`) and, with ``create``, made (0700) when missing; None
+    when missing, unusable or not to be trusted (noted)."""
+    try:
+        top = _open_folder(directory, None, create)
+    except OSError as error:
+        _note(f"cache folder {directory}: {error.strerror or error}; running uncached")
+        return None
+    if top is None:
+        return None
+    try:
+        return _open_folder(_PROGRAMS, top, create, directory)
+    except OSError as error:
+        _note(f"cache folder {directory}/{_PROGRAMS}: {error.strerror or error}; running uncached")
+        return None
+    finally:
+        os.close(top)
+
+
+def _open_folder(path: str, parent: int | None, create: bool, within: str = "") -> int | None:
+    """``path`` (in the folder open as ``parent``, then not through a link) opened and
+    checked; None when missing (and not ``create``) or not to be trusted."""
+    flags = _OPEN_FOLDER if parent is None else _OPEN_FOLDER | _NO_LINK
+    try:
+        folder = os.open(path, flags, dir_fd=parent)
+    except FileNotFoundError:
+        if not create:
+            return None
+        if parent is None:
+            _make_folders(path)
+        else:
+            os.mkdir(path, 0o700, dir_fd=parent)
+        folder = os.open(path, flags, dir_fd=parent)
+    problem = distrust(os.fstat(folder))
+    if problem is not None:
+        os.close(folder)
+        _note(f"cache folder {os.path.join(within, path)} {problem}: not used, running uncached")
+        return None
+    return folder
+
+
+def _make_folders(path: str) -> None:
+    """``path`` and every missing folder above it, made 0700 (this user's only)."""
+    parent = os.path.dirname(path)
+    if parent != path and not os.path.isdir(parent):
+        _make_folders(parent)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
 
 
 @functools.cache
@@ -177,10 +274,11 @@ class ProgramCache:
         externals: Mapping[str, str],
         check: bool,
     ) -> None:
+        self.directory = directory
         self.work_dir = work_dir
         self.externals = dict(externals)
         self._probe = Loader(work_dir, dict(externals))
-        main_files = self._probe.entries(files)
+        self.main_files = self._probe.entries(files)
         self.root = self._probe.program.root
         key_parts = (
             _FORMAT,
@@ -191,59 +289,89 @@ class ProgramCache:
             self._probe.work_dir,
             self.root,
             sorted(self._probe.externals.items()),
-            main_files,
+            self.main_files,
             check,
         )
         self.key = digest(repr(key_parts).encode("utf-8", "surrogatepass"))
-        self.path = os.path.join(directory, "programs", self.key + ".bin")
+        self.name = self.key + ".bin"
+        self.path = os.path.join(directory, _PROGRAMS, self.name)
         # the files (path, digest) of the entry a lookup found valid
         self.files_read: list[tuple[str, str]] | None = None
 
     def lookup(self, memory: MemoryTier | None = None) -> dict[str, PackageCode] | None:
-        """The cached codes when the entry exists and is still valid, else None
-        (packages already read back in this process come from ``memory``). A run whose
-        packages did not resolve (``kcl.mod``, the lock, ``--locked``) never uses an entry:
-        loading it again reports why."""
+        """The cached codes when the entry exists, is to be trusted and is still valid,
+        else None (packages already read back in this process come from ``memory``). A
+        run whose packages did not resolve (``kcl.mod``, the lock, ``--locked``) never
+        uses an entry: loading it again reports why."""
         if self._probe.program.has_errors:
             return None
+        folder = open_programs(self.directory, create=False)
+        if folder is None:
+            return None
         try:
-            with open(self.path, "rb") as handle:
+            with open(os.open(self.name, _OPEN_ENTRY, dir_fd=folder), "rb") as handle:
+                info = os.fstat(handle.fileno())
+                problem = "is not a file" if not stat.S_ISREG(info.st_mode) else distrust(info)
+                if problem is not None:
+                    _note(f"cache entry {self.path} {problem}: ignored")
+                    return None
                 from kclpy.pipeline import pickling  # (an entry found: not before)
 
-                manifest = pickling.load(handle)
-                if not self._valid(manifest):
+                manifest = pickling.load_plain(handle)
+                listed = self._valid(manifest)
+                if listed is None:
                     return None
-                blobs = pickling.load(handle)
-            self.files_read = list(manifest["files"])
-            return {
+                blobs = pickling.load_plain(handle)
+            codes = {
                 pkgpath: _read_package(blob_digest, blob, memory)
                 for pkgpath, (blob_digest, blob) in blobs.items()
             }
-        except Exception:  # a missing, unreadable or corrupt entry is a miss
+        except FileNotFoundError:
             return None
+        except Exception as error:  # an unreadable, corrupt or refused entry is a miss
+            _note(f"cache entry {self.path} cannot be used ({error}): ignored")
+            return None
+        finally:
+            os.close(folder)
+        if MAIN not in codes or any(not listed.issuperset(c.files) for c in codes.values()):
+            return None  # (code built from files the entry does not list)
+        self.files_read = list(manifest["files"])
+        return codes
 
-    def _valid(self, manifest: Any) -> bool:
+    def _valid(self, manifest: Any) -> set[str] | None:
+        """The paths the entry lists when it is this run's and every file, package
+        lookup and discovery it lists gives the same answer now; else None. An entry
+        must list its entry files: an empty list matches no program."""
         if not isinstance(manifest, dict) or manifest.get("key") != self.key:
-            return False
+            return None
+        listed: set[str] = set()
         for path, file_digest in manifest["files"]:
+            if not file_digest:
+                return None
             try:
                 with open(path, "rb") as handle:
                     if digest(handle.read()) != file_digest:
-                        return False
+                        return None
             except OSError:
-                return False
+                return None
+            listed.add(path)
+        if not listed.issuperset(self.main_files) or not listed:
+            return None
         find = self._probe.find
         if any(find(base) != answer for base, answer in manifest["probes"]):
-            return False
+            return None
         # a vendored package or $KCL_PKG_PATH entry found now must be the one used then
         # (a new name_<version> folder makes the entry stale)
         discover = self._probe.discover
-        return all(discover(name) == answer for name, answer in manifest["discoveries"])
+        if any(discover(name) != answer for name, answer in manifest["discoveries"]):
+            return None
+        return listed
 
     def store(self, codes: Mapping[str, PackageCode], reads: Reads) -> bool:
         """Write the entry (the codes, and what loading the program read: its
-        ``Program.reads``) atomically; False (and no entry) when it cannot be written."""
-        if not reads.complete:
+        ``Program.reads``) atomically; False (and no entry) when it cannot be written
+        or the cache folder is not to be trusted."""
+        if not reads.complete or not reads.files:
             return False
         manifest = {
             "key": self.key,
@@ -251,7 +379,9 @@ class ProgramCache:
             "probes": reads.probes,
             "discoveries": reads.discoveries,
         }
-        folder = os.path.dirname(self.path)
+        folder = open_programs(self.directory, create=True)
+        if folder is None:
+            return False
         temp = ""
         try:
             from kclpy.pipeline import pickling
@@ -260,17 +390,18 @@ class ProgramCache:
             for pkgpath, code in codes.items():
                 blob = pickling.dumps(code)
                 blobs[pkgpath] = (digest(blob), blob)
-            os.makedirs(folder, exist_ok=True)
-            fd, temp = create_temporary(folder, ".tmp-", ".bin")
-            with os.fdopen(fd, "wb") as handle:
+            temp = temporary_name(".tmp-") + ".bin"
+            with open(os.open(temp, _CREATE_ENTRY, 0o600, dir_fd=folder), "wb") as handle:
                 pickling.dump(manifest, handle)
                 pickling.dump(blobs, handle)
-            os.replace(temp, self.path)
+            os.replace(temp, self.name, src_dir_fd=folder, dst_dir_fd=folder)
         except Exception:  # a cache that cannot be written is no cache, not an error
             if temp:
                 with contextlib.suppress(OSError):
-                    os.unlink(temp)
+                    os.unlink(temp, dir_fd=folder)
             return False
+        finally:
+            os.close(folder)
         return True
 
 

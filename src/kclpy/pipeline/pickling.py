@@ -1,5 +1,16 @@
-"""The cache entries' pickle dialect: only plain data and the classes of
-``kclpy.compile.code`` go in, and only they come out.
+"""The cache entries' pickle dialect: what the writer emits is what the reader admits.
+
+:data:`PICKLED_AS` is the one table: each kind of object a compiled package holds
+(the classes of ``kclpy.compile.code``) with the classes its pickle names (an
+instance is pickled by its class; a ``PendingSchema`` or ``AbsentSchema`` by its
+``__reduce_ex__``, as a ``SchemaProto`` once compiled, else as an ``AbsentSchema``).
+Plain data (None, bool, int, float, str, bytes, bytearray, tuple, list, dict, set,
+frozenset) has pickle opcodes of its own and names no class. The :class:`Pickler` refuses any other
+object; the :class:`Unpickler` resolves exactly the names in :data:`ADMITTED`
+(:func:`load_plain`: none at all, for an entry's manifest and its table of
+packages), from that table, never by importing: a pickle naming anything else
+(``os.system``, ``builtins.eval``, another class of kclpy) is refused before
+anything runs.
 
 Kept apart from ``kclpy.pipeline.cache`` so that a run that reads and writes no
 entry (the cache off, or a first run until it stores) does not import ``pickle``
@@ -12,26 +23,51 @@ import io
 import pickle
 from typing import IO, Any
 
-from kclpy.compile import code as code_module
+from kclpy.compile import code
 
 PROTOCOL = 5
 
-_CODE_MODULE = "kclpy.compile.code"
-_SAFE_BUILTINS = frozenset({"set", "frozenset", "complex", "slice", "bytearray"})
+PICKLED_AS: dict[type, tuple[type, ...]] = {
+    code.PackageCode: (code.PackageCode,),
+    code.Code: (code.Code,),
+    code.TypeRef: (code.TypeRef,),
+    code.NameRef: (code.NameRef,),
+    code.ParamSpec: (code.ParamSpec,),
+    code.FunctionProto: (code.FunctionProto,),
+    code.AttrSpec: (code.AttrSpec,),
+    code.IndexSignatureSpec: (code.IndexSignatureSpec,),
+    code.ConfigConstant: (code.ConfigConstant,),
+    code.SchemaProto: (code.SchemaProto,),
+    code.PendingSchema: (code.SchemaProto, code.AbsentSchema),
+    code.AbsentSchema: (code.SchemaProto, code.AbsentSchema),
+}
+"""Each kind of object an entry may hold, with the classes its pickle names."""
+
+_PLAIN = frozenset(
+    {type(None), bool, int, float, str, bytes, bytearray, tuple, list, dict, set, frozenset}
+)
+
+_BY_NAME: dict[tuple[str, str], type] = {
+    (kind.__module__, kind.__qualname__): kind for kinds in PICKLED_AS.values() for kind in kinds
+}
+
+_NAMED = frozenset(_BY_NAME.values())
+
+ADMITTED = frozenset(_BY_NAME)
+"""The (module, name) globals an entry's pickles may name: those the writer emits."""
 
 
 class Unpickler(pickle.Unpickler):
-    """Loads only plain data and the classes of ``kclpy.compile.code``.
+    """Loads plain data and the ``admitted`` classes only (default :data:`ADMITTED`);
+    a pickle naming anything else raises ``UnpicklingError`` (a corrupt entry)."""
 
-    An entry holding anything else (an AST node, a source file, a foreign
-    object) is treated as corrupt.
-    """
+    def __init__(self, file: IO[bytes], admitted: frozenset[tuple[str, str]] = ADMITTED) -> None:
+        super().__init__(file)
+        self.admitted = admitted
 
     def find_class(self, module: str, name: str) -> Any:
-        if module == _CODE_MODULE and isinstance(getattr(code_module, name, None), type):
-            return getattr(code_module, name)
-        if module == "builtins" and name in _SAFE_BUILTINS:
-            return super().find_class(module, name)
+        if (module, name) in self.admitted:
+            return _BY_NAME[(module, name)]
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
 
 
@@ -42,12 +78,12 @@ class Pickler(pickle.Pickler):
         super().__init__(file, protocol=PROTOCOL)
 
     def reducer_override(self, obj: Any) -> Any:
-        kind = obj if isinstance(obj, type) else type(obj)  # a class is pickled by name
-        if kind.__module__ == _CODE_MODULE or (
-            kind.__module__ == "builtins" and kind.__name__ in _SAFE_BUILTINS
-        ):
-            return NotImplemented
-        if kind in (type(None), bool, int, float, str, bytes, tuple, list, dict):
+        if isinstance(obj, type):  # a class, named by an instance's pickle: a global
+            if obj in _NAMED:
+                return NotImplemented
+            raise pickle.PicklingError(f"the class {obj.__qualname__} cannot be cached")
+        kind = type(obj)
+        if kind in PICKLED_AS or kind in _PLAIN:
             return NotImplemented
         raise pickle.PicklingError(f"{kind.__qualname__} cannot be cached")
 
@@ -55,6 +91,11 @@ class Pickler(pickle.Pickler):
 def load(handle: IO[bytes]) -> Any:
     """The next pickle of ``handle``, in the dialect."""
     return Unpickler(handle).load()
+
+
+def load_plain(handle: IO[bytes]) -> Any:
+    """The next pickle of ``handle``, plain data only (it may name no class)."""
+    return Unpickler(handle, frozenset()).load()
 
 
 def dumps(value: Any) -> bytes:

@@ -18,8 +18,9 @@ the document's file name and text:
 * ``openapi``: an OpenAPI 3.0 document (``NAME.json``), compact, keys sorted, schemas
   under ``components.schemas``.
 
-``generate(...)`` renders and writes ``TARGET/docs/FILE`` (``docs/`` replaced whole,
-as the real tool does, but only once the new one is ready).
+``generate(...)`` renders and writes ``TARGET/docs/FILE``, replacing ``docs/`` whole
+once the new one is ready, as the real tool does; unlike it, a ``docs`` holding
+anything but this package's documents (a project's own ``docs/``, a link) is refused.
 """
 
 from __future__ import annotations
@@ -147,10 +148,32 @@ def generate(path: str, target: str, options: Options, say: Callable[[str], None
     spec = collect(path)
     name, text = render(spec, options)
     if os.path.lexists(docs):
+        _check_replaceable(docs, spec.title or "main")
         say(f"[Warn] path {docs} exists, all the content will be overwritten")
     say(f"generating doc for package {spec.title or 'main'}")
     _replace_folder(docs, {name: text})
     return os.path.join(docs, name)
+
+
+def _check_replaceable(docs: str, name: str) -> None:
+    """Refuse to replace a ``docs`` that holds anything this command did not write
+    (the real tool removes whatever is there: a project's own ``docs/`` with it)."""
+    ours = {f"{name}.md", f"{name}.html", f"{name}.json"}
+    if os.path.islink(docs) or not os.path.isdir(docs):
+        others = [docs]
+    else:
+        with os.scandir(docs) as entries:
+            others = [
+                entry.name
+                for entry in entries
+                if entry.name not in ours or not entry.is_file(follow_symlinks=False)
+            ]
+    if others:
+        listed = ", ".join(sorted(others)[:5]) + (", ..." if len(others) > 5 else "")
+        raise DocError(
+            f"{docs} holds files that kcl doc generate did not write ({listed}): "
+            "remove them or choose another --target"
+        )
 
 
 def _replace_folder(folder: str, files: dict[str, str]) -> None:

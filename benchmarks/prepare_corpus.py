@@ -13,13 +13,17 @@ kcl-lang/konfig and writes, under OUT (default ``.corpus``):
 * ``bench/``: the synthetic benchmark workloads (``generate.py``);
 * ``kcl-vet/``: the ``kcl vet`` test data of kcl-lang/kcl (``crates/tools/src/vet/test_datas``),
   exported as-is for ``tests/tools/test_vet_upstream.py``;
+* ``kcl-doc/``: the ``kcl doc generate`` test data of kcl-lang/kcl-go
+  (``pkg/tools/gen/testdata``: ``doc/`` with its Markdown goldens, ``openapi/``) and the
+  OpenAPI golden of ``gendoc``'s own test (``openapi-expect/``, the JSON text of
+  ``genopenapi_test.go``'s ``TestExportOpenAPIV3Spec``) for ``tests/tools/test_doc_upstream.py``;
 * ``MANIFEST.json``: the commits and versions used.
 
 Everything here is third-party code (except ``bench/``): it stays out of
 version control.  Re-running replaces these folders (and only these).
 
     python benchmarks/prepare_corpus.py [--kcl-git DIR] [--modules-git DIR]
-        [--konfig-git DIR] [--out .corpus] [--ref-python PY] [--check]
+        [--konfig-git DIR] [--kcl-go-git DIR] [--out .corpus] [--ref-python PY] [--check]
 
 ``--check`` runs the reference on the k8s models and on every konfig stack.
 """
@@ -49,8 +53,16 @@ MIRRORS = Path(os.environ.get("KCLPY_MIRRORS") or ROOT.parent / ".mirror")
 DEFAULT_KCL_GIT = MIRRORS / "kcl-lang+kcl" / "repo"
 DEFAULT_MODULES_GIT = MIRRORS / "kcl-lang+modules" / "repo"
 DEFAULT_KONFIG_GIT = MIRRORS / "kcl-lang+konfig" / "repo"
+DEFAULT_KCL_GO_GIT = MIRRORS / "kcl-lang+kcl-go" / "repo"
 DEFAULT_BUILD_CORPUS = ROOT.parent / "shared" / "conformance" / "build_corpus.py"
 VET_DATA = "crates/tools/src/vet/test_datas"
+DOC_DATA = "pkg/tools/gen"
+# TestExportOpenAPIV3Spec: the package it exports, the schema it checks, its JSON text
+OPENAPI_TEST = re.compile(
+    r'filepath\.Join\(cwd, "testdata", "openapi", "(\w+)"\).*?'
+    r'Schemas\["([\w.]+)"\].*?expect := `([^`]*)`',
+    re.S,
+)
 
 # konfig reads `metadata.__META_APP_NAME` (and three more `__META_*` names) of
 # module models.kube.metadata from other modules; kcl-lib 0.13.2 rejects that
@@ -76,6 +88,22 @@ def fresh(path: Path) -> Path:
     if path.exists():
         shutil.rmtree(path)
     return path
+
+
+def export_doc_data(git_dir: Path, rev: str, dest: Path) -> list[str]:
+    """``kcl-doc/``: gendoc's test packages and goldens; the OpenAPI goldens' names."""
+    export_tree(git_dir, f"{rev}:{DOC_DATA}/testdata/doc", dest / "doc")
+    export_tree(git_dir, f"{rev}:{DOC_DATA}/testdata/openapi", dest / "openapi")
+    test = git(git_dir, "show", f"{rev}:{DOC_DATA}/genopenapi_test.go").decode()
+    expects = dest / "openapi-expect"
+    expects.mkdir()
+    names = []
+    for package, schema, text in OPENAPI_TEST.findall(test):
+        name = f"{package}/{schema}.json"
+        (expects / package).mkdir(exist_ok=True)
+        (expects / name).write_text(text, encoding="utf-8")
+        names.append(name)
+    return names
 
 
 def find_k8s_folder(git_dir: Path, rev: str, version: str) -> str:
@@ -163,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kcl-git", type=Path, default=DEFAULT_KCL_GIT)
     parser.add_argument("--modules-git", type=Path, default=DEFAULT_MODULES_GIT)
     parser.add_argument("--konfig-git", type=Path, default=DEFAULT_KONFIG_GIT)
+    parser.add_argument("--kcl-go-git", type=Path, default=DEFAULT_KCL_GO_GIT)
     parser.add_argument("--rev", default="HEAD", help="revision of every repo (HEAD)")
     parser.add_argument("--k8s-version", default="1.31", help="k8s package version (1.31)")
     parser.add_argument("--out", type=Path, default=ROOT / ".corpus")
@@ -181,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip",
         default="",
-        help="comma-separated parts to skip: conformance,k8s,konfig,bench,vet",
+        help="comma-separated parts to skip: conformance,k8s,konfig,bench,vet,doc",
     )
     parser.add_argument("--check", action="store_true", help="run the reference afterwards")
     ns = parser.parse_args(argv)
@@ -232,6 +261,10 @@ def main(argv: list[str] | None = None) -> int:
         export_tree(ns.kcl_git, f"{ns.rev}:{VET_DATA}", fresh(out / "kcl-vet"))
         manifest["kcl"] = git(ns.kcl_git, "rev-parse", ns.rev).decode().strip()
         print(f"vet: {VET_DATA} -> {out / 'kcl-vet'}")
+    if "doc" not in skip:
+        names = export_doc_data(ns.kcl_go_git, ns.rev, fresh(out / "kcl-doc"))
+        manifest["kcl-go"] = git(ns.kcl_go_git, "rev-parse", ns.rev).decode().strip()
+        print(f"doc: {DOC_DATA}/testdata/doc -> {out / 'kcl-doc'} (+ {len(names)} OpenAPI goldens)")
     previous = out / "MANIFEST.json"
     if previous.is_file():
         manifest = {**json.loads(previous.read_text(encoding="utf-8")), **manifest}

@@ -175,13 +175,14 @@ def test_completion_scripts_and_completing_options(tmp_path: Path) -> None:
 
 def test_doc_generate_is_the_real_spelling(tmp_path: Path) -> None:
     write(tmp_path, {"models/app.k": 'schema App:\n    """An app."""\n    name: str\n'})
-    plain = kcl("doc", "models", cwd=tmp_path)
-    generated = kcl("doc", "generate", "--file-path", "models", cwd=tmp_path)
+    plain = kcl("doc", "models", "-o", "-", cwd=tmp_path)
+    generated = kcl("doc", "generate", "--file-path", "models", "-o", "-", cwd=tmp_path)
     assert plain.returncode == generated.returncode == 0 and plain.stdout == generated.stdout
-    assert "App" in plain.stdout
+    assert "### App" in plain.stdout
+    (tmp_path / "out").mkdir()
     done = kcl("doc", "generate", "--file-path", "models", "--target", "out", cwd=tmp_path)
     assert done.returncode == 0
-    assert (tmp_path / "out" / "docs" / "models.md").read_text() == plain.stdout
+    assert (tmp_path / "out" / "docs" / "main.md").read_text() == plain.stdout
 
 
 def test_clean_removes_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

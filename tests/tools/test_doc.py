@@ -1,5 +1,6 @@
-"""``kcl doc`` / ``kclpy.generate_doc``: Markdown equal to kcl-lib's generate_doc, and
-a JSON Schema of the same schemas."""
+"""``kclpy.generate_doc``: Markdown equal to kcl-lib's generate_doc, and a JSON Schema
+of the same schemas (``kcl doc --format json-schema``). The CLI's own documents (the
+real ``kcl doc generate``'s) are tested in test_gendoc.py and test_doc_upstream.py."""
 
 from __future__ import annotations
 
@@ -79,13 +80,19 @@ def test_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(DocError) as caught:
         kclpy.generate_doc(str(tmp_path))
     assert caught.value.diagnostics
-    assert main(["doc", str(tmp_path), "--no_style"]) == 1
+    argv = ["doc", str(tmp_path), "--format", "json-schema", "-o", "-", "--no_style"]
+    assert main(argv) == 1
     assert "error[E2L23]" in capsys.readouterr().err
+    # (the real kcl doc generate documents what it can of a program with errors)
+    assert main(["doc", str(tmp_path), "--target", str(tmp_path), "-q"]) == 0
+    assert "|**x** `required`|int||undefined|" in (tmp_path / "docs" / "main.md").read_text()
 
 
-def test_cli_output_file(package: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "docs.md"
-    assert main(["doc", str(package), "-o", str(out)]) == 0
-    assert out.read_text(encoding="utf-8") == kclpy.generate_doc(str(package))
-    assert main(["doc", str(package), "--format", "json-schema"]) == 0
-    assert "$defs" in capsys.readouterr().out
+def test_cli_json_schema(package: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "schemas.json"
+    assert main(["doc", str(package), "--format", "json-schema", "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == kclpy.generate_doc(str(package), "json-schema")
+    argv = ["doc", str(package), "--format", "json-schema", "--target", str(tmp_path)]
+    assert main(argv) == 0
+    written = tmp_path / "docs" / f"{package.name}.schema.json"
+    assert "$defs" in written.read_text(encoding="utf-8")

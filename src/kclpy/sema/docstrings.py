@@ -71,3 +71,49 @@ def description(doc: str) -> str:
             break
         out.append(line.strip())
     return " ".join(out).strip()
+
+
+def _is_section_start(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is a section title: the next line underlines it with
+    at least as many dashes (or equal signs)."""
+    if index + 1 >= len(lines):
+        return False
+    title, rule = lines[index].strip(), lines[index + 1].strip()
+    return rule.startswith("-" * len(title)) or rule.startswith("=" * len(title))
+
+
+def _next_section(lines: list[str], start: int) -> tuple[list[str], int]:
+    """The lines from ``start`` (past blank lines) up to the next section title: its
+    paragraphs, one blank line between them; and where the next section begins."""
+    index = start
+    out: list[str] = []
+    while True:
+        while index < len(lines) and not lines[index].strip():
+            index += 1
+        if index >= len(lines) or (out and _is_section_start(lines, index)):
+            return out, index
+        if out:
+            out.append("")
+        while index < len(lines) and lines[index].strip():
+            out.append(lines[index])
+            index += 1
+
+
+@lru_cache(maxsize=256)
+def example(doc: str) -> str | None:
+    """The docstring's example (its third part after the summary and the attributes,
+    whatever their titles, without its title and underline), as kcl-lib reads it;
+    None when the docstring has no third part."""
+    lines = _clean_lines(doc.replace("\t", "    "))
+    while lines and not lines[-1].strip():
+        lines.pop()
+    index = 0
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    if index < len(lines) and not _is_section_start(lines, index):
+        _, index = _next_section(lines, index)  # the summary
+    _, index = _next_section(lines, index)  # the attributes
+    section, index = _next_section(lines, index)
+    if not section:
+        return None
+    return "\n".join(section[2:])

@@ -3,8 +3,9 @@
 Takes a loaded program (and optionally one schema name); returns, by name, JSON-shaped
 dicts with the field names of kcl-lang's API spec (``type``, ``union_types``,
 ``schema_name``, ``schema_doc``, ``properties``, ``required``, ``key``, ``item``,
-``line``, ``filename``, ``pkg_path``, ``description``, ``base_schema``, ``function``,
-``default``); fields with zero values are left out, as the spec's JSON encoders do.
+``line``, ``decorators``, ``filename``, ``pkg_path``, ``description``, ``examples``,
+``base_schema``, ``function``, ``index_signature``, ``default``); fields with zero values
+are left out, as the spec's JSON encoders do.
 
 The selection is :func:`kclpy.tools.schema_types.get_schema_types`'s (schemas of the
 main package, then schema-typed top-level variables), except that with a schema name
@@ -17,7 +18,9 @@ only that schema is given. As the reference does:
   encloses itself ``MAX_DEPTH`` times (a recursive schema): then only by name, file
   and package;
 * a top-level entry's ``description`` is the schema's summary, a property's the
-  attribute's description from the docstring.
+  attribute's description from the docstring;
+* ``decorators`` give each decorator's name, its arguments' and keywords' source text;
+  ``examples`` the docstring's example as ``Default example``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 from kclpy.loader import MAIN, Program
 from kclpy.pipeline import driver
 from kclpy.sema import Model, SchemaInfo, SymbolKind
+from kclpy.sema.docstrings import example
 from kclpy.sema.types import (
     DictType,
     FuncType,
@@ -37,6 +41,8 @@ from kclpy.sema.types import (
     Type,
     UnionType,
 )
+from kclpy.syntax import ast
+from kclpy.tools.format_exprs import ExprPrinter
 from kclpy.tools.schema_types import describe_schema
 
 __all__ = ["MAX_DEPTH", "schema_type_mapping"]
@@ -50,11 +56,42 @@ def _fields(**fields: Any) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value}
 
 
+def _source(node: ast.Node) -> str:
+    return node.span.file.text[node.span.start : node.span.end]
+
+
+def _decorators(decorators: list[ast.Decorator]) -> list[dict[str, Any]]:
+    """Each decorator's name and the source text of its arguments and keywords."""
+    return [
+        _fields(
+            name=decorator.name,
+            arguments=[_source(argument) for argument in decorator.args],
+            keywords={keyword.name: _source(keyword.value) for keyword in decorator.keywords},
+        )
+        for decorator in decorators
+    ]
+
+
+def _examples(doc: str) -> dict[str, Any]:
+    value = example(doc) if doc else None
+    return {} if value is None else {"Default example": _fields(value=value)}
+
+
 class _Describer:
     """Turns sema types into KclType dicts, with the model for schema attributes."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, program: Program | None = None) -> None:
         self.model = model
+        modules = [m for ms in program.packages.values() for m in ms] if program else []
+        self.modules = {id(module.file): module for module in modules}
+
+    def default(self, node: ast.Node | None, text: str) -> str:
+        """An attribute's default as the formatter prints it (as the reference does)."""
+        value = node.value if isinstance(node, ast.SchemaAttr | ast.UnificationStmt) else None
+        module = self.modules.get(id(value.span.file)) if value is not None else None
+        if value is None or module is None:
+            return text
+        return ExprPrinter(module).expr(value, 0)
 
     def type(self, kind: Type, path: tuple[SchemaInfo, ...]) -> dict[str, Any]:
         if isinstance(kind, SchemaType):
@@ -89,20 +126,48 @@ class _Describer:
                 symbol = members[name]
                 entry = self.type(symbol.type, inner) if symbol.type is not None else {}
                 entry = {"type": entry.get("type", "any"), **entry}
+                entry.pop("description", None)  # (an attribute's is its own, from the doc)
+                node = symbol.node
+                decorators = node.decorators if isinstance(node, ast.SchemaAttr) else []
                 entry.update(
-                    _fields(default=attribute.default, line=line, description=attribute.description)
+                    _fields(
+                        default=self.default(node, attribute.default),
+                        line=line,
+                        decorators=_decorators(decorators),
+                        description=attribute.description,
+                    )
                 )
                 properties[name] = entry
         base = info.base
+        node = info.node
         return _fields(
             type="schema",
             schema_name=info.name,
             schema_doc=described.doc,
             properties=properties,
             required=[] if shallow else _required(self.model, info),
+            decorators=_decorators(node.decorators) if isinstance(node, ast.SchemaStmt) else [],
             filename=info.file,
             pkg_path=info.pkgpath or MAIN,
+            description=described.doc,
+            examples=_examples(info.doc),
             base_schema=self.schema(base, path) if base is not None and not shallow else None,
+            index_signature=None if shallow else self.index_signature(info, inner),
+        )
+
+    def index_signature(self, info: SchemaInfo, path: tuple[SchemaInfo, ...]) -> dict[str, Any]:
+        """``[key_name: K]: V`` of the schema (or of its nearest base that has one)."""
+        current: SchemaInfo | None = info
+        while current is not None and current.index_signature is None:
+            current = current.base
+        if current is None or current.index_signature is None:
+            return {}
+        signature = current.index_signature
+        return _fields(
+            key_name=signature.key_name or "",
+            key=self.type(signature.key_type, path),
+            val=self.type(signature.val_type, path),
+            any_other=signature.any_other,
         )
 
 
@@ -126,7 +191,7 @@ def schema_type_mapping(program: Program, schema_name: str | None = None) -> dic
     """The KclType of every schema of the main package and schema-typed top-level
     variable (only those of ``schema_name`` when given), by name."""
     model = driver.check(program)
-    describer = _Describer(model)
+    describer = _Describer(model, program)
     mapping: dict[str, Any] = {}
     for info in model.schemas.values():
         if info.is_rule or (info.pkgpath or MAIN) != MAIN:
@@ -144,8 +209,7 @@ def schema_type_mapping(program: Program, schema_name: str | None = None) -> dic
 
 def _top(describer: _Describer, info: SchemaInfo) -> dict[str, Any]:
     entry = describer.schema(info, ())
-    if entry.get("schema_doc"):
-        entry["description"] = entry["schema_doc"]
-    if "base_schema" in entry:  # (the spec's field order: description before base_schema)
-        entry["base_schema"] = entry.pop("base_schema")
+    for name in ("examples", "base_schema", "index_signature"):  # (the spec's field order)
+        if name in entry:
+            entry[name] = entry.pop(name)
     return entry

@@ -7,6 +7,7 @@ Each takes its parsed arguments and returns the exit code.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 
@@ -77,16 +78,41 @@ def _clean(args: argparse.Namespace) -> int:
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             say(args, "Aborted.")
             return EXIT_OK
-    import shutil
-
     try:
-        shutil.rmtree(folder)
+        _remove_cache(folder)
     except OSError as error:
         raise CommandError(
             f"cannot remove {folder}: {error.strerror or error}", Code.IO_ERROR, 1
         ) from None
     say(args, f"{folder} removed")
     return EXIT_OK
+
+
+def _remove_cache(folder: str) -> None:
+    """Remove the cache ``folder`` while other kcl processes may be writing to it: it is
+    first renamed aside in one step (a writer then starts a new cache), then removed,
+    tolerating files that writers still add or remove there (a few passes)."""
+    import shutil
+
+    aside = f"{folder}.removing-{os.getpid()}"
+    try:
+        os.rename(folder, aside)
+    except FileNotFoundError:
+        return  # another `kcl clean` removed it first
+
+    def vanished(function: object, path: str, info: tuple[type, BaseException, object]) -> None:
+        if not isinstance(info[1], FileNotFoundError):  # (removed meanwhile: fine)
+            raise info[1]
+
+    for attempt in range(5):
+        try:
+            shutil.rmtree(aside, onerror=vanished)
+        except OSError:  # a writer added a file after its folder was listed
+            if attempt == 4:
+                raise
+        if not os.path.lexists(aside):
+            return
+    raise OSError(errno.ENOTEMPTY, "files keep appearing in it", aside)
 
 
 def _configure_completion(parser: argparse.ArgumentParser) -> None:

@@ -17,6 +17,7 @@ from kclpy.cli.base import (
     Command,
     CommandError,
     add_style_options,
+    note,
     report,
     say,
 )
@@ -62,6 +63,7 @@ def handle(args: argparse.Namespace) -> int:
         raise CommandError(f"one package at a time, got {len(paths)}: {' '.join(paths)}")
     path = paths[0] if paths else "."
     doc_format = "md" if args.format == "markdown" else args.format
+    note(args, f"documenting the package {path}")
     try:
         text = generate_doc(path, doc_format)
     except DocError as error:
@@ -72,7 +74,7 @@ def handle(args: argparse.Namespace) -> int:
     if output:
         write_file(output, text)
         say(args, f"wrote {output}")
-    else:
+    elif not args.quiet:
         sys.stdout.write(text)
     return EXIT_OK
 

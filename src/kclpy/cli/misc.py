@@ -15,6 +15,7 @@ from kclpy.cli.base import (
     Command,
     CommandError,
     add_style_options,
+    note,
     say,
 )
 from kclpy.diag import Code
@@ -72,6 +73,7 @@ def _clean(args: argparse.Namespace) -> int:
             return EXIT_OK
     import shutil
 
+    note(args, f"removing {folder}")
     try:
         shutil.rmtree(folder)
     except OSError as error:
@@ -115,12 +117,19 @@ def _kusion(args: argparse.Namespace) -> int:
 VERSION = Command(
     name="version",
     help="print kclpy's version and the KCL version it implements",
+    examples="examples:\n  kcl version                           # kclpy 0.1.0 (KCL 0.13.2)\n"
+    "  kcl -V",
     configure=_no_arguments,
     handle=_version,
 )
 LSP = Command(
     name="lsp",
     help="run the language server over stdio (needs the lsp extra)",
+    description="Run the KCL language server, speaking LSP on standard input and output;\n"
+    "an editor starts it (install with: pip install 'kclpy-toolchain[lsp]').",
+    examples="examples:\n"
+    "  kcl lsp                               # as an editor's server command\n"
+    '  {"kcl.server.command": ".venv/bin/kcl", "kcl.server.args": ["lsp"]}  # VS Code',
     configure=_no_arguments,
     handle=_lsp,
 )
@@ -146,6 +155,11 @@ COMPLETION = Command(
 KUSION = Command(
     name="kusion",
     help="preview, apply and destroy compiled resources (docs/kusion.md)",
+    examples="examples:\n"
+    "  kcl kusion preview main.k\n"
+    "  kcl kusion apply main.k --yes\n"
+    "  kcl kusion state history\n"
+    "  kcl kusion destroy --yes",
     configure=_configure_kusion,
     handle=_kusion,
     intermixed=False,

@@ -109,7 +109,23 @@ def command_parser(command: Command) -> argparse.ArgumentParser:
         epilog="\n\n".join(part for part in (command.examples, EXIT_CODES_HELP) if part),
     )
     command.configure(parser)
+    _finish_subcommands(parser)
     return parser
+
+
+def _finish_subcommands(parser: argparse.ArgumentParser) -> None:
+    """Each nested subcommand (``kcl mod add``, ``kcl kusion apply``): its help line is
+    its description when it has none, and the exit codes follow its examples."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        helps = {choice.dest: choice.help for choice in action._choices_actions}
+        for name, sub in action.choices.items():
+            if sub.description is None:
+                sub.description = helps.get(name)
+            if EXIT_CODES_HELP not in (sub.epilog or ""):
+                sub.epilog = "\n\n".join(part for part in (sub.epilog, EXIT_CODES_HELP) if part)
+            _finish_subcommands(sub)
 
 
 def build_parser(full: bool = False) -> argparse.ArgumentParser:
@@ -188,6 +204,11 @@ def _guarded(command: Command, args: argparse.Namespace) -> int:
     """Run the command; user errors, memory exhaustion, signals and kclpy's own bugs
     become exit codes and coded messages, never tracebacks."""
     previous = _catch_signals()
+    # --no_style is NO_COLOR for the command's duration: every colour decision
+    # (kclpy.diag.render.use_colour), in this process and the workers it starts, sees it
+    colourless = bool(getattr(args, "no_style", False)) and "NO_COLOR" not in os.environ
+    if colourless:
+        os.environ["NO_COLOR"] = "1"
     try:
         if command.name in _SHALLOW:
             return command.handle(args)
@@ -222,6 +243,8 @@ def _guarded(command: Command, args: argparse.Namespace) -> int:
         return EXIT_INTERNAL
     finally:
         _restore_signals(previous)
+        if colourless:
+            os.environ.pop("NO_COLOR", None)
 
 
 def _catch_signals() -> dict[int, object]:

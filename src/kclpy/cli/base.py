@@ -14,6 +14,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.diag.console import add_style_options as add_style_options  # (for the commands)
+from kclpy.diag.console import note as note
+from kclpy.diag.console import say as say
+from kclpy.diag.console import tell as tell
 
 EXIT_OK = 0
 EXIT_PROGRAM_ERROR = 1
@@ -204,39 +208,3 @@ def add_runner_options(parser: argparse.ArgumentParser) -> None:
         **repeat,
         help="a settings file (kcl_cli_configs, kcl_options); default ./kcl.yaml if present",
     )
-
-
-def add_style_options(parser: argparse.ArgumentParser) -> None:
-    """``--no_style`` (no colour), ``-q`` and ``-v``: every command has them."""
-    parser.add_argument(
-        "--no_style",
-        "--no-style",
-        dest="no_style",
-        action="store_true",
-        help="no colours in messages (NO_COLOR does the same)",
-    )
-    parser.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="print only errors: no result, no progress or success messages",
-    )
-    parser.add_argument(
-        "-v",
-        "--verbose",
-        action="count",
-        default=0,
-        help="say on stderr what the command reads, writes and how long it takes",
-    )
-
-
-def note(args: argparse.Namespace, message: str) -> None:
-    """A ``-v`` message on stderr."""
-    if getattr(args, "verbose", 0):
-        sys.stderr.write(f"kcl: {message}\n")
-
-
-def say(args: argparse.Namespace, message: str) -> None:
-    """An informational line on stdout, silenced by ``-q``."""
-    if not getattr(args, "quiet", False):
-        print(message)

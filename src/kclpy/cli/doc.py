@@ -20,6 +20,7 @@ from kclpy.cli.base import (
     Command,
     CommandError,
     add_style_options,
+    note,
     report,
     say,
 )
@@ -83,6 +84,7 @@ def handle(args: argparse.Namespace) -> int:
         raise CommandError(f"one package at a time, got {len(paths)}: {' '.join(paths)}")
     path = paths[0] if paths else "."
     doc_format = "md" if args.format == "markdown" else args.format
+    note(args, f"documenting the package {path}")
     if doc_format == "json-schema":
         return _json_schema(args, path)
     from kclpy.tools.gendoc import FORMATS, DocError, Options, collect, generate, render

@@ -5,19 +5,28 @@ from __future__ import annotations
 
 import argparse
 
-from kclpy.cli.base import Command
+from kclpy.cli.base import Command, add_style_options, note
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
     from kclpy.tools.importer.command import add_arguments
 
     add_arguments(parser)
+    add_style_options(parser)
 
 
 def _handle(args: argparse.Namespace) -> int:
+    import contextlib
+    import os
+
     from kclpy.tools.importer.command import main
 
-    return main(args)
+    where = {"-": "standard output", "": "the current folder"}.get(args.output, args.output)
+    note(args, f"reading {' '.join(args.files)}; the KCL goes to {where}")
+    if not args.quiet:
+        return main(args)
+    with open(os.devnull, "w") as nowhere, contextlib.redirect_stdout(nowhere):  # -q: no KCL
+        return main(args)
 
 
 COMMAND = Command(

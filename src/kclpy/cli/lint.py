@@ -82,7 +82,8 @@ def handle(args: argparse.Namespace) -> int:
     except LintConfigError as error:
         raise CommandError(str(error)) from None
     colour = args.format == "text" and not args.no_style and use_colour(sys.stdout)
-    sys.stdout.write(render_report(report, args.format, colour))
+    if report.diagnostics or not args.quiet:  # -q: not "All checks passed!"
+        sys.stdout.write(render_report(report, args.format, colour))
     return EXIT_PROGRAM_ERROR if report.diagnostics else EXIT_OK
 
 

@@ -16,6 +16,7 @@ from kclpy.cli.base import (
     Command,
     CommandError,
     add_style_options,
+    note,
     say,
 )
 from kclpy.diag import Code
@@ -78,6 +79,7 @@ def _clean(args: argparse.Namespace) -> int:
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             say(args, "Aborted.")
             return EXIT_OK
+    note(args, f"removing {folder}")
     try:
         _remove_cache(folder)
     except OSError as error:
@@ -148,12 +150,19 @@ def _kusion(args: argparse.Namespace) -> int:
 VERSION = Command(
     name="version",
     help="print kclpy's version and the KCL version it implements",
+    examples="examples:\n  kcl version                           # kclpy 0.1.0 (KCL 0.13.2)\n"
+    "  kcl -V",
     configure=_no_arguments,
     handle=_version,
 )
 LSP = Command(
     name="lsp",
     help="run the language server over stdio (needs the lsp extra)",
+    description="Run the KCL language server, speaking LSP on standard input and output;\n"
+    "an editor starts it (install with: pip install 'kclpy-toolchain[lsp]').",
+    examples="examples:\n"
+    "  kcl lsp                               # as an editor's server command\n"
+    '  {"kcl.server.command": ".venv/bin/kcl", "kcl.server.args": ["lsp"]}  # VS Code',
     configure=_no_arguments,
     handle=_lsp,
 )
@@ -179,6 +188,11 @@ COMPLETION = Command(
 KUSION = Command(
     name="kusion",
     help="preview, apply and destroy compiled resources (docs/kusion.md)",
+    examples="examples:\n"
+    "  kcl kusion preview main.k\n"
+    "  kcl kusion apply main.k --yes\n"
+    "  kcl kusion state history\n"
+    "  kcl kusion destroy --yes",
     configure=_configure_kusion,
     handle=_kusion,
     intermixed=False,

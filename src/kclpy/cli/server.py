@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kclpy.cli.base import EXIT_PROGRAM_ERROR, Command, CommandError
+from kclpy.cli.base import EXIT_PROGRAM_ERROR, Command, CommandError, add_style_options, say
 from kclpy.diag import Code
 
 DEFAULT_PORT = 2021
@@ -89,8 +89,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="refuse request bodies larger than this (default 16M)",
     )
-    parser.add_argument(
-        "-v", "--verbose", action="count", default=0, help="log each request on stderr"
+    add_style_options(
+        parser,
+        quiet="print only errors: not the address it listens on",
+        verbose="log each request on stderr",
     )
 
 
@@ -109,7 +111,8 @@ def handle(args: argparse.Namespace) -> int:
     )
 
     def announce(line: str) -> None:
-        print(line, flush=True)
+        say(args, line)
+        sys.stdout.flush()
 
     try:
         number = serve(settings, announce)

@@ -18,6 +18,7 @@ from kclpy.cli.base import (
     add_style_options,
     externals,
     note,
+    say,
 )
 from kclpy.diag import Code
 
@@ -102,9 +103,12 @@ def handle(args: argparse.Namespace) -> int:
         if failed and args.fail_fast:
             break
     if not total:
-        print("no test files")
+        say(args, "no test files")
         return EXIT_OK
-    print(f"FAIL: {failed}/{total}" if failed else f"PASS: {total}/{total}")
+    if failed:
+        print(f"FAIL: {failed}/{total}")
+    else:
+        say(args, f"PASS: {total}/{total}")
     return EXIT_PROGRAM_ERROR if failed else EXIT_OK
 
 

@@ -18,19 +18,22 @@ imported only when a command runs.
 from __future__ import annotations
 
 import argparse
+import io
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
+
+from kclpy.diag.console import note
 
 if TYPE_CHECKING:
     from kclpy.kusion.engine import Options, Plan, StepOutcome
     from kclpy.kusion.model import KusionError, Resource, Spec
     from kclpy.kusion.operations import Context, Outcome
-    from kclpy.kusion.secrets import Masker
+    from kclpy.kusion.secrets import MaskedStream, Masker
     from kclpy.kusion.sensitive import Declared
     from kclpy.kusion.state.base import Release
 
@@ -39,16 +42,48 @@ EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 
 
+_EXAMPLES = {
+    "preview": "kcl kusion preview main.k\n"
+    "kcl kusion preview --spec spec.yaml -o json\n"
+    "kcl kusion preview -Y kcl.yaml --detail --state postgresql://kusion@db/kusion",
+    "apply": "kcl kusion apply main.k --yes\n"
+    "kcl kusion apply main.k --dry-run\n"
+    "kcl kusion apply --spec spec.yaml --yes --no-watch",
+    "destroy": "kcl kusion destroy --yes\nkcl kusion destroy --project demo --workspace dev --yes",
+    "state": "kcl kusion state\n"
+    "kcl kusion state history\n"
+    "kcl kusion state show --revision 3 -o json\n"
+    "kcl kusion state unlock --force",
+    "graph": "kcl kusion graph main.k -o dot | dot -Tsvg > graph.svg\n"
+    "kcl kusion graph                  # the graph of the recorded state",
+}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Register preview / apply / destroy / state on ``parser``."""
-    commands = parser.add_subparsers(dest="kusion_command", metavar="COMMAND")
+    """Register preview / apply / destroy / state / graph on ``parser``."""
+    from kclpy.diag.console import add_style_options
+
+    commands = parser.add_subparsers(
+        dest="kusion_command", metavar="COMMAND", help="what to do with the spec or the state"
+    )
     commands.required = True
-    preview = commands.add_parser("preview", help="show what apply would change")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        examples = "examples:\n" + "\n".join("  " + line for line in _EXAMPLES[name].splitlines())
+        return commands.add_parser(name, help=help, epilog=examples)
+
+    preview = command("preview", "show what apply would change")
     _spec_arguments(preview)
-    preview.add_argument("-o", "--output", choices=["table", "json"], default="table")
+    preview.add_argument(
+        "-o",
+        "--output",
+        choices=["table", "json"],
+        default="table",
+        help="the plan as a table or as JSON (default table)",
+    )
     preview.add_argument("--detail", action="store_true", help="show a diff per resource")
     preview.add_argument("--all", action="store_true", help="with --detail, unchanged too")
-    apply = commands.add_parser("apply", help="apply the spec")
+    apply = command("apply", "apply the spec")
     _spec_arguments(apply)
     _confirm_arguments(apply)
     apply.add_argument("--dry-run", action="store_true", help="walk the plan, change nothing")
@@ -58,23 +93,54 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="do not wait for Kubernetes workloads to become ready",
     )
-    apply.add_argument("--watch-timeout", type=float, default=600.0, metavar="SECONDS")
-    destroy = commands.add_parser("destroy", help="delete everything the state records")
+    apply.add_argument(
+        "--watch-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="wait at most this long for the workloads to become ready (default 600)",
+    )
+    destroy = command("destroy", "delete everything the state records")
     _state_arguments(destroy)
     _confirm_arguments(destroy)
-    state = commands.add_parser("state", help="show the recorded state, its history, or unlock")
-    state.add_argument("action", nargs="?", choices=["show", "history", "unlock"], default="show")
+    state = command("state", "show the recorded state, its history, or unlock")
+    state.add_argument(
+        "action",
+        nargs="?",
+        choices=["show", "history", "unlock"],
+        default="show",
+        help="show the latest release (default), list the releases, or release the lock",
+    )
     state.add_argument("--revision", type=int, help="show this revision instead of the latest")
-    state.add_argument("-o", "--output", choices=["text", "json"], default="text")
+    state.add_argument(
+        "-o",
+        "--output",
+        choices=["text", "json"],
+        default="text",
+        help="show the release as text or as JSON (default text)",
+    )
     state.add_argument(
         "--force", action="store_true", help="unlock even while the lock's owner is running"
     )
     _state_arguments(state)
-    graph = commands.add_parser(
-        "graph", help="the resource graph of the spec (or, without one, of the recorded state)"
+    graph = command(
+        "graph", "the resource graph of the spec (or, without one, of the recorded state)"
     )
     _spec_arguments(graph)
-    graph.add_argument("-o", "--output", choices=["json", "dot"], default="json")
+    graph.add_argument(
+        "-o",
+        "--output",
+        choices=["json", "dot"],
+        default="json",
+        help="the graph as JSON or as Graphviz dot (default json)",
+    )
+    for sub in commands.choices.values():
+        add_style_options(
+            sub,
+            quiet="print only errors and what a confirmation needs: no plan, result, "
+            "progress or success messages",
+            verbose="say on stderr where the spec and the state are read and written",
+        )
 
 
 def _state_arguments(parser: argparse.ArgumentParser) -> None:
@@ -176,7 +242,7 @@ def main(args: argparse.Namespace) -> int:
         "graph": _graph,
     }
     masker = Masker()
-    with _masked_output(masker), _terminate_interrupts():
+    with _masked_output(masker, args.quiet), _terminate_interrupts():
         try:
             return handlers[args.kusion_command](args, masker)
         except KusionError as error:
@@ -201,12 +267,27 @@ def _interrupted_code() -> int:
     return 128 + faults.signals[-1] if faults.signals else EXIT_INTERRUPTED
 
 
+class _Silent(io.TextIOBase):
+    """Standard output under ``-q``: what is written goes nowhere, except what a
+    confirmation shows, which is written to ``shown``."""
+
+    def __init__(self, shown: MaskedStream) -> None:
+        self.shown = shown
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
 @contextmanager
-def _masked_output(masker: Masker) -> Iterator[None]:
+def _masked_output(masker: Masker, quiet: bool = False) -> Iterator[None]:
     from kclpy.kusion.secrets import MaskedStream
 
     saved = sys.stdout, sys.stderr
-    sys.stdout = MaskedStream(saved[0], masker)
+    shown = MaskedStream(saved[0], masker)
+    sys.stdout = _Silent(shown) if quiet else shown
     sys.stderr = MaskedStream(saved[1], masker)
     try:
         yield
@@ -249,6 +330,8 @@ def _context(args: argparse.Namespace, masker: Masker) -> Context:
 
     workdir = Path(args.workdir).resolve()
     project = args.project or workdir.name or "default"
+    where = _location(args.state, workdir)
+    note(args, f"state {where}, project {project!r}, workspace {args.workspace!r}")
     settings = RuntimeSettings(
         args.cluster_timeout or timeout_from_environment(),
         tuple(Path(folder) for folder in args.allow_local_path),
@@ -271,6 +354,21 @@ def _context(args: argparse.Namespace, masker: Masker) -> Context:
     if latest is not None:
         _learn_release(masker, latest)
     return context
+
+
+def _location(url: str | None, workdir: Path) -> str:
+    """Where the state is, for ``-v``: a file, or a database URL without its password."""
+    from urllib.parse import urlsplit
+
+    from kclpy.kusion.state import sqlite_path
+
+    if not url or not url.startswith(("postgresql://", "postgres://")):
+        return str(sqlite_path(url, workdir))
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{parts.username or ''}:***@{host}").geturl()
 
 
 def _learn_release(masker: Masker, release: Release) -> None:
@@ -322,6 +420,7 @@ def _spec(args: argparse.Namespace) -> Spec:
         run_options["options"] = list(settings.get("options") or [])
     if args.argument:
         run_options["options"] = [*run_options.get("options", []), *args.argument]
+    note(args, f"reading the spec {args.spec}" if args.spec else "compiling " + " ".join(files))
     return load_spec(files, args.spec, run_options)
 
 
@@ -358,14 +457,17 @@ def _declare(spec: Spec, context: Context, args: argparse.Namespace, masker: Mas
 
 def _confirmer(args: argparse.Namespace, verb: str, declared: Declared | None = None) -> Any:
     def confirm(plan: Plan) -> bool:
-        _print_plan(plan, args.detail, declared=declared)
         if args.yes or getattr(args, "dry_run", False):
+            _print_plan(plan, args.detail, declared=declared)
             return True
         if not sys.stdin.isatty():
             from kclpy.kusion.model import KusionError
 
+            _print_plan(plan, args.detail, declared=declared)
             raise KusionError(f"{verb} needs confirmation: run again with --yes")
-        answer = input(f"\nDo you want to {verb} these changes? [y/N] ")
+        with redirect_stdout(getattr(sys.stdout, "shown", sys.stdout)):  # shown under -q
+            _print_plan(plan, args.detail, declared=declared)
+            answer = input(f"\nDo you want to {verb} these changes? [y/N] ")
         return answer.strip().lower() in ("y", "yes")
 
     return confirm

@@ -297,11 +297,12 @@ def write_lock(root: str, packages: dict[str, Locked]) -> bool:
     a MOD_FILE_ERROR saying what would change."""
     if not lock_would_change(root, packages):
         return False
-    from kclpy.mod.settings import is_locked
+    from kclpy.mod.settings import is_locked, lock_written
 
     if is_locked():
         raise lock_out_of_date(root, packages)
     write_atomically(os.path.join(root, LOCK_FILE), render_lock(packages))
+    lock_written(os.path.join(root, LOCK_FILE))
     return True
 
 
@@ -381,7 +382,8 @@ def edit_dependencies(
     path = os.path.join(root, MOD_FILE)
     try:
         with open(path, encoding="utf-8") as stream:
-            document = tomlkit.parse(stream.read())
+            original = stream.read()
+        document = tomlkit.parse(original)
     except OSError as error:
         raise PackageError(Code.MOD_FILE_ERROR, f"cannot read {path}: {error}") from None
     except Exception as error:  # tomlkit's parse errors have no common public base
@@ -402,4 +404,7 @@ def edit_dependencies(
             table[dependency.name] = tomlkit.parse(f"value = {{ {pairs} }}")["value"]
         else:
             table[dependency.name] = value
-    write_atomically(path, tomlkit.dumps(document))
+    text = tomlkit.dumps(document)
+    if original.endswith("\n") and not text.endswith("\n"):  # tomlkit drops it after a last entry
+        text += "\n"
+    write_atomically(path, text)

@@ -11,6 +11,8 @@
   registry when ``OCI_REG_PLAIN_HTTP=on``.
 - ``--locked``: whether this process may change a ``kcl.mod.lock``
   (:func:`locked`, :func:`is_locked`): set by ``kcl run|build|mod --locked``.
+- Which ``kcl.mod.lock`` files this process wrote (:func:`recording_lock_writes`),
+  for the commands that say so (``kcl build``, ``kcl mod -v``).
 """
 
 from __future__ import annotations
@@ -87,3 +89,23 @@ def locked(frozen: bool = True) -> Iterator[None]:
         yield
     finally:
         _lock_frozen[0] = previous
+
+
+_recorders: list[list[str]] = []  # the open recording_lock_writes blocks of this process
+
+
+@contextlib.contextmanager
+def recording_lock_writes() -> Iterator[list[str]]:
+    """Within the block, the list receives the path of each ``kcl.mod.lock`` written."""
+    written: list[str] = []
+    _recorders.append(written)
+    try:
+        yield written
+    finally:
+        _recorders.remove(written)
+
+
+def lock_written(path: str) -> None:
+    """Tell the open recorders that ``path`` (a ``kcl.mod.lock``) was written."""
+    for written in _recorders:
+        written.append(path)

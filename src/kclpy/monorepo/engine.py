@@ -67,7 +67,17 @@ def select(options: BuildOptions) -> tuple[list[stacks.Stack], bool]:
 
 
 def build(options: BuildOptions, compile_stack: CompileStack) -> BuildReport:
-    """Build the selected stacks; one result per stack."""
+    """Build the selected stacks; one result per stack, and the ``kcl.mod.lock`` files
+    written (by discovery, in this process, and by local workers)."""
+    from kclpy.mod.settings import recording_lock_writes
+
+    with recording_lock_writes() as written:
+        report = _build(options, compile_stack)
+    report.locks_written = list(dict.fromkeys([*written, *report.locks_written]))
+    return report
+
+
+def _build(options: BuildOptions, compile_stack: CompileStack) -> BuildReport:
     start = time.perf_counter()
     selected, narrowed = select(options)
     report = BuildReport(affected_only=narrowed)
@@ -83,6 +93,8 @@ def build(options: BuildOptions, compile_stack: CompileStack) -> BuildReport:
         stack = by_path[job.path]
         result = goldens.settle(output, stack.golden_path, options.mode, options.diff)
         results[stack.path] = result
+        if not options.cluster:  # a cluster's workers write their own copies
+            report.locks_written.extend(output.locks)
         if options.on_result is not None:
             options.on_result(result)
         if bar is not None:

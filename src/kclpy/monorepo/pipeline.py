@@ -32,16 +32,18 @@ def process_memory() -> MemoryTier:
 
 def compile_stack(job: StackJob) -> StackOutput:
     """Compile one stack of a monorepo build (what ``kcl run`` would print in its
-    folder, or its rendered diagnostics)."""
+    folder, or its rendered diagnostics), and the ``kcl.mod.lock`` files it wrote."""
     from kclpy.diag.render import render_all
+    from kclpy.mod.settings import recording_lock_writes
 
     start = time.perf_counter()
-    result = _run(job)
+    with recording_lock_writes() as written:
+        result = _run(job)
     seconds = time.perf_counter() - start
     if not result.ok:
         errors = result.log + render_all(result.diagnostics, "human", False)
-        return StackOutput(job.name, False, "", errors, seconds)
-    return StackOutput(job.name, True, result.log + result.text, "", seconds)
+        return StackOutput(job.name, False, "", errors, seconds, tuple(written))
+    return StackOutput(job.name, True, result.log + result.text, "", seconds, tuple(written))
 
 
 @deep

@@ -36,6 +36,7 @@ class StackOutput:
     text: str
     errors: str
     seconds: float
+    locks: tuple[str, ...] = ()  # the kcl.mod.lock files compiling it wrote
 
 
 class CompileStack(Protocol):
@@ -69,6 +70,7 @@ class BuildReport:
     results: list[StackResult] = field(default_factory=list)
     seconds: float = 0.0
     affected_only: bool = False
+    locks_written: list[str] = field(default_factory=list)  # kcl.mod.lock files, in order
 
     def count(self, *statuses: Status) -> int:
         return sum(1 for result in self.results if result.status in statuses)
@@ -101,6 +103,7 @@ class BuildReport:
                 "seconds": round(self.seconds, 3),
             },
             "stacks": [result.to_json() for result in self.results],
+            "locks_written": self.locks_written,
         }
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 

@@ -159,3 +159,27 @@ def test_the_memory_limit_covers_the_front_end(tmp_path: Path) -> None:
     assert result.stderr.startswith("error[E3R01]: ResourceLimitError"), result.stderr
     assert "memory limit of 120.0 MiB" in result.stderr
     assert "-->" not in result.stderr  # stopped before any of the program ran
+
+
+def test_standard_input_that_never_ends_is_bounded_by_the_time_limit(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kclpy", "run", "-", "--timeout", "1"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stderr is not None
+    try:
+        process.stdin.write(b"a = 1\n")  # and the pipe stays open
+        process.stdin.flush()
+        assert process.wait(timeout=HANG) == 1
+        errors = process.stderr.read().decode()
+    finally:
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+    assert errors.startswith("error[E3R01]: ResourceLimitError"), errors
+    assert "longer than the time limit of 1s" in errors

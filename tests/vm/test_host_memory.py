@@ -82,7 +82,10 @@ def test_cgroup_v2_limit_of_the_group_or_a_group_above_it(tmp_path: Path) -> Non
     membership.write_text("0::/user.slice/run.scope\n")
     mounts = _mountinfo(tmp_path, mount, None)
     assert group_room(str(membership), str(mounts)) == 2 * GIB  # the slice's 3 GiB - 1 GiB
-    _files(group, {"memory.max": str(500 * MIB)})  # now the group's own is the least
+    _files(mount / "user.slice", {"memory.current": str(2 * GIB)})  # read every time
+    assert group_room(str(membership), str(mounts)) == GIB
+    _files(group, {"memory.max": str(500 * MIB), "memory.current": str(200 * MIB)})
+    host_memory.limited_groups.cache_clear()  # (limits are read once per process)
     assert group_room(str(membership), str(mounts)) == 500 * MIB - 200 * MIB + 100 * MIB
 
 

@@ -179,7 +179,7 @@ def _inputs(files: list[str]) -> tuple[list[str], dict[str, str]]:
     entries: list[str] = []
     for item in files:
         if item == STDIN:
-            sources[STDIN_NAME] = read_text(STDIN)
+            sources[STDIN_NAME] = _read_standard_input()
             entries.append(STDIN_NAME)
             continue
         if os.path.isdir(item) and not package_files(item):
@@ -188,6 +188,38 @@ def _inputs(files: list[str]) -> tuple[list[str], dict[str, str]]:
             )
         entries.append(item)
     return entries, sources
+
+
+def _read_standard_input() -> str:
+    """The program on standard input, read in steps that the run's limits and signals
+    can interrupt (a read blocked in the system could not be: a writer that never
+    closes the pipe would hold the run for ever)."""
+    import select
+
+    from kclpy.vm.limits import check_allocation
+
+    try:
+        descriptor = sys.stdin.fileno()
+        select.select([descriptor], [], [], 0)
+    except (AttributeError, OSError, ValueError):  # no descriptor that select takes
+        return read_text(STDIN)
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            if not select.select([descriptor], [], [], 0.05)[0]:
+                continue
+            chunk = os.read(descriptor, 1 << 20)
+            if not chunk:
+                return b"".join(chunks).decode("utf-8")
+            total += len(chunk)
+            check_allocation(total, 2)
+            chunks.append(chunk)
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise CommandError(
+            f"cannot read standard input: {reason}", Code.IO_ERROR, EXIT_PROGRAM_ERROR
+        ) from None
 
 
 def _size(text: str) -> int:
@@ -215,7 +247,8 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
         "--max-memory",
         type=_size,
         metavar="SIZE",
-        help="stop the run past this much memory (E3R01); default: min(8G, 3/4 of free memory)",
+        help="stop the run past this much memory (E3R01); default: the least of 8G, 3/4 of"
+        " free memory and 3/4 of what ulimit -v/-d and the cgroup's memory limit leave",
     )
     parser.add_argument(
         "--timeout", type=_seconds, default=0.0, metavar="SECONDS", help="stop the run after this"

@@ -22,6 +22,7 @@ unlimited, is left out. :func:`headroom` is pure (tests give it readings).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator
@@ -127,16 +128,28 @@ def group_room(
     """The least room (limit - usage + inactive file pages) of the memory cgroups that
     hold this process, each from its own group up to the hierarchy's mount; None when
     none is limited or nothing can be read."""
+    rooms = [_room(*group) for group in limited_groups(cgroup_file, mountinfo_file)]
+    return min(rooms) if rooms else None
+
+
+@functools.lru_cache(maxsize=4)
+def limited_groups(cgroup_file: str, mountinfo_file: str) -> tuple[tuple[str, int, int], ...]:
+    """(folder, version, limit) of each memory cgroup above this process that has a
+    limit; found once per process (reading /proc's mount table is slow on some
+    systems, and a process does not move between groups while it runs KCL)."""
     try:
         with open(cgroup_file, encoding="utf-8") as handle:
             membership = handle.read()
         with open(mountinfo_file, encoding="utf-8") as handle:
             mounts = handle.read()
     except (OSError, UnicodeDecodeError):
-        return None
-    rooms = [_room(folder, version) for folder, version in _group_folders(membership, mounts)]
-    known = [room for room in rooms if room is not None]
-    return min(known) if known else None
+        return ()
+    found = []
+    for folder, version in _group_folders(membership, mounts):
+        limit = _number(os.path.join(folder, _FILES[version][0]))
+        if limit is not None and limit < UNLIMITED_ABOVE:
+            found.append((folder, version, limit))
+    return tuple(found)
 
 
 def _group_folders(membership: str, mounts: str) -> Iterator[tuple[str, int]]:
@@ -168,6 +181,8 @@ def _mounts(mounts: str, version: int) -> Iterator[tuple[str, str]]:
     """(root inside the hierarchy, mount point) of each cgroup mount of ``version``
     (v1: the memory controller's)."""
     for line in mounts.splitlines():
+        if " - cgroup" not in line:
+            continue
         head, separator, tail = line.partition(" - ")
         fields, kinds = head.split(), tail.split()
         if not separator or len(fields) < 5 or len(kinds) < 3:
@@ -180,21 +195,22 @@ def _mounts(mounts: str, version: int) -> Iterator[tuple[str, str]]:
 
 def _unescape(text: str) -> str:
     """mountinfo's octal escapes (``\\040`` for a space)."""
+    if "\\" not in text:
+        return text
     return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), text)
 
 
-def _room(folder: str, version: int) -> int | None:
-    """What the group in ``folder`` can still give; None when it is not limited."""
-    names = (
-        ("memory.max", "memory.current", "inactive_file")
-        if version == 2
-        else ("memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file")
-    )
-    limit = _number(os.path.join(folder, names[0]))
-    if limit is None or limit >= UNLIMITED_ABOVE:
-        return None
-    usage = _number(os.path.join(folder, names[1])) or 0
-    return max(limit - usage + _stat(os.path.join(folder, "memory.stat"), names[2]), 0)
+_FILES: Final = {
+    2: ("memory.max", "memory.current", "inactive_file"),
+    1: ("memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"),
+}
+
+
+def _room(folder: str, version: int, limit: int) -> int:
+    """What the group in ``folder``, limited to ``limit``, can still give."""
+    _, usage_file, inactive = _FILES[version]
+    usage = _number(os.path.join(folder, usage_file)) or 0
+    return max(limit - usage + _stat(os.path.join(folder, "memory.stat"), inactive), 0)
 
 
 def _number(path: str) -> int | None:

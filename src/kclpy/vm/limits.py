@@ -146,29 +146,40 @@ _watchdog: threading.Thread | None = None
 
 
 def _watch() -> None:
+    """The watchdog's loop: a look every tick. It must outlive memory running out: what
+    it needs is loaded first (``raise_in_thread``'s ctypes), and a look that fails to
+    allocate is taken again at the next tick."""
+    with suppress(ImportError, MemoryError):
+        import ctypes  # noqa: F401
     while True:
         time.sleep(_TICK)
-        with _lock:
-            if not _active:
+        with suppress(MemoryError, ImportError, OSError):
+            _look()
+
+
+def _look() -> None:
+    """Trip every guarded run past its deadline or, with the process, its memory limit."""
+    with _lock:
+        if not _active:
+            return
+        memory = resident_memory()
+        now = time.monotonic()
+        for guard in list(_active.values()):
+            if guard.reason:  # delivered, but the run goes on: something swallowed it
+                if now - guard.tripped_at >= _RESEND:
+                    _deliver(guard, now)
                 continue
-            memory = resident_memory()
-            now = time.monotonic()
-            for guard in _active.values():
-                if guard.reason:  # delivered, but the run goes on: something swallowed it
-                    if now - guard.tripped_at >= _RESEND:
-                        _deliver(guard, now)
-                    continue
-                limit = guard.max_memory
-                if limit and memory > limit:
-                    guard.reason = _memory_message(limit, memory, guard.source)
-                elif guard.deadline and now > guard.deadline:
-                    guard.reason = (
-                        f"the program ran longer than the time limit of "
-                        f"{guard.limits.timeout:g}s; raise it with --timeout"
-                    )
-                else:
-                    continue
-                _deliver(guard, now)
+            limit = guard.max_memory
+            if limit and memory > limit:
+                guard.reason = _memory_message(limit, memory, guard.source)
+            elif guard.deadline and now > guard.deadline:
+                guard.reason = (
+                    f"the program ran longer than the time limit of "
+                    f"{guard.limits.timeout:g}s; raise it with --timeout"
+                )
+            else:
+                continue
+            _deliver(guard, now)
 
 
 def _deliver(guard: _Guard, now: float) -> None:
@@ -213,9 +224,7 @@ class Guarded:
         self.outer = outer
         with _lock:
             if _watchdog is None:
-                _load_thread_exit()
-                _watchdog = threading.Thread(target=_watch, name="kclpy-limits", daemon=True)
-                _watchdog.start()
+                _watchdog = _start_watchdog()
             if guard.parent is not None:
                 _active.pop(id(guard.parent), None)  # it rests while its part runs
             _active[id(guard)] = guard
@@ -246,6 +255,19 @@ class Guarded:
             _release(guard)  # the run's own outcome stands (one is sent at a time)
         self.guard = None  # (after: a limit arriving before is released by within)
         _local.guard = self.outer
+
+
+def _start_watchdog() -> threading.Thread | None:
+    """The watchdog thread, started; None when no thread can start (the address space
+    is full: the run goes on with the checks before big allocations alone, and its
+    memory running out is still E3R01)."""
+    _load_thread_exit()
+    watchdog = threading.Thread(target=_watch, name="kclpy-limits", daemon=True)
+    try:
+        watchdog.start()
+    except RuntimeError:
+        return None
+    return watchdog
 
 
 def _load_thread_exit() -> None:

@@ -183,3 +183,13 @@ def test_standard_input_that_never_ends_is_bounded_by_the_time_limit(tmp_path: P
                 stream.close()
     assert errors.startswith("error[E3R01]: ResourceLimitError"), errors
     assert "longer than the time limit of 1s" in errors
+
+
+def test_a_glob_through_symlink_loops_is_bounded_by_the_time_limit(tmp_path: Path) -> None:
+    # each loop doubles the paths at every level: the walk would not end in years
+    (tmp_path / "loop1").symlink_to(".")
+    (tmp_path / "loop2").symlink_to(".")
+    result = run(tmp_path, 'import file\na = len(file.glob("**"))\n', "--timeout", "2")
+    assert result.returncode == 1, result.stdout[-500:] + result.stderr
+    assert result.stderr.startswith("error[E3R01]: ResourceLimitError"), result.stderr
+    assert "main.k:2:" in result.stderr

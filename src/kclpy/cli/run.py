@@ -295,12 +295,21 @@ def _limited(args: argparse.Namespace, work: Callable[[], Result]) -> Result:
     (settings, standard input, the pipeline, the result's text) but the final write;
     a limit tripped or memory run out outside the VM is an E3R01 CommandError."""
     from kclpy.values.errors import KclRuntimeError
-    from kclpy.vm.limits import AUTO, ResourceLimits, limit_error, out_of_memory, within
+    from kclpy.vm.limits import (
+        AUTO,
+        KIND,
+        ResourceLimits,
+        limit_error,
+        out_of_memory,
+        within,
+    )
 
     memory = AUTO if args.max_memory is None else args.max_memory
     try:
         return within(ResourceLimits(memory, args.timeout), work)
     except KclRuntimeError as error:  # (the VM's own errors come back in the result)
+        if error.kind != KIND:
+            raise
         message = error.message
     except Exception as error:
         if not out_of_memory(error):

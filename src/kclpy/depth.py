@@ -22,6 +22,7 @@ node on the failing call stack, where nesting went too deep.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -104,12 +105,30 @@ def deep(function: Callable[Params, Result]) -> Callable[Params, Result]:
     return wrapper
 
 
+def _stack_sizes() -> list[int]:
+    """The stack sizes to try, largest first: under an address-space limit (``ulimit
+    -v``) none above half of the space left, so that the program has the rest."""
+    sizes = [STACK_SIZE, STACK_SIZE // 4, STACK_SIZE // 16]
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY or limit < 0:
+            return sizes
+        with open("/proc/self/statm", "rb") as handle:
+            used = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError, IndexError, AttributeError):
+        return sizes
+    fitting = [size for size in sizes if size <= (limit - used) // 2]
+    return fitting or sizes[-1:]
+
+
 def _start(body: Callable[[], None]) -> threading.Thread | None:
     """A started thread running ``body`` with the largest stack the system grants."""
     with _start_lock:
         previous = threading.stack_size()
         try:
-            for size in (STACK_SIZE, STACK_SIZE // 4, STACK_SIZE // 16):
+            for size in _stack_sizes():
                 try:
                     threading.stack_size(size)
                     worker = threading.Thread(target=body, name="kclpy-deep", daemon=True)

@@ -217,10 +217,8 @@ def _guarded(command: Command, args: argparse.Namespace) -> int:
         sys.stdout.flush()
         print_error(error.code, str(error))
         return error.exit_code
-    except MemoryError:
-        sys.stdout.flush()
-        print_error(Code.OUT_OF_MEMORY, "the program needs more memory than there is")
-        return EXIT_PROGRAM_ERROR
+    except MemoryError as error:
+        return _out_of_memory(error)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 128 + signal.SIGINT
@@ -233,6 +231,10 @@ def _guarded(command: Command, args: argparse.Namespace) -> int:
         print_error(Code.EVALUATION_ERROR, "maximum recursion depth exceeded")
         return EXIT_PROGRAM_ERROR
     except Exception as error:  # a bug in kclpy: never a traceback for the user
+        from kclpy.vm.limits import out_of_memory
+
+        if out_of_memory(error):  # (C code failing to allocate: a SystemError)
+            return _out_of_memory(error)
         if os.environ.get("KCLPY_DEBUG") or getattr(args, "debug", False):
             raise
         sys.stdout.flush()
@@ -245,6 +247,16 @@ def _guarded(command: Command, args: argparse.Namespace) -> int:
         _restore_signals(previous)
         if colourless:
             os.environ.pop("NO_COLOR", None)
+
+
+def _out_of_memory(error: BaseException) -> int:
+    """Memory ran out outside the guarded run (E3R01, as inside it)."""
+    from kclpy.vm.limits import limit_error
+
+    message = limit_error(error).message
+    sys.stdout.flush()
+    print_error(Code.RESOURCE_LIMIT_ERROR, message)
+    return EXIT_PROGRAM_ERROR
 
 
 def _catch_signals() -> dict[int, object]:

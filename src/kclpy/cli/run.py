@@ -10,7 +10,8 @@ import argparse
 import os
 import sys
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kclpy.cli.base import (
     EXIT_OK,
@@ -27,6 +28,10 @@ from kclpy.cli.base import (
 )
 from kclpy.diag import Code
 
+if TYPE_CHECKING:
+    from kclpy.pipeline.driver import RunResult
+
+Result = TypeVar("Result")
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 
@@ -216,7 +221,7 @@ def _inputs(files: list[str]) -> tuple[list[str], dict[str, str]]:
     entries: list[str] = []
     for item in files:
         if item == STDIN:
-            sources[STDIN_NAME] = read_text(STDIN)
+            sources[STDIN_NAME] = _read_standard_input()
             entries.append(STDIN_NAME)
             continue
         if os.path.isdir(item) and not package_files(item):
@@ -225,6 +230,38 @@ def _inputs(files: list[str]) -> tuple[list[str], dict[str, str]]:
             )
         entries.append(item)
     return entries, sources
+
+
+def _read_standard_input() -> str:
+    """The program on standard input, read in steps that the run's limits and signals
+    can interrupt (a read blocked in the system could not be: a writer that never
+    closes the pipe would hold the run for ever)."""
+    import select
+
+    from kclpy.vm.limits import check_allocation
+
+    try:
+        descriptor = sys.stdin.fileno()
+        select.select([descriptor], [], [], 0)
+    except (AttributeError, OSError, ValueError):  # no descriptor that select takes
+        return read_text(STDIN)
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            if not select.select([descriptor], [], [], 0.05)[0]:
+                continue
+            chunk = os.read(descriptor, 1 << 20)
+            if not chunk:
+                return b"".join(chunks).decode("utf-8")
+            total += len(chunk)
+            check_allocation(total, 2)
+            chunks.append(chunk)
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise CommandError(
+            f"cannot read standard input: {reason}", Code.IO_ERROR, EXIT_PROGRAM_ERROR
+        ) from None
 
 
 def _size(text: str) -> int:
@@ -252,7 +289,8 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
         "--max-memory",
         type=_size,
         metavar="SIZE",
-        help="stop the run past this much memory (E3R01); default: min(8G, 3/4 of free memory)",
+        help="stop the run past this much memory (E3R01); default: the least of 8G, 3/4 of"
+        " free memory and 3/4 of what ulimit -v/-d and the cgroup's memory limit leave",
     )
     parser.add_argument(
         "--timeout", type=_seconds, default=0.0, metavar="SECONDS", help="stop the run after this"
@@ -277,6 +315,54 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """The run under its limits (:func:`_limited`), then its result printed or written."""
+    outcome = _limited(args, lambda: _produce(args))
+    if isinstance(outcome, int):
+        return outcome
+    result, text, output = outcome
+    if result.log and not args.quiet:
+        sys.stdout.write(result.log)
+    if not result.ok:
+        return report(result.diagnostics, args.no_style, args.error_format)
+    if output:
+        write_output(output, text)
+        note(args, f"wrote {len(text)} characters to {output}")
+    elif not args.quiet:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _limited(args: argparse.Namespace, work: Callable[[], Result]) -> Result:
+    """``work()`` under the run's ``--max-memory`` and ``--timeout``: all of a run
+    (settings, standard input, the pipeline, the result's text) but the final write;
+    a limit tripped or memory run out outside the VM is an E3R01 CommandError."""
+    from kclpy.values.errors import KclRuntimeError
+    from kclpy.vm.limits import (
+        AUTO,
+        KIND,
+        ResourceLimits,
+        limit_error,
+        out_of_memory,
+        within,
+    )
+
+    memory = AUTO if args.max_memory is None else args.max_memory
+    try:
+        return within(ResourceLimits(memory, args.timeout), work)
+    except KclRuntimeError as error:  # (the VM's own errors come back in the result)
+        if error.kind != KIND:
+            raise
+        message = error.message
+    except Exception as error:
+        if not out_of_memory(error):
+            raise
+        message = limit_error(error).message
+    raise CommandError(message, Code.RESOURCE_LIMIT_ERROR, EXIT_PROGRAM_ERROR) from None
+
+
+def _produce(args: argparse.Namespace) -> int | tuple[RunResult, str, str]:
+    """Run the program: an exit code when it stops early, else its result, the text
+    to print and where (``-o``; "" for standard output)."""
     from kclpy.api import run_files
 
     started = time.perf_counter()
@@ -332,18 +418,8 @@ def _run(args: argparse.Namespace) -> int:
         no_fs=args.no_fs,
     )
     note(args, f"compiled and ran in {time.perf_counter() - started:.3f} s")
-    if result.log and not args.quiet:
-        sys.stdout.write(result.log)
-    if not result.ok:
-        return report(result.diagnostics, args.no_style, args.error_format)
-    text = _formatted(result.text, result_format)
-    output = args.output or settings.get("output")
-    if output:
-        write_output(str(output), text)
-        note(args, f"wrote {len(text)} characters to {output}")
-    elif not args.quiet:
-        sys.stdout.write(text)
-    return EXIT_OK
+    text = _formatted(result.text, result_format) if result.ok else ""
+    return result, text, str(args.output or settings.get("output") or "")
 
 
 def _write_overrides(

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from kclpy.pipeline.cache import MemoryTier, ProgramCache
     from kclpy.sema import Model
     from kclpy.values.errors import KclRuntimeError, Location
+    from kclpy.vm.limits import ResourceLimits
     from kclpy.vm.runner import Runner, RunOutput
 
 Edit = Callable[[Program], list[Diagnostic]]
@@ -429,17 +430,23 @@ class SourceSchemas:
         )
 
 
+def limits_of(settings: RunSettings) -> ResourceLimits:
+    """The resource limits ``settings`` ask for (``max_memory`` None: the default)."""
+    from kclpy.vm.limits import AUTO, ResourceLimits
+
+    memory = AUTO if settings.max_memory is None else settings.max_memory
+    return ResourceLimits(memory, settings.timeout)
+
+
 def start(compiled: Compiled, settings: RunSettings) -> Runner:
     """A VM ready to run the compiled program with ``settings``."""
     from kclpy.vm.fs_policy import FsPolicy
-    from kclpy.vm.limits import AUTO, ResourceLimits
     from kclpy.vm.runner import Runner
 
-    memory = AUTO if settings.max_memory is None else settings.max_memory
     runner = Runner(
         compiled.codes, MAIN, dict(settings.options), compiled.work_dir, compiled.root,
         FsPolicy.from_options(settings.allow_fs_read, settings.allow_fs_write, settings.no_fs),
-        ResourceLimits(memory, settings.timeout),
+        limits_of(settings),
     )  # fmt: skip
     runner.set_strict_range_check(settings.strict_range_check)
     return runner
@@ -469,10 +476,36 @@ def run(
     options: EmitOptions,
     memory: MemoryTier | None = None,
 ) -> RunResult:
-    """The whole pipeline (``kcl run``): text and documents, or diagnostics."""
+    """The whole pipeline (``kcl run``): text and documents, or diagnostics. All of it
+    runs under the limits of ``settings`` (loading a huge file or checking a huge
+    program is bounded as running it is); a limit tripped outside the VM, or memory
+    running out anywhere, is an E3R01 diagnostic."""
     from kclpy.values.errors import KclRuntimeError
+    from kclpy.vm.limits import limit_error, out_of_memory, within
 
     result = RunResult(format=options.format)
+    try:
+        return within(limits_of(settings), partial(_run, inputs, settings, options, memory, result))
+    except KclRuntimeError as error:  # a limit tripped in the front end or the emitter
+        failure = error
+    except Exception as error:
+        if not out_of_memory(error):
+            raise
+        failure = limit_error(error)
+    result.diagnostics.append(runtime_diagnostic(failure.with_traceback(None), {}))
+    return result
+
+
+def _run(
+    inputs: Inputs,
+    settings: RunSettings,
+    options: EmitOptions,
+    memory: MemoryTier | None,
+    result: RunResult,
+) -> RunResult:
+    """:func:`run`'s stages, filling ``result``."""
+    from kclpy.values.errors import KclRuntimeError
+
     compiled = front_end(inputs, result.diagnostics, memory)
     if compiled is None:
         return result
@@ -480,6 +513,7 @@ def run(
     try:
         output = execute(runner, settings)
     except KclRuntimeError as error:
+        error.with_traceback(None)  # (its frames may hold what filled the memory)
         stored(compiled)
         result.log = output_log(runner)
         result.diagnostics.append(runtime_diagnostic(error, compiled.files))

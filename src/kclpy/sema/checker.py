@@ -126,6 +126,8 @@ def check_program(
         checker.run()  # each package resolved, then checked
     except RecursionError as error:  # beyond kclpy.depth's budget: say where
         model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
+    except (MemoryError, SystemError):  # memory ran out: the driver reports it (E3R01)
+        raise
     except Exception as error:  # a bug in the checker is an internal error, not a traceback
         model.diagnostics.append(
             make_error(Code.INTERNAL_ERROR, f"internal error in the type checker: {error!r}", None)

@@ -34,6 +34,8 @@ def parse_region(file: SourceFile, start: int, end: int) -> tuple[ast.Module, li
     diagnostics: list[Diagnostic] = []
     try:
         module = parse_module(file, diagnostics, start, end)
+    except (MemoryError, SystemError):  # memory ran out: the driver reports it (E3R01)
+        raise
     except Exception as error:  # pragma: no cover - a bug in kclpy, never the input
         diagnostics.append(_internal(file, error))
         module = ast.Module(Span(file, start, end), file, [], [])
@@ -54,6 +56,8 @@ def parse_expr(text: str, path: str = "<expr>") -> tuple[ast.Expr | None, list[D
     diagnostics: list[Diagnostic] = []
     try:
         expr = parse_fragment(file, 0, len(text), diagnostics)
+    except (MemoryError, SystemError):  # memory ran out: the driver reports it (E3R01)
+        raise
     except Exception as error:  # pragma: no cover - a bug in kclpy, never the input
         diagnostics.append(_internal(file, error))
         expr = None
@@ -67,6 +71,8 @@ def _parse(file: SourceFile, diagnostics: list[Diagnostic]) -> tuple[ast.Module,
 
     try:
         module = parse_module(file, diagnostics)
+    except (MemoryError, SystemError):  # memory ran out: the driver reports it (E3R01)
+        raise
     except Exception as error:  # pragma: no cover - a bug in kclpy, never the input
         diagnostics.append(_internal(file, error))
         module = ast.Module(Span(file, 0, len(file.text)), file, [], [])

@@ -15,11 +15,19 @@ files; a refusal is a :class:`KclRuntimeError` naming the path and the root(s).
   swapped for a symlink. Files are therefore opened by walking from the root's
   descriptor one component at a time with ``O_NOFOLLOW`` (the checked real path has
   no symlink left in it, so any symlink met on the way is a swap and fails).
+* Regular files only: a FIFO, a socket or a device could block the run for ever
+  (a FIFO without a writer) or never end (``/dev/zero``), out of reach of
+  ``--timeout`` (a blocked system call cannot be interrupted). Files are opened with
+  ``O_NONBLOCK`` and their type checked on the open descriptor before any read or
+  write; anything but a regular file (or a folder, whose reading fails as in the
+  reference) is refused. A file is read in bounded steps: one larger than the memory
+  left under the run's limit is refused before it is read (``kclpy.vm.limits``).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Final, NamedTuple
@@ -32,6 +40,8 @@ WRITE: Final = "write"
 _DIRECTORY: Final = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 _NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
+_STEP: Final = 1 << 20
 
 
 class FsPolicy(NamedTuple):
@@ -145,13 +155,36 @@ class Access:
 
     def open(self, real: str, flags: int, mode: str = READ, permissions: int = 0o666) -> int:
         """A descriptor of the checked real path ``real``, opened without following
-        a symlink anywhere on the way."""
+        a symlink anywhere on the way; a FIFO, socket or device is refused (before it
+        is opened where it can be seen, else on the open descriptor)."""
         with self.parent(real, mode) as (folder, name):
-            return os.open(name, flags | _NOFOLLOW | _CLOEXEC, permissions, dir_fd=folder)
+            with suppress(FileNotFoundError):  # (created by the open, or reported by it)
+                _refuse_special(real, os.stat(name, dir_fd=folder, follow_symlinks=False))
+            flags |= _NOFOLLOW | _CLOEXEC | _NONBLOCK
+            descriptor = os.open(name, flags, permissions, dir_fd=folder)
+        try:
+            _refuse_special(real, os.fstat(descriptor))
+        except BaseException:
+            os.close(descriptor)
+            raise
+        return descriptor
 
     def read_bytes(self, real: str) -> bytes:
-        with os.fdopen(self.open(real, os.O_RDONLY), "rb") as handle:
-            return handle.read()
+        """The content of a regular file, refused when it would not fit in the memory
+        left under the run's limit."""
+        from kclpy.vm.limits import check_allocation
+
+        descriptor = self.open(real, os.O_RDONLY)
+        with os.fdopen(descriptor, "rb", buffering=0) as handle:
+            size = os.fstat(descriptor).st_size
+            check_allocation(size, 2)  # the bytes, then their text
+            chunks = [handle.read(size)] if size else []
+            total = len(chunks[0]) if chunks else 0
+            while chunk := handle.read(_STEP):  # grown since, or sized 0 (/proc, /sys)
+                total += len(chunk)
+                check_allocation(total, 2)
+                chunks.append(chunk)
+            return b"".join(chunks)
 
     def write_text(self, real: str, text: str, append: bool = False) -> None:
         """Write (or append) ``text``; a write replaces the file in one step."""
@@ -162,6 +195,24 @@ class Access:
             return
         with self.parent(real, WRITE) as (folder, name):
             replace_in(folder, name, text.encode("utf-8"))
+
+
+_KINDS: Final = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _refuse_special(real: str, status: os.stat_result) -> None:
+    """Refuse a FIFO, a device or a socket: reading it could block or never end."""
+    for test, kind in _KINDS:
+        if test(status.st_mode):
+            raise KclRuntimeError(
+                f"cannot use '{real}': it is {kind}, not a regular file "
+                f"(file builtins read and write regular files only)"
+            )
 
 
 def replace_in(folder: int, name: str, data: bytes) -> None:

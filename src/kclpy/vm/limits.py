@@ -19,19 +19,30 @@ neither in the dispatch loop:
 The memory measured is the process's resident set (on Linux, ``/proc/self/statm``):
 exact for ``kcl run``; in a host running several API calls at once, it bounds the
 process. The default memory limit (``AUTO``) is what the process holds when the run
-starts plus the smaller of 8 GiB and three quarters of the memory the machine has
-available then (``MemAvailable``; of all its memory where that is unknown): a
-runaway program stops before it takes the machine down, and a big legitimate one
-(kclpy's largest benchmarks stay well under it) runs. The time limit is off unless
-given.
+starts plus the least headroom the host leaves it (:mod:`kclpy.vm.host_memory`: the
+smaller of 8 GiB and three quarters of the memory available, and three quarters of
+what ``ulimit -v``/``ulimit -d`` and the cgroup's memory limit leave): a runaway
+program stops before it takes the machine down, and a big legitimate one (kclpy's
+largest benchmarks stay well under it) runs. The time limit is off unless given.
+
+Where memory runs out all the same (an allocation refused by the system before the
+watchdog's next look), CPython raises ``MemoryError`` or, from deep in C code,
+``SystemError`` variants (:func:`out_of_memory` knows them): :func:`limit_error`
+makes them the same E3R01 error. Each guarded run keeps a small reserve of memory,
+given back at the first failed allocation so that the error can still be reported,
+and the failure's traceback is dropped so that the frames holding the runaway values
+are freed at once.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Final, NamedTuple, TypeVar
 
 from kclpy.depth import raise_in_thread
@@ -46,26 +57,25 @@ _PAGE: Final = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 AUTO: Final = -1
-
-
-def available_memory() -> int:
-    """What the machine can still give (``MemAvailable``), else all its memory."""
-    try:
-        with open("/proc/meminfo", "rb") as handle:
-            for line in handle:
-                if line.startswith(b"MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (AttributeError, ValueError, OSError):
-        return 8 << 30
+_RESERVE: Final = 4 << 20  # given back when an allocation fails, to report the error
+_OUT_OF_MEMORY_TEXTS: Final = (
+    "error return without exception set",
+    "without setting an exception",
+    "out of memory",
+    "cannot allocate memory",
+)
 
 
 def automatic_limit() -> int:
     """The default memory limit, computed now (see the module docstring)."""
-    return resident_memory() + min(8 << 30, available_memory() * 3 // 4)
+    return automatic_limit_and_source()[0]
+
+
+def automatic_limit_and_source() -> tuple[int, str]:
+    """The default memory limit and the bound that sets it ("": the machine's memory)."""
+    from kclpy.vm import host_memory
+
+    return host_memory.default_limit(host_memory.read())
 
 
 class ResourceLimits(NamedTuple):
@@ -96,13 +106,32 @@ def resident_memory() -> int:
 
 
 class _Guard:
-    """One guarded run: its thread, limits, deadline and, once tripped, the reason."""
+    """One guarded run: its thread, limits, deadline and, once tripped, the reason.
 
-    def __init__(self, limits: ResourceLimits) -> None:
+    A guard entered inside another of the same thread and limits (the VM's inside
+    ``kcl run``'s) is a part of it: it shares its memory limit and deadline, and the
+    outer one rests while the part runs. A part that trips leaves the outer guard
+    ``spent``: the part reported the limit, what follows only reports it."""
+
+    def __init__(self, limits: ResourceLimits, parent: _Guard | None = None) -> None:
         self.limits = limits
-        self.max_memory = automatic_limit() if limits.max_memory == AUTO else limits.max_memory
+        self.parent = parent
+        self.spent = False
+        self.max_memory: int
+        self.source: str
+        self.deadline: float
+        self.released = False
+        if parent is not None:
+            self.max_memory, self.source = parent.max_memory, parent.source
+            self.deadline = parent.deadline
+        else:
+            self.source = ""  # the bound of a default memory limit ("": the machine's)
+            if limits.max_memory == AUTO:
+                self.max_memory, self.source = automatic_limit_and_source()
+            else:
+                self.max_memory = limits.max_memory
+            self.deadline = time.monotonic() + limits.timeout if limits.timeout > 0 else 0.0
         self.thread = threading.get_ident()
-        self.deadline = time.monotonic() + limits.timeout if limits.timeout > 0 else 0.0
         self.reason = ""
         self.tripped_at = 0.0
 
@@ -117,31 +146,61 @@ _watchdog: threading.Thread | None = None
 
 
 def _watch() -> None:
+    """The watchdog's loop: a look every tick. It must outlive memory running out: what
+    it needs is loaded first (``raise_in_thread``'s ctypes), and a look that fails to
+    allocate is taken again at the next tick."""
+    with suppress(ImportError, MemoryError):
+        import ctypes  # noqa: F401
     while True:
         time.sleep(_TICK)
-        with _lock:
-            if not _active:
+        with suppress(MemoryError, ImportError, OSError):
+            _look()
+
+
+def _look() -> None:
+    """Trip every guarded run past its deadline or, with the process, its memory limit."""
+    with _lock:
+        if not _active:
+            return
+        memory = resident_memory()
+        now = time.monotonic()
+        for guard in list(_active.values()):
+            if guard.reason:  # delivered, but the run goes on: something swallowed it
+                if now - guard.tripped_at >= _RESEND:
+                    _deliver(guard, now)
                 continue
-            memory = resident_memory()
-            now = time.monotonic()
-            for guard in _active.values():
-                if guard.reason:  # delivered, but the run goes on: something swallowed it
-                    if now - guard.tripped_at >= _RESEND:
-                        guard.tripped_at = now
-                        raise_in_thread(guard.thread, LimitExceeded)
-                    continue
-                limit = guard.max_memory
-                if limit and memory > limit:
-                    guard.reason = _memory_message(limit, memory)
-                elif guard.deadline and now > guard.deadline:
-                    guard.reason = (
-                        f"the program ran longer than the time limit of "
-                        f"{guard.limits.timeout:g}s; raise it with --timeout"
-                    )
-                else:
-                    continue
-                guard.tripped_at = now
-                raise_in_thread(guard.thread, LimitExceeded)
+            limit = guard.max_memory
+            if limit and memory > limit:
+                guard.reason = _memory_message(limit, memory, guard.source)
+            elif guard.deadline and now > guard.deadline:
+                guard.reason = (
+                    f"the program ran longer than the time limit of "
+                    f"{guard.limits.timeout:g}s; raise it with --timeout"
+                )
+            else:
+                continue
+            _deliver(guard, now)
+
+
+def _deliver(guard: _Guard, now: float) -> None:
+    """Raise the limit in the guarded thread, unless it is importing a module (an
+    import cut halfway would leave the module broken for every later run of the
+    process): then at the watchdog's next look."""
+    if _importing(guard.thread):
+        guard.tripped_at = now - _RESEND
+        return
+    guard.tripped_at = now
+    raise_in_thread(guard.thread, LimitExceeded)
+
+
+def _importing(thread: int) -> bool:
+    """Whether ``thread`` is running the import system."""
+    frame = sys._current_frames().get(thread)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 class Guarded:
@@ -159,12 +218,15 @@ class Guarded:
         limits = self.limits
         if not limits.max_memory and limits.timeout <= 0:
             return
-        guard = _Guard(limits)
-        self.outer = getattr(_local, "guard", None)
+        keep_reserve()
+        outer: _Guard | None = getattr(_local, "guard", None)
+        guard = _Guard(limits, outer if outer is not None and outer.limits == limits else None)
+        self.outer = outer
         with _lock:
             if _watchdog is None:
-                _watchdog = threading.Thread(target=_watch, name="kclpy-limits", daemon=True)
-                _watchdog.start()
+                _watchdog = _start_watchdog()
+            if guard.parent is not None:
+                _active.pop(id(guard.parent), None)  # it rests while its part runs
             _active[id(guard)] = guard
         _local.guard = self.guard = guard
 
@@ -195,6 +257,30 @@ class Guarded:
         _local.guard = self.outer
 
 
+def _start_watchdog() -> threading.Thread | None:
+    """The watchdog thread, started; None when no thread can start (the address space
+    is full: the run goes on with the checks before big allocations alone, and its
+    memory running out is still E3R01)."""
+    _load_thread_exit()
+    watchdog = threading.Thread(target=_watch, name="kclpy-limits", daemon=True)
+    try:
+        watchdog.start()
+    except RuntimeError:
+        return None
+    return watchdog
+
+
+def _load_thread_exit() -> None:
+    """End a thread once, so that glibc loads what a thread's exit needs (its unwinder,
+    libgcc_s) now: loading it once memory has run out fails and aborts the process."""
+    finisher = threading.Thread(target=int, name="kclpy-first-exit", daemon=True)
+    try:
+        finisher.start()
+    except RuntimeError:  # no thread can start: nothing to load it for
+        return
+    finisher.join()
+
+
 def within(limits: ResourceLimits, work: Callable[[], Result]) -> Result:
     """``work()`` under ``limits``: a tripped limit leaves as a KclRuntimeError, also one
     that arrives as the ``with``'s exit is entered (before the exit can handle it; an
@@ -215,36 +301,90 @@ def _over_at_end(guard: _Guard) -> bool:
     """The memory limit once more as the body ends (the watchdog looks every tick, and
     a body that crosses the limit just before it ends, writing a big output's text,
     may finish between two looks); whether it is crossed (the reason set)."""
+    if guard.spent:  # a part of its run tripped and reported it
+        return False
     limit = guard.max_memory
     memory = resident_memory() if limit else 0
     with _lock:  # as the watchdog trips (it must not send this one again at once)
         if limit and memory > limit and not guard.reason:
-            guard.reason = _memory_message(limit, memory)
+            guard.reason = _memory_message(limit, memory, guard.source)
             guard.tripped_at = time.monotonic()
         return bool(guard.reason)
 
 
-def _memory_message(limit: int, memory: int) -> str:
+def _memory_message(limit: int, memory: int, source: str = "") -> str:
+    raise_it = f"set by {source}" if source else "raise it with --max-memory"
     return (
         f"the program uses more than the memory limit of {_size(limit)} "
-        f"({_size(memory)} in use); raise it with --max-memory"
+        f"({_size(memory)} in use); {raise_it}"
     )
 
 
 def _release(guard: _Guard) -> None:
-    """Stop watching ``guard``'s run; cancel a tripped limit not delivered yet."""
-    with _lock:
+    """Stop watching ``guard``'s run; cancel a tripped limit not delivered yet. The
+    guard it is a part of watches again, or is spent if this one tripped."""
+    with _lock:  # (each step can be done again: a limit arriving here calls it twice)
+        if guard.released:
+            return
+        parent = guard.parent
+        if parent is not None and (guard.reason or guard.spent):
+            parent.reason, parent.spent = guard.reason, True
+        elif parent is not None:
+            _active[id(parent)] = parent
         _active.pop(id(guard), None)
         if guard.reason:
             raise_in_thread(guard.thread, None)
+        guard.released = True
 
 
 def limit_error(error: BaseException) -> KclRuntimeError:
-    """The located error for a tripped limit (or a MemoryError) in this thread."""
+    """The error for a tripped limit (or memory running out, :func:`out_of_memory`) in
+    this thread. Memory running out gives the reserve back and drops the failure's
+    traceback (its frames hold what filled the memory)."""
     guard: _Guard | None = getattr(_local, "guard", None)
-    if isinstance(error, MemoryError):
-        return KclRuntimeError("out of memory: the program needs more than is available", KIND)
+    if out_of_memory(error):
+        release_reserve()
+        error.with_traceback(None)
+        return KclRuntimeError(OUT_OF_MEMORY, KIND)
     return KclRuntimeError(guard.message() if guard else str(error), KIND)
+
+
+OUT_OF_MEMORY: Final = "out of memory: the program needs more than is available"
+
+
+def out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is memory running out: a MemoryError, an allocation that
+    failed in C code and surfaced as a SystemError (``error return without exception
+    set``) or an OSError ENOMEM, or any error raised while handling one of these."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, MemoryError):
+            return True
+        if isinstance(current, OSError) and current.errno == errno.ENOMEM:
+            return True
+        if isinstance(current, SystemError):
+            text = str(current).lower()
+            if any(words in text for words in _OUT_OF_MEMORY_TEXTS):
+                return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+_reserve: list[bytearray] = []
+
+
+def keep_reserve() -> None:
+    """Hold the reserve (once; an allocation failing here leaves none)."""
+    if not _reserve:
+        with suppress(MemoryError):
+            _reserve.append(bytearray(_RESERVE))
+
+
+def release_reserve() -> None:
+    """Give the reserve back (memory ran out: reporting it needs some)."""
+    _reserve.clear()
 
 
 def check_allocation(items: int, item_size: int = 8) -> None:

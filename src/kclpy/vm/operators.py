@@ -1,7 +1,14 @@
 """Unary, binary and comparison operators with KCL's runtime semantics.
 
-Integers are 64-bit: results outside the range raise an overflow error. ``bool``
-is not a number here (``True + 1`` is an error, ``1 == True`` is false).
+Integers are 64-bit: results outside the range raise an overflow error, worded as
+the reference words it (``9223372036854775808: A 64 bit integer overflow``;
+``-9223372036854775808 // -1``: ``attempt to divide with overflow``). Shifts are
+64-bit two's-complement shifts as in the reference: ``1 << 63`` is the least int,
+``x << 64``, ``x >> 64`` and negative counts are errors. Where the reference wraps
+silently (``-x`` and ``abs(x)`` of the least int) or fails on a result that fits
+(``-9223372036854775808 % -1`` is 0), kclpy gives the right answer
+(docs/differences.md). ``bool`` is not a number here (``True + 1`` is an error,
+``1 == True`` is false).
 """
 
 from __future__ import annotations
@@ -106,6 +113,8 @@ def floor_divide(left: Any, right: Any) -> Any:
     if _is_number(left) and _is_number(right):
         if right == 0:
             raise KclRuntimeError("attempt to divide by zero")
+        if right == -1 and left == INT_MIN and type(left) is int and type(right) is int:
+            raise KclRuntimeError("attempt to divide with overflow")
         return left // right
     raise _unsupported("//", left, right)
 
@@ -143,12 +152,30 @@ def power(left: Any, right: Any) -> Any:
 def _int_only(op: str, function: Callable[[int, int], int]) -> Callable[[Any, Any], Any]:
     def apply(left: Any, right: Any) -> Any:
         if type(left) is int and type(right) is int:
-            if op in ("<<", ">>") and right < 0:
-                raise KclRuntimeError(f"{right}: A 64 bit integer overflow")
-            if op == "<<" and right >= 64 and left != 0:
-                raise KclRuntimeError(f"{left}<<{right}: A 64 bit integer overflow")
             return _check_int(function(left, right))
         raise _unsupported(op, left, right)
+
+    return apply
+
+
+def _wrap(value: int, bits: int) -> int:
+    """``value`` in ``bits``-bit two's complement."""
+    half = 1 << (bits - 1)
+    return ((value + half) % (half << 1)) - half
+
+
+def _shift(op: str, move: Callable[[int, int], int]) -> Callable[[Any, Any], Any]:
+    """A 64-bit shift: counts from 0 to 63, bits shifted out of a ``<<`` are lost (as in
+    the reference); another count is an overflow, the reference's message giving the
+    value the shift has in 128 bits, the count taken modulo 128."""
+
+    def apply(left: Any, right: Any) -> Any:
+        if type(left) is not int or type(right) is not int:
+            raise _unsupported(op, left, right)
+        if 0 <= right < 64:
+            return _wrap(move(left, right), 64)
+        shown = _wrap(move(left, right % 128), 128)
+        raise KclRuntimeError(f"{shown}: A 64 bit integer overflow")
 
     return apply
 
@@ -161,8 +188,8 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "//": floor_divide,
     "%": modulo,
     "**": power,
-    "<<": _int_only("<<", lambda a, b: a << b),
-    ">>": _int_only(">>", lambda a, b: a >> b),
+    "<<": _shift("<<", lambda a, b: a << b),
+    ">>": _shift(">>", lambda a, b: a >> b),
     "&": _int_only("&", lambda a, b: a & b),
     "^": _int_only("^", lambda a, b: a ^ b),
 }

@@ -112,7 +112,7 @@ def _wrap(plugin: str, name: str, function: Callable[..., Any]) -> Callable[...,
             ) from None
         try:
             result = function(*encoded_args, **encoded_kwargs)
-        except KclRuntimeError:
+        except (KclRuntimeError, MemoryError):  # (memory running out: E3R01 at the call)
             raise
         except Exception as error:
             raise KclRuntimeError(str(error) or type(error).__name__) from None

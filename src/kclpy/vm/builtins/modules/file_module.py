@@ -8,7 +8,10 @@ component, an absolute path outside the root or a symlink out of it fails with
 ``path '../x' escapes module root '/root'``; ``--allow-fs-read``/``--allow-fs-write``
 widen it, ``--no-fs`` closes it (``read_env`` too). Errors name the resolved path
 and the system's reason as the reference does (``failed to access the file
-'/home/x': No such file or directory (os error 2)``).
+'/home/x': No such file or directory (os error 2)``). Unlike the reference, only
+regular files are read, copied or appended to: a FIFO, a socket or a device is
+refused before it is read (it could block the run for ever, or never end), and a file
+larger than the memory left under the run's limit is refused (E3R01) before it is read.
 
 * ``read(filepath)``, ``exists(filepath)``, ``size(filepath)`` (bytes),
   ``abs(filepath)`` (canonical path; the file must exist);
@@ -269,9 +272,7 @@ def _copy(access: Access, source: str, target: str) -> None:
     """Copy a file or a folder tree; every file read and written through ``access``
     (a symlink in the tree is followed only when it stays inside the roots)."""
     if not os.path.isdir(source):
-        descriptor = access.open(source, os.O_RDONLY)
-        with os.fdopen(descriptor, "rb") as handle:
-            data = handle.read()
+        data = access.read_bytes(source)
         with access.parent(target, WRITE) as (folder, name):
             replace_in(folder, name, data)
         return

@@ -97,7 +97,10 @@ def factorial(x: Any) -> Number:
 def gcd(a: Any, b: Any) -> int:
     if type(a) is not int or type(b) is not int:
         raise KclRuntimeError("gcd() takes exactly two arguments (2 given)")
-    return math.gcd(a, b)
+    result = math.gcd(a, b)
+    if result > INT_MAX:  # gcd(-2**63, 0): the reference wraps it to -2**63
+        raise KclRuntimeError(f"{result}: A 64 bit integer overflow")
+    return result
 
 
 def isfinite(x: Any) -> bool:

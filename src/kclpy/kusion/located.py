@@ -7,7 +7,9 @@ reported at its line and column (``Located.span()``) with a caret, as every
 ``kcl`` command prints errors. ``at(key)`` steps into a mapping key or list
 index; a part that is not there, or text without a file (the output of
 ``kcl run``), simply has no span. A YAML syntax error is a ``SpecError`` that
-points at the error's position.
+points at the error's position, and so is a document nested deeper than
+``MAX_DEPTH`` or one whose aliases would expand it beyond ``MAX_NODES`` values
+(a "billion laughs"): hostile input is refused before it is built.
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ from typing import Any
 
 from kclpy.kusion.model import SpecError
 from kclpy.source import SourceFile, Span
+
+MAX_DEPTH = 200
+"""Deepest nesting of collections in a spec document."""
+
+MAX_NODES = 2_000_000
+"""Most values a document may hold once its aliases are expanded."""
 
 
 @dataclass(frozen=True)
@@ -106,19 +114,81 @@ def load_documents(text: str, source: str, path: str | None) -> list[Located]:
     import yaml
 
     file = SourceFile(path, text) if path is not None else None
-    loader = yaml.SafeLoader(text)
+    loader = _bounded_loader()(text)
     documents: list[Located] = []
     try:
         while loader.check_node():
             node = loader.get_node()
+            if _expanded_size(node) > MAX_NODES:
+                raise _too_big(node, source, file, f"more than {MAX_NODES:,} values")
             value = loader.construct_document(node)
             if value is not None:
                 documents.append(Located(value, node, file))
     except yaml.YAMLError as error:
         raise _yaml_error(error, source, file) from None
+    except _TooDeep as error:
+        raise _too_big(error.node, source, file, f"nested deeper than {MAX_DEPTH}") from None
     finally:
         loader.dispose()
     return documents
+
+
+class _TooDeep(Exception):
+    def __init__(self, node: Any) -> None:
+        super().__init__("too deep")
+        self.node = node
+
+
+def _bounded_loader() -> Any:
+    """A safe loader that stops composing below ``MAX_DEPTH`` collections."""
+    import yaml
+
+    class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]
+        depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self.depth += 1
+            try:
+                if self.depth > MAX_DEPTH:
+                    raise _TooDeep(parent)
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    return BoundedLoader
+
+
+def _expanded_size(root: Any) -> int:
+    """How many values the document holds with every alias expanded (without expanding)."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            sizes[id(node)] = 1
+            continue
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes.get(id(child), 1) for child in children)
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+def _too_big(node: Any, source: str, file: SourceFile | None, what: str) -> SpecError:
+    message = f"{source}: the YAML is {what}" if file is None else f"the YAML is {what}"
+    if file is None or node is None:
+        return SpecError(message)
+    start = min(node.start_mark.index, len(file.text))
+    return SpecError(message, Span(file, start, min(start + 1, len(file.text))))
 
 
 def _yaml_error(error: Exception, source: str, file: SourceFile | None) -> SpecError:

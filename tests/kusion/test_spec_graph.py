@@ -109,10 +109,10 @@ resources:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("resources: [{id: a, type: Local, color: red}]", "unknown resource field(s) color"),
+        ("resources: [{id: a, type: Local, color: red}]", "unknown resource field 'color'"),
         ("resources: [{type: Local}]", "'id' must be a non-empty string"),
-        ("just text", "expected a mapping or a list"),
-        ("{name: x}", "neither a Kusion Spec"),
+        ("just text", "expected a Kusion Spec (`resources:`"),
+        ("{name: x}", "no resources found in the top-level variables (name)"),
         ("resources: [{id: a, type: Local, dependsOn: b}]", "'dependsOn' must be a list"),
         ("{apiVersion: v1, kind: ConfigMap, metadata: {}}", "without metadata.name"),
         ("a: [", "invalid YAML"),

@@ -449,7 +449,9 @@ def _print_plan(
 def _declare(spec: Spec, context: Context, args: argparse.Namespace, masker: Masker) -> Declared:
     """What the runtimes declare sensitive in ``spec`` (provider schemas); the masker learns it."""
     from kclpy.kusion.sensitive import declare
+    from kclpy.kusion.validation import check
 
+    check(spec, context.runtimes)  # what apply would refuse, before a runtime is asked
     declared = declare(spec.resources, context.runtimes, args.max_concurrent)
     masker.add_resources(spec.resources, declared)
     return declared

@@ -7,6 +7,10 @@ dry run of the planned resource (three-way merge against prior and live) is
 compared with live -> UnChanged or Update. References to upstream resources
 are resolved from the upstream preview results when they are known.
 
+Before anything is read, every planned resource goes through its runtime's
+``check`` (what its apply would refuse), and again once its references are
+resolved, so preview reports as errors what apply would reject.
+
 ``execute`` carries a ``ChangeOrder`` out on the same graph with bounded
 parallelism: references are resolved from the *applied* upstream resources,
 and the release state is saved after every resource that succeeds, through a
@@ -39,9 +43,10 @@ from kclpy.kusion.model import (
     StateUnavailableError,
 )
 from kclpy.kusion.references import substitute
-from kclpy.kusion.runtimes.base import Runtimes
+from kclpy.kusion.runtimes.base import Runtimes, refuse, rejections
 from kclpy.kusion.sensitive import SensitivePath, remember
 from kclpy.kusion.state.base import Release, StateBackend
+from kclpy.kusion.validation import check
 from kclpy.kusion.walker import SUCCEEDED, NodeResult, WalkResult, walk
 
 
@@ -87,7 +92,9 @@ class Plan:
 def preview(
     spec: Spec, prior: Mapping[str, Resource], runtimes: Runtimes, options: Options
 ) -> Plan:
-    """The change order for applying ``spec`` on top of ``prior``."""
+    """The change order for applying ``spec`` on top of ``prior``; what a runtime would
+    refuse to apply is refused here first (``validation.check``), all of it at once."""
+    check(spec, runtimes)
     graph, deletions = apply_graph(spec, prior)
     planned = spec.by_id()
     known = list(planned)
@@ -141,6 +148,7 @@ def _planned_step(
     options: Options,
 ) -> ChangeStep:
     runtime = runtimes.get(planned.type)
+    refuse(rejections(runtime, resolved))  # with the reference values known by now
     live = runtime.read(prior, resolved)
     if live is None:
         return ChangeStep(

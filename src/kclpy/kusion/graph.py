@@ -8,7 +8,8 @@ edge ``a -> b`` means "a must finish before b starts":
   deletion nodes, ordered so that dependents are deleted first;
 - destroy: only what state records, in reverse dependency order.
 
-Also finds cycles (for spec validation) and gives a deterministic
+Also finds cycles (for spec validation: one per strongly connected group of
+resources, so that every independent cycle is reported) and gives a deterministic
 topological order (used for stepKeys and for sequential walks).
 """
 
@@ -103,6 +104,70 @@ def find_cycle(graph: Graph) -> list[str] | None:
                 path.append(nxt)
                 stack.append((nxt, sorted(graph.before[nxt])))
     return None
+
+
+def cycles(graph: Graph) -> list[list[str]]:
+    """One cycle (as ``find_cycle`` gives it) for every group of nodes that depend on
+    each other, in the order of their first node."""
+    found = []
+    for group in strongly_connected(graph):
+        if len(group) < 2:
+            continue
+        members = set(group)
+        inner = Graph()
+        for node in group:
+            inner.add_node(node)
+        for node in group:
+            for first in graph.before[node] & members:
+                inner.add_edge(first, node)
+        cycle = find_cycle(inner)
+        if cycle:
+            found.append(cycle)
+    return found
+
+
+def strongly_connected(graph: Graph) -> list[list[str]]:
+    """The strongly connected components (Tarjan, without recursion); each lists its
+    nodes in insertion order, and the components are ordered by their first node."""
+    position = {node: number for number, node in enumerate(graph.nodes)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    groups: list[list[str]] = []
+    for root in graph.nodes:
+        if root in index:
+            continue
+        work: list[tuple[str, list[str]]] = [(root, sorted(graph.before[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, pending = work[-1]
+            if pending:
+                nxt = pending.pop()
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, sorted(graph.before[nxt])))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                group: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                groups.append(sorted(group, key=position.__getitem__))
+    return sorted(groups, key=lambda group: position[group[0]])
 
 
 def dependencies_of(resource: Resource, known_ids: Iterable[str]) -> list[str]:

@@ -61,6 +61,24 @@ class SpecError(KusionError):
     code = Code.SPEC_ERROR
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a spec, where the spec file shows it (``span``) if known."""
+
+    message: str
+    span: Span | None = None
+
+
+def spec_error(title: str, problems: Sequence[Problem]) -> SpecError:
+    """All ``problems`` in one error: its text lists them under ``title``; it prints
+    as one located diagnostic per problem."""
+    message = title + ":\n  " + "\n  ".join(problem.message for problem in problems)
+    diagnostics = [
+        make_error(Code.SPEC_ERROR, problem.message, problem.span) for problem in problems
+    ]
+    return SpecError(message, diagnostics=diagnostics)
+
+
 class StateLockedError(KusionError):
     """Another apply or destroy holds the release lock of this project."""
 
@@ -135,9 +153,14 @@ class Resource:
 
 @dataclass
 class Spec:
-    """An ordered list of resources with unique ids."""
+    """An ordered list of resources with unique ids.
+
+    ``origins[i]`` is where ``resources[i]`` was read (a ``located.Located``), so that
+    problems found later point into the spec file; absent for a spec built in code.
+    """
 
     resources: list[Resource] = field(default_factory=list)
+    origins: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def by_id(self) -> dict[str, Resource]:
         return {resource.id: resource for resource in self.resources}

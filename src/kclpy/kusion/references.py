@@ -38,14 +38,23 @@ def is_reference(value: Any) -> bool:
 
 def iter_reference_texts(value: Any) -> Iterator[str]:
     """Every reference string anywhere inside a JSON value."""
+    for _, text in iter_references(value):
+        yield text
+
+
+def iter_references(
+    value: Any, path: tuple[str | int, ...] = ()
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Every reference string inside a JSON value, with the path of keys and indexes
+    where it is."""
     if is_reference(value):
-        yield value
+        yield path, value
     elif isinstance(value, dict):
-        for item in value.values():
-            yield from iter_reference_texts(item)
+        for key, item in value.items():
+            yield from iter_references(item, (*path, key))
     elif isinstance(value, list):
-        for item in value:
-            yield from iter_reference_texts(item)
+        for index, item in enumerate(value):
+            yield from iter_references(item, (*path, index))
 
 
 def parse_reference(text: str, known_ids: Collection[str]) -> Reference:

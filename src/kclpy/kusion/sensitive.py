@@ -52,16 +52,21 @@ def parse_path(item: Any) -> SensitivePath | None:
     return None
 
 
-def validate_marks(resource: Resource) -> list[str]:
-    """Problems with ``extensions.sensitive`` (for spec validation)."""
+def validate_marks(resource: Resource) -> list[tuple[str, tuple[str | int, ...]]]:
+    """Problems with ``extensions.sensitive`` (for spec validation), each with the path
+    of the faulty part in the resource document."""
     marks = resource.extensions.get(EXTENSION)
     if marks is None:
         return []
     if not isinstance(marks, list):
-        return [f"resource {resource.id!r}: extensions.{EXTENSION} must be a list of paths"]
+        message = f"resource {resource.id!r}: extensions.{EXTENSION} must be a list of paths"
+        return [(message, ("extensions", EXTENSION))]
     return [
-        f"resource {resource.id!r}: extensions.{EXTENSION}[{index}] is not a path "
-        "(a dotted text or a list of keys)"
+        (
+            f"resource {resource.id!r}: extensions.{EXTENSION}[{index}] is not a path "
+            "(a dotted text or a list of keys)",
+            ("extensions", EXTENSION, index),
+        )
         for index, item in enumerate(marks)
         if parse_path(item) is None
     ]

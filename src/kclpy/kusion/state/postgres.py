@@ -10,13 +10,13 @@ call reconnects.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from kclpy.kusion.model import KusionError, StateUnavailableError
+from kclpy.kusion.extras import require
+from kclpy.kusion.model import StateUnavailableError
 from kclpy.kusion.state.base import SCHEMAS, SqlStateBackend
 
 _SCHEMA_LOCK = "kclpy: kusion state schema"
@@ -30,12 +30,9 @@ class PostgresStateBackend(SqlStateBackend):
 
     def __init__(self, url: str) -> None:
         super().__init__()
-        try:
-            self._psycopg: Any = importlib.import_module("psycopg")
-        except ImportError:
-            raise KusionError(
-                "the PostgreSQL state backend needs psycopg: pip install 'psycopg[binary]'"
-            ) from None
+        self._psycopg: Any = require(
+            "psycopg", "the PostgreSQL state backend (--state postgresql://...)"
+        )
         self.url = url
         self._connection: Any = None
         # CREATE ... IF NOT EXISTS is not safe against itself: two first connections

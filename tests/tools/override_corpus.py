@@ -2,7 +2,7 @@
 test data), built into the git-ignored ``.corpus/override/`` and checked against an
 implementation: kclpy or the reference (kcl-lib).
 
-    python tests/tools/override_corpus.py build /work/.mirror/kcl-lang+kcl/repo [.corpus/override]
+    python tests/tools/override_corpus.py build $KCLPY_MIRRORS/kcl-lang+kcl/repo [.corpus/override]
     python tests/tools/override_corpus.py check kclpy|reference [.corpus/override]
 
 ``build`` reads a kcl-lang/kcl git directory (bare is fine): the test files are

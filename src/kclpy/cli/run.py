@@ -152,10 +152,13 @@ def add_package_options(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """``kcl run``, the garbage collector paused (see :func:`_without_gc`)."""
+    exiting = getattr(args, "exiting", False)
+    if not getattr(args, "locked", False):  # (kclpy.mod is imported only when needed)
+        return _without_gc(lambda: _run(args), exiting=exiting)
     from kclpy.mod.settings import locked
 
-    with locked(bool(getattr(args, "locked", False))):
-        return _without_gc(lambda: _run(args), exiting=getattr(args, "exiting", False))
+    with locked():
+        return _without_gc(lambda: _run(args), exiting=exiting)
 
 
 def _vendor(files: list[str]) -> None:

@@ -146,15 +146,26 @@ _watchdog: threading.Thread | None = None
 
 
 def _watch() -> None:
-    """The watchdog's loop: a look every tick. It must outlive memory running out: what
-    it needs is loaded first (``raise_in_thread``'s ctypes), and a look that fails to
-    allocate is taken again at the next tick."""
-    with suppress(ImportError, MemoryError):
-        import ctypes  # noqa: F401
+    """The watchdog's loop: a look every tick; a look that fails to allocate is taken
+    again at the next tick."""
     while True:
         time.sleep(_TICK)
         with suppress(MemoryError, ImportError, OSError):
             _look()
+
+
+_preloaded: list[bool] = [False]
+
+
+def _preload(memory: int, limit: int) -> None:
+    """Load what an interruption needs (``raise_in_thread``'s ctypes) once a run holds
+    half its memory limit: the watchdog must outlive memory running out, and a short run
+    never pays for it (an interruption for time imports it then, with room to spare)."""
+    if not _preloaded[0] and memory * 2 > limit:
+        with suppress(ImportError, MemoryError):
+            import ctypes  # noqa: F401
+
+            _preloaded[0] = True
 
 
 def _look() -> None:
@@ -170,6 +181,8 @@ def _look() -> None:
                     _deliver(guard, now)
                 continue
             limit = guard.max_memory
+            if limit:
+                _preload(memory, limit)
             if limit and memory > limit:
                 guard.reason = _memory_message(limit, memory, guard.source)
             elif guard.deadline and now > guard.deadline:

@@ -70,7 +70,7 @@ def schema_shapes(text: str, path: str = "<published>") -> dict[str, SchemaShape
             continue
         source = statement.span.file.text
 
-        def piece(node: ast.Node | None) -> str:
+        def piece(node: ast.Node | None, source: str = source) -> str:
             return "" if node is None else _squeeze(source[node.span.start : node.span.end])
 
         attributes = tuple(
@@ -152,7 +152,7 @@ def generated_files(module: Path) -> dict[str, str]:
     for crd in sorted(module.glob("crd*/*.y*ml")):
         try:
             made = import_path(str(crd), ImportOptions("crd"))
-        except Exception as error:  # noqa: BLE001 - a failure counts as no output
+        except Exception as error:
             files[f"!{crd.name}"] = f"{type(error).__name__}: {error}"
             continue
         for relative, text in made.items():
@@ -176,7 +176,9 @@ def compare_module(module: Path) -> ModuleResult:
                 result.matched += 1
             else:
                 result.differences[difference[0]] += 1
-                result.examples.setdefault(difference[0], f"{published.name} {name}: {difference[1]}")
+                result.examples.setdefault(
+                    difference[0], f"{published.name} {name}: {difference[1]}"
+                )
     return result
 
 
@@ -208,8 +210,13 @@ def _difference(theirs: SchemaShape, mine: SchemaShape | None) -> tuple[str, str
 
 
 def _first_difference(left: str, right: str) -> str:
-    index = next((i for i, (a, b) in enumerate(zip(left, right)) if a != b), min(len(left), len(right)))
-    return f"{left[max(0, index - 30) : index + 50]!r} != {right[max(0, index - 30) : index + 50]!r}"
+    index = next(
+        (i for i, (a, b) in enumerate(zip(left, right, strict=False)) if a != b),
+        min(len(left), len(right)),
+    )
+    return (
+        f"{left[max(0, index - 30) : index + 50]!r} != {right[max(0, index - 30) : index + 50]!r}"
+    )
 
 
 if __name__ == "__main__":

@@ -62,7 +62,9 @@ def crd_to_kcl(
             definition = f"{group}.{version}.{kind}"
             api_version = f"{group}/{version}" if group else version
             path: list[str | int] = ["spec", "versions", index, "schema", "openAPIV3Schema"]
-            schemas = builder.build(schema, definition, _model_name(kind), path, _fixed(api_version, kind))
+            schemas = builder.build(
+                schema, definition, _model_name(kind), path, _fixed(api_version, kind)
+            )
             schemas[0].imports = (META_MODULE,)
             found.setdefault(version if split else "", {})[file_name(definition)] = schemas
     return found

@@ -17,20 +17,97 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-INITIALISMS = (
-    "ACL API ASCII CPU CSS DNS EOF GUID HTML HTTPS HTTP ID IP IPv4 IPv6 JSON LHS OAI QPS RAM "
-    "RHS RPC SLA SMTP SQL SSH TCP TLS TTL UDP UI UID UUID URI URL UTF8 VM XML XMPP XSRF XSS"
-).split()
+INITIALISMS = [
+    "ACL",
+    "API",
+    "ASCII",
+    "CPU",
+    "CSS",
+    "DNS",
+    "EOF",
+    "GUID",
+    "HTML",
+    "HTTPS",
+    "HTTP",
+    "ID",
+    "IP",
+    "IPv4",
+    "IPv6",
+    "JSON",
+    "LHS",
+    "OAI",
+    "QPS",
+    "RAM",
+    "RHS",
+    "RPC",
+    "SLA",
+    "SMTP",
+    "SQL",
+    "SSH",
+    "TCP",
+    "TLS",
+    "TTL",
+    "UDP",
+    "UI",
+    "UID",
+    "UUID",
+    "URI",
+    "URL",
+    "UTF8",
+    "VM",
+    "XML",
+    "XMPP",
+    "XSRF",
+    "XSS",
+]
 # longest first, then in alphabetical order: the first complete match at a place wins
 _ORDERED = sorted(INITIALISMS, key=lambda word: (-len(word), word))
 _UPPER = {word.upper(): word for word in INITIALISMS}
 _REPLACED = {"@": "At ", "&": "And ", "|": "Pipe ", "$": "Dollar ", "!": "Bang ", "-": "", "_": ""}
 # file stems ending in these words get `_swagger` (Go would read them as build constraints)
 _PLATFORM_WORDS = frozenset(
-    "aix android darwin dragonfly freebsd hurd illumos js linux nacl netbsd openbsd plan9 "
-    "solaris windows zos 386 amd64 amd64p32 arm armbe arm64 arm64be mips mipsle mips64 "
-    "mips64le mips64p32 mips64p32le ppc ppc64 ppc64le riscv riscv64 s390 s390x sparc "
-    "sparc64 wasm test".split()
+    [
+        "aix",
+        "android",
+        "darwin",
+        "dragonfly",
+        "freebsd",
+        "hurd",
+        "illumos",
+        "js",
+        "linux",
+        "nacl",
+        "netbsd",
+        "openbsd",
+        "plan9",
+        "solaris",
+        "windows",
+        "zos",
+        "386",
+        "amd64",
+        "amd64p32",
+        "arm",
+        "armbe",
+        "arm64",
+        "arm64be",
+        "mips",
+        "mipsle",
+        "mips64",
+        "mips64le",
+        "mips64p32",
+        "mips64p32le",
+        "ppc",
+        "ppc64",
+        "ppc64le",
+        "riscv",
+        "riscv64",
+        "s390",
+        "s390x",
+        "sparc",
+        "sparc64",
+        "wasm",
+        "test",
+    ]
 )
 
 

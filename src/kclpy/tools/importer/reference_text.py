@@ -19,8 +19,32 @@ from typing import Any
 from kclpy.tools.importer.literals import NotRepresentable, string_literal
 
 RESERVED = frozenset(
-    "import as rule schema mixin protocol relaxed check for assert if elif else or and "
-    "not in is final lambda all filter map type".split()
+    [
+        "import",
+        "as",
+        "rule",
+        "schema",
+        "mixin",
+        "protocol",
+        "relaxed",
+        "check",
+        "for",
+        "assert",
+        "if",
+        "elif",
+        "else",
+        "or",
+        "and",
+        "not",
+        "in",
+        "is",
+        "final",
+        "lambda",
+        "all",
+        "filter",
+        "map",
+        "type",
+    ]
 )
 
 

@@ -52,7 +52,9 @@ MAX_NAME: int = 2000
 
 _IDENTIFIER = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 _SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
-_FORMATS = {"number": {"float": "float", "int": "int", "int8": "int", "int16": "int", "int32": "int"}}
+_FORMATS = {
+    "number": {"float": "float", "int": "int", "int8": "int", "int16": "int", "int32": "int"}
+}
 _FORMATS["integer"] = {key: "int" for key in ("int", "int8", "int16", "int32")}
 _FORMAT_TYPES = {**_SCALARS, "intorstring": "int | str"}
 # formats whose length and pattern keywords the reference drops
@@ -96,11 +98,15 @@ class SwaggerModel:
         for key in sorted({*map(str, properties), *fixed}):
             if key in fixed:  # required when the model lists it, as the reference reads it
                 made = replace(fixed[key], required=fixed[key].required or key in required)
-                made.doc_head = made.doc_head.replace(", optional", ", required" if made.required else ", optional")
+                made.doc_head = made.doc_head.replace(
+                    ", optional", ", required" if made.required else ", optional"
+                )
                 schema.attributes.append(made)
                 continue
             child = properties[key]
-            attribute = self._attribute(key, child, key in required, model, [*path, "properties", key])
+            attribute = self._attribute(
+                key, child, key in required, model, [*path, "properties", key]
+            )
             quoted = not _IDENTIFIER.match(key)
             lines, real = property_checks(child, attribute.name, attribute.required, quoted)
             attribute.checks = lines
@@ -115,7 +121,7 @@ class SwaggerModel:
         node = node if isinstance(node, dict) else {}
         kcl_type = self._type(node, key, model, path, "property")
         nested = kcl_type in self.extras and _is_complex(node)
-        default = node.get("default")
+        default = None if nested else node.get("default")  # a reference keeps no default
         read_only = node.get("readOnly") is True
         required = required or (read_only and default is not None)
         doc = human_name(key) if nested else _introduction(node) or human_name(key)
@@ -144,7 +150,9 @@ class SwaggerModel:
         kinds = node.get("type")
         kind = _first_type(kinds)
         if isinstance(node.get("format"), str):
-            named = _format_type(kind if isinstance(kinds, str | list) else "string", node["format"])
+            named = _format_type(
+                kind if isinstance(kinds, str | list) else "string", node["format"]
+            )
             if named:
                 return named
         if node.get("x-kubernetes-int-or-string") is True:
@@ -254,16 +262,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def property_checks(
-    node: Any, name: str, required: bool, quoted: bool
-) -> tuple[list[str], bool]:
+def property_checks(node: Any, name: str, required: bool, quoted: bool) -> tuple[list[str], bool]:
     """The check lines of an attribute and whether they are real checks (the
     reference writes a ``check:`` block only when one is)."""
     if not isinstance(node, dict) or _is_complex(node):
         return [], False
     own, nested = _validations(node), _nested_validations(node)
     if quoted:
-        collection = node.get("type") == "array" or isinstance(node.get("additionalProperties"), dict)
+        collection = node.get("type") == "array" or isinstance(
+            node.get("additionalProperties"), dict
+        )
         if own or nested or collection:
             return [f"True  # Skip validations for {name}"], own or nested
         return [], False
@@ -272,7 +280,9 @@ def property_checks(
     return lines, bool(lines)
 
 
-def expression_checks(node: dict[str, Any], name: str, required: bool, prefix: str, suffix: str) -> list[str]:
+def expression_checks(
+    node: dict[str, Any], name: str, required: bool, prefix: str, suffix: str
+) -> list[str]:
     """The checks of a value's own keywords, in the reference's order."""
     node = _without_free_format(node)
     unset = "" if required else f" if {name} not in [None, Undefined]"
@@ -300,7 +310,9 @@ def expression_checks(node: dict[str, Any], name: str, required: bool, prefix: s
     return [prefix + line + suffix for line in lines]
 
 
-def collection_checks(node: dict[str, Any], name: str, prefix: str, suffix: str, index: str, key: str) -> list[str]:
+def collection_checks(
+    node: dict[str, Any], name: str, prefix: str, suffix: str, index: str, key: str
+) -> list[str]:
     """The checks of list items and map values (``all i in x {...} if x``)."""
     lines: list[str] = []
     parts: list[tuple[str, str, Callable[[str, str], tuple[str, str]]]] = [
@@ -319,5 +331,7 @@ def collection_checks(node: dict[str, Any], name: str, prefix: str, suffix: str,
             lines += expression_checks(inner, variable, False, inner_prefix, inner_suffix)
         if _nested_validations(inner):
             next_index, next_key = deeper(index, key)
-            lines += collection_checks(inner, variable, inner_prefix, inner_suffix, next_index, next_key)
+            lines += collection_checks(
+                inner, variable, inner_prefix, inner_suffix, next_index, next_key
+            )
     return lines

@@ -63,6 +63,9 @@ INITIALISMS = [
 # longest first, then in alphabetical order: the first complete match at a place wins
 _ORDERED = sorted(INITIALISMS, key=lambda word: (-len(word), word))
 _UPPER = {word.upper(): word for word in INITIALISMS}
+_BY_FIRST: dict[str, list[str]] = {}
+for _word in _ORDERED:
+    _BY_FIRST.setdefault(_word[0], []).append(_word)
 _REPLACED = {"@": "At ", "&": "And ", "|": "Pipe ", "$": "Dollar ", "!": "Bang ", "-": "", "_": ""}
 # file stems ending in these words get `_swagger` (Go would read them as build constraints)
 _PLATFORM_WORDS = frozenset(
@@ -139,8 +142,8 @@ def _initialism_matches(name: str) -> list[tuple[int, int, str]]:
     """Complete initialisms of ``name`` as (start, end, initialism), by start then
     by priority: a capitalised initialism not followed by a lower-case letter."""
     matches: list[tuple[int, int, str]] = []
-    for start in range(len(name)):
-        for initialism in _ORDERED:
+    for start, char in enumerate(name):
+        for initialism in _BY_FIRST.get(char, ()):
             end = start + len(initialism) - 1
             if name.startswith(initialism, start) and not (
                 end + 1 < len(name) and name[end + 1].islower()

@@ -47,7 +47,7 @@ from kclpy.tools.importer.reference_text import (
     truthy,
 )
 
-MAX_NAME: int = 2000
+MAX_NAME: int = 20_000
 """Characters of a nested schema's name (names grow with nesting)."""
 
 _IDENTIFIER = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")

@@ -46,7 +46,17 @@ def kcl(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.Completed
 def generate(case: str, folder: Path, mode: str = "auto") -> list[str]:
     """Import ``cases/<case>`` into ``folder`` (a KCL module); the files written."""
     (folder / "kcl.mod").write_text('[package]\nname = "generated"\n')
-    return write_outputs(import_path(str(CASES / case), ImportOptions(mode)), str(folder))
+    written = write_outputs(import_path(str(CASES / case), ImportOptions(mode)), str(folder))
+    add_object_meta(folder)
+    return written
+
+
+def add_object_meta(folder: Path) -> None:
+    """Put a stand-in for the k8s module's ObjectMeta at the root of the module
+    ``folder`` (CRD models import ``k8s.apimachinery.pkg.apis.meta.v1``)."""
+    target = folder / "k8s" / "apimachinery" / "pkg" / "apis" / "meta" / "v1"
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "object_meta.k").write_text((CASES / "object_meta.k").read_text())
 
 
 def run_both(folder: Path, code: str) -> tuple[RunResult, RefResult | None]:
@@ -73,6 +83,7 @@ __all__ = [
     "CASES",
     "GOLDENS",
     "RefResult",
+    "add_object_meta",
     "generate",
     "kcl",
     "mirror_file",

@@ -20,6 +20,7 @@ MODES = {
     "petstore.v2.json": "openapi",
     "petstore.v3.yaml": "auto",
     "widget-crd.yaml": "auto",
+    "rules-crd.yaml": "crd",
 }
 
 

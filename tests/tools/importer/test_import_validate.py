@@ -33,7 +33,7 @@ WIDGET_CASES = [
     ('regex = "toolong"', "len(regex) <= 5"),
     ("size = 0", "size >= 1"),
     ('color = "pink"', "expected"),
-    ('name = "Bad_Name"', "_regex.search(name"),
+    ('name = "Bad_Name"', "_regex_match(str(name)"),
     ('name = "' + "a" * 64 + '"', "len(name) <= 63"),
     ('parts = [{id = "ab"}]', "len(id) >= 3"),
     ('parts = [{id = "abc", weight = 0}]', "weight > 0"),

@@ -40,7 +40,9 @@ REGEX = "_regex"
 @dataclass
 class Attribute:
     """One attribute: its key in the data, KCL type, whether required, default
-    (a KCL expression), description and check expressions (already guarded)."""
+    (a KCL expression), description and check expressions (already guarded);
+    ``doc_head`` is the docstring line naming it when the printer should not
+    make one (the reference importer's rules make their own)."""
 
     key: str
     type: str
@@ -48,6 +50,7 @@ class Attribute:
     default: str | None = None
     doc: str = ""
     checks: list[str] = field(default_factory=list)
+    doc_head: str = ""
 
     @property
     def name(self) -> str:
@@ -56,12 +59,14 @@ class Attribute:
 
 @dataclass
 class Schema:
-    """One KCL schema; ``open`` adds ``[...str]: any`` (unknown keys allowed)."""
+    """One KCL schema; ``open`` adds ``[...str]: any`` (unknown keys allowed);
+    ``imports`` are the modules its types need (``k8s.apimachinery.pkg.apis.meta.v1``)."""
 
     name: str
     doc: str
     attributes: list[Attribute] = field(default_factory=list)
     open: bool = False
+    imports: tuple[str, ...] = ()
 
 
 class SchemaBuilder:

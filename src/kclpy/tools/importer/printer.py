@@ -18,14 +18,23 @@ from kclpy.tools.format import format_code
 from kclpy.tools.importer.model import REGEX, Attribute, Schema
 
 INDENT = "    "
+MATCH = "_regex_match"  # the reference importer's name for regex.match
 
 
 def print_schemas(schemas: Iterable[Schema], header: str) -> str:
     """One formatted KCL file holding ``schemas``."""
+    schemas = list(schemas)
     blocks = [_schema(schema) for schema in schemas]
     lines = [f'"""\n{_doc_text(header)}\n"""']
-    if any(f"{REGEX}." in check for block in blocks for check in block[1]):
+    checks = [check for block in blocks for check in block[1]]
+    imports = dict.fromkeys(module for schema in schemas for module in schema.imports)
+    if any(f"{REGEX}." in check for check in checks):
         lines.append(f"import regex as {REGEX}")
+    if any(f"{MATCH}(" in check for check in checks):
+        imports = {"regex": None, **imports}
+    lines.extend(f"import {module}" for module in imports)
+    if any(f"{MATCH}(" in check for check in checks):
+        lines.append(f"{MATCH} = regex.match")
     lines.extend(text for text, _ in blocks)
     return format_code("\n\n".join(lines) + "\n")
 
@@ -59,7 +68,8 @@ def _docstring(schema: Schema) -> list[str]:
         for attribute in schema.attributes:
             default = "Undefined" if attribute.default is None else attribute.default
             need = "required" if attribute.required else "optional"
-            body.append(f"{attribute.key} : {attribute.type}, default is {default}, {need}")
+            head = f"{attribute.key} : {attribute.type}, default is {default}, {need}"
+            body.append(attribute.doc_head or head)
             description = attribute.doc or attribute.key
             body.extend(INDENT + line for line in description.splitlines())
     text = _doc_text("\n".join(body))

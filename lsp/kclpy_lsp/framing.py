@@ -41,6 +41,10 @@ MAX_HEADER = 8192  # bytes of one header block
 CHUNK = 1 << 16  # bytes asked of the stream at once
 HEAD = 4096  # bytes of an oversized body searched for its id and method
 MAX_VALUES = 2_000_000  # JSON values in one message
+# levels of JSON nesting in one message: the decoder recurses in C, and the process's
+# recursion limit is raised for deep KCL programs (kclpy.depth), so a deeper message
+# would overflow the reader thread's stack instead of raising RecursionError
+MAX_DEPTH = 512
 
 # ``Content-Length: N`` and its line break; bounded, so a match never spans more than
 # ``_TAIL`` bytes (kept between chunks when searching)
@@ -51,6 +55,7 @@ _LINE_BREAK = re.compile(rb"\r?\n")
 _FIELD = re.compile(rb"[!-9;-~]+:[^\r\n]*")  # a header line: token ``:`` value
 _FIELDS = re.compile(rb"(?:[!-9;-~]+:[^\r\n]*\r?\n)*")
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKETS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # a string, or one bracket
 _KEY = re.compile(r'"(id|method)"\s*:\s*(-?\d{1,20}(?![\d.eE])|"(?:[^"\\\n]|\\.){0,256}")')
 
 
@@ -178,6 +183,8 @@ class FrameReader:
             message_id, method = envelope(body[:HEAD])
             reason = f"a message of more than {MAX_VALUES} JSON values"
             return Refused(reason, message_id, method)
+        if nesting(body) > MAX_DEPTH:
+            return Malformed(f"JSON nested more than {MAX_DEPTH} levels deep")
         try:
             return Message(json.loads(body.decode("utf-8")))
         except (ValueError, RecursionError) as error:
@@ -217,6 +224,26 @@ class FrameReader:
         return Refused(
             f"a message of {length} bytes is over the limit of {self.limit}", message_id, method
         )
+
+
+def nesting(body: bytes) -> int:
+    """How deep ``body``'s arrays and objects nest, counted outside strings, as far as
+    it matters: 0 when it has too few brackets to nest past ``MAX_DEPTH`` (counted
+    first), and the walk stops at ``MAX_DEPTH + 1``."""
+    if body.count(b"[") + body.count(b"{") <= MAX_DEPTH:
+        return 0
+    depth = deepest = 0
+    for token in _BRACKETS.finditer(body):
+        mark = token.group()
+        if mark in (b"[", b"{"):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    break
+        elif mark in (b"]", b"}"):
+            depth -= 1
+    return deepest
 
 
 def values(body: bytes) -> int:

@@ -168,3 +168,25 @@ def test_envelope_reads_top_level_keys(
     head: bytes, expected: tuple[int | str | None, str | None]
 ) -> None:
     assert envelope(head) == expected
+
+
+def test_deep_json_is_refused_before_decoding_whatever_the_recursion_limit() -> None:
+    import io
+    import sys
+
+    from kclpy_lsp.framing import MAX_DEPTH, FrameReader, nesting
+
+    deep = b"[" * 100_000 + b"]" * 100_000
+    stream = b"Content-Length: %d\r\n\r\n%s" % (len(deep), deep) + b"Content-Length: 2\r\n\r\n{}"
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(242_000)  # as after a deep KCL program (kclpy.depth)
+    try:
+        reader = FrameReader(io.BytesIO(stream).read)
+        first, second = reader.next(), reader.next()
+    finally:
+        sys.setrecursionlimit(saved)
+    assert isinstance(first, Malformed) and "nested more than" in first.reason
+    assert second == Message({})
+    assert nesting(b'{"a": "' + b"[" * 1000 + b'"}') == 1  # brackets in strings: none
+    assert nesting(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) <= MAX_DEPTH
+    assert nesting(b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1)) == MAX_DEPTH + 1

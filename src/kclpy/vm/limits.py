@@ -43,7 +43,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Final, NamedTuple, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 from kclpy.depth import raise_in_thread
 from kclpy.values.errors import KclRuntimeError
@@ -275,12 +275,30 @@ def _start_watchdog() -> threading.Thread | None:
     is full: the run goes on with the checks before big allocations alone, and its
     memory running out is still E3R01)."""
     _load_thread_exit()
+    _quiet_unraisable()
     watchdog = threading.Thread(target=_watch, name="kclpy-limits", daemon=True)
     try:
         watchdog.start()
     except RuntimeError:
         return None
     return watchdog
+
+
+def _quiet_unraisable() -> None:
+    """A limit the watchdog raises may land in a finaliser (``__del__``, a weakref
+    callback), where Python prints it as "Exception ignored in ..." with a traceback;
+    the watchdog sends it again at its next look, so that print is noise: drop it (and
+    a MemoryError there), hand any other unraisable error to the previous hook."""
+    previous = sys.unraisablehook
+    if getattr(previous, "_kclpy_limits", False):
+        return
+
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, LimitExceeded | MemoryError):
+            previous(unraisable)
+
+    hook._kclpy_limits = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
 
 
 def _load_thread_exit() -> None:

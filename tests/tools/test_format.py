@@ -74,8 +74,8 @@ def test_layout_rules() -> None:
 
 def test_comments_stay_in_place_and_in_order() -> None:
     source = (
-        "# head\n\na = 1 # one\n# before b\nb = [\n    1 # item\n    # between\n    2\n]\n"
-        "schema S:\n    x: int # attr\n    # end of body\n# tail\n"
+        "# head\na = 1 # one\n# before b\nb = [\n    1 # item\n    # between\n    2\n]\n"
+        "schema S:\n    x: int # attr\n    # end of body\n\n# tail\n"
     )
     out = format_code(source)
     assert out == source
@@ -122,8 +122,8 @@ RULES = [
     ),
     (
         "no blank line after a schema docstring or mixins (reference); kept after attributes",
-        'schema S:\n    """Doc."""\n\n    mixin [M]\n\n    a?: int\n\n    b: int\n',
-        'schema S:\n    """Doc."""\n    mixin [\n        M\n    ]\n    a?: int\n\n    b: int\n',
+        'schema S:\n    """Doc."""\n\n    mixin [M]\n\n    a: int\n\n    b: int\n',
+        'schema S:\n    """Doc."""\n    mixin [\n        M\n    ]\n    a: int\n\n    b: int\n',
     ),
     (
         "comments between lambda parameters: one parameter per line",

@@ -43,7 +43,7 @@ def format_code(text: str, *, filename: str = "<string>") -> str:
     errors = [d for d in diagnostics if d.is_error]
     if errors:
         raise FormatError(errors)
-    if not module.body and not module.comments and not module.doc:
+    if not text.strip():
         return ""
     return Printer(module).module()
 

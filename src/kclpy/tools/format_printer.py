@@ -2,9 +2,12 @@
 back to text, statement by statement, with its comments put back by position
 (:mod:`kclpy.tools.format_base`; expressions: :mod:`kclpy.tools.format_exprs`).
 
-Blank lines: runs collapse to one; one always follows a run of imports and a
-schema body and precedes ``check:``; none follows a schema's docstring, mixins or
-index signature (as the reference prints them).
+Blank lines between statements are the reference's (:meth:`Printer.blank_after`):
+one always follows a run of imports, a schema and an ``if`` without ``else``, and
+precedes ``check:``; none follows a schema's docstring, mixins or index signature,
+nor the statements the reference reads up to the next one; else two lines or more
+between statements (blank or comments) give one, as does a single blank one. None
+separates comments from the statement after them, nor the comments ending a file.
 """
 
 from __future__ import annotations

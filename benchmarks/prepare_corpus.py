@@ -17,6 +17,12 @@ kcl-lang/konfig and writes, under OUT (default ``.corpus``):
   (``pkg/tools/gen/testdata``: ``doc/`` with its Markdown goldens, ``openapi/``) and the
   OpenAPI golden of ``gendoc``'s own test (``openapi-expect/``, the JSON text of
   ``genopenapi_test.go``'s ``TestExportOpenAPIV3Spec``) for ``tests/tools/test_doc_upstream.py``;
+* ``kcl-fmt/``: the ``kcl fmt`` test data of kcl-lang/kcl (``crates/tools/src/format/test_data``)
+  and ``modules/``: every ``.k`` file of kcl-lang/modules (and ``examples/``,
+  ``kusionstack-konfig/``: those of kcl-lang/examples and KusionStack/konfig when they
+  are mirrored), for
+  ``tests/tools/test_format_corpus.py`` (``tests/tools/format_corpus.py`` caches the
+  reference's output for them);
 * ``MANIFEST.json``: the commits and versions used.
 
 Everything here is third-party code (except ``bench/``): it stays out of
@@ -63,6 +69,8 @@ OPENAPI_TEST = re.compile(
     r'Schemas\["([\w.]+)"\].*?expect := `([^`]*)`',
     re.S,
 )
+FMT_DATA = "crates/tools/src/format/test_data"
+FMT_EXTRA = {"examples": "kcl-lang+examples", "kusionstack-konfig": "KusionStack+konfig"}
 
 # konfig reads `metadata.__META_APP_NAME` (and three more `__META_*` names) of
 # module models.kube.metadata from other modules; kcl-lib 0.13.2 rejects that
@@ -82,6 +90,45 @@ def export_tree(git_dir: Path, treeish: str, dest: Path) -> None:
     dest.mkdir(parents=True)
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         archive.extractall(dest, filter="data")
+
+
+def export_kcl_files(git_dir: Path, treeish: str, dest: Path) -> int:
+    """Write the ``.k`` files of TREEISH into DEST (a mirror may lack other large
+    blobs, so ``git archive`` of the whole tree can fail); returns how many."""
+    listing = git(git_dir, "ls-tree", "-r", "-z", treeish)
+    wanted: list[tuple[str, str]] = []
+    for record in listing.decode("utf-8", "surrogateescape").split("\0"):
+        if not record:
+            continue
+        meta, path = record.split("\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == "blob" and mode != "120000" and path.endswith(".k"):
+            wanted.append((sha, path))
+    batch = "".join(f"{sha}\n" for sha, _ in wanted).encode()
+    data = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+        input=batch,
+        check=True,
+        capture_output=True,
+    ).stdout
+    offset = 0
+    written = 0
+    for _, path in wanted:
+        newline = data.index(b"\n", offset)
+        header = data[offset:newline].split()
+        offset = newline + 1
+        if header[1] == b"missing":
+            continue
+        size = int(header[2])
+        target = (dest / path).resolve()
+        if dest.resolve() not in target.parents:  # a path leaving the folder
+            offset += size + 1
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data[offset : offset + size])
+        offset += size + 1
+        written += 1
+    return written
 
 
 def fresh(path: Path) -> Path:
@@ -210,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip",
         default="",
-        help="comma-separated parts to skip: conformance,k8s,konfig,bench,vet,doc",
+        help="comma-separated parts to skip: conformance,k8s,konfig,bench,vet,doc,fmt",
     )
     parser.add_argument("--check", action="store_true", help="run the reference afterwards")
     ns = parser.parse_args(argv)
@@ -265,6 +312,16 @@ def main(argv: list[str] | None = None) -> int:
         names = export_doc_data(ns.kcl_go_git, ns.rev, fresh(out / "kcl-doc"))
         manifest["kcl-go"] = git(ns.kcl_go_git, "rev-parse", ns.rev).decode().strip()
         print(f"doc: {DOC_DATA}/testdata/doc -> {out / 'kcl-doc'} (+ {len(names)} OpenAPI goldens)")
+    if "fmt" not in skip:
+        export_tree(ns.kcl_git, f"{ns.rev}:{FMT_DATA}", fresh(out / "kcl-fmt"))
+        manifest["kcl"] = git(ns.kcl_git, "rev-parse", ns.rev).decode().strip()
+        count = export_kcl_files(ns.modules_git, ns.rev, fresh(out / "modules"))
+        manifest["modules"] = git(ns.modules_git, "rev-parse", ns.rev).decode().strip()
+        print(f"fmt: {FMT_DATA} -> {out / 'kcl-fmt'}; {count} .k files -> {out / 'modules'}")
+        for folder, name in FMT_EXTRA.items():  # more real code, where it is mirrored
+            if (MIRRORS / name / "repo").is_dir():
+                count = export_kcl_files(MIRRORS / name / "repo", ns.rev, fresh(out / folder))
+                print(f"fmt: {count} .k files of {name} -> {out / folder}")
     previous = out / "MANIFEST.json"
     if previous.is_file():
         manifest = {**json.loads(previous.read_text(encoding="utf-8")), **manifest}

@@ -1,17 +1,17 @@
 """``kcl fmt``: KCL source pretty-printed from its syntax tree.
 
 The layout follows the reference formatter (4-space indentation, one space around
-binary operators and ``=``, ``{str:str}`` dict types, a blank line after a run of
-imports, after a schema body and before ``check:``; multi-line lists and configs
-lose their commas and put one item per line, single-line ones stay single-line; a
-lambda body is always a block). Where the reference changes a program's meaning or
-loses text, kclpy keeps the source (see docs/differences.md, "Formatter"):
+binary operators and ``=``, ``{str:str}`` dict types, its blank lines between
+statements (:mod:`kclpy.tools.format_printer`); multi-line lists and configs lose
+their commas and put one item per line, single-line ones stay single-line; a lambda
+body is always a block). Where the reference changes a program's meaning or loses
+text, kclpy keeps the source (see docs/differences.md, "Formatter"):
 
 * literals keep their spelling (``0x1F``, ``1_000``, ``2.0``, ``1e3``, string quotes
   and escapes): numbers, strings and names are copied from the source;
 * comments stay where they were: a trailing comment stays on its line (also on list
   items and check lines), a comment at the end of a block stays in the block;
-* blank lines inside configs are kept (runs collapse to one).
+* blank lines inside configs and lists are kept (runs collapse to one).
 
 Comments are put back by position (:mod:`kclpy.tools.format_printer`). Input with
 syntax errors is refused (:class:`FormatError`).
@@ -43,7 +43,7 @@ def format_code(text: str, *, filename: str = "<string>") -> str:
     errors = [d for d in diagnostics if d.is_error]
     if errors:
         raise FormatError(errors)
-    if not module.body and not module.comments and not module.doc:
+    if not text.strip():
         return ""
     return Printer(module).module()
 

@@ -40,6 +40,8 @@ class ExprPrinter(PrinterBase):
             params = ", ".join(self.type(t) for t in node.params)
             ret = f" -> {self.type(node.ret)}" if node.ret is not None else ""
             return f"({params}){ret}"
+        if isinstance(node, ast.LiteralType) and isinstance(node.value, str):
+            return double_quoted(self.src(node))
         return self.src(node)  # literal types keep their spelling
 
     def params(self, params: list[ast.Param], indent: int) -> str:
@@ -327,18 +329,23 @@ class ExprPrinter(PrinterBase):
         assert isinstance(member, ast.Expr)
         return self.expr_lines(member, indent)
 
-    def members_block(self, members: Sequence[ast.Node], indent: int, end: int) -> list[str]:
+    def members_block(
+        self, members: Sequence[ast.Node], indent: int, end: int, last: int | None = None
+    ) -> list[str]:
         """The items of a multi-line list or the entries of a multi-line config, one per
-        line (``if`` items and entries as blocks), with their comments."""
+        line (``if`` items and entries as blocks), with their comments (those before
+        ``end`` in the block; the last member's trailing one before ``last``, the
+        next member of an enclosing block, when it is given)."""
         lines: list[str] = []
         previous: ast.Node | None = None
         for index, member in enumerate(members):
-            limit = members[index + 1].span.start if index + 1 < len(members) else end
+            following = members[index + 1].span.start if index + 1 < len(members) else None
+            limit = following if following is not None else (end if last is None else last)
             if previous is not None and self.blank_between(previous.span.end, member.span.start):
                 lines.append("")
             lines.extend(self.leading(member.span.start, indent))
             if isinstance(member, ast.ListIfItem | ast.ConfigIfEntry):
-                lines.extend(self.if_member(member, indent))
+                lines.extend(self.if_member(member, indent, "if", limit))
             else:
                 lines.extend(prefixed(INDENT * indent, self.member_lines(member, indent)))
                 lines[-1] += self.trailing(member.span.end, limit)
@@ -347,21 +354,23 @@ class ExprPrinter(PrinterBase):
         return lines
 
     def if_member(
-        self, node: ast.ListIfItem | ast.ConfigIfEntry, indent: int, keyword: str = "if"
+        self, node: ast.ListIfItem | ast.ConfigIfEntry, indent: int, keyword: str, limit: int
     ) -> list[str]:
-        """``if c: ...`` inside a list or config, as a block (with elif/else)."""
+        """``if c: ...`` inside a list or config, as a block (with elif/else); ``limit``:
+        where the next member begins (the end of a trailing comment's search)."""
         lines = [f"{INDENT * indent}{keyword} {self.expr(node.cond, indent)}:"]
         lines[-1] += self.trailing(node.cond.span.end + 1)
         body = node.items if isinstance(node, ast.ListIfItem) else node.entries
-        lines.extend(self.members_block(body, indent + 1, self.orelse_start(node)))
         orelse = node.orelse
+        last = None if orelse else limit
+        lines.extend(self.members_block(body, indent + 1, self.orelse_start(node), last))
         if isinstance(orelse, ast.ListIfItem | ast.ConfigIfEntry):
-            lines.extend(self.if_member(orelse, indent, "elif"))
+            lines.extend(self.if_member(orelse, indent, "elif", limit))
         elif orelse:
             else_at = self.text.rfind("else", 0, orelse[0].span.start)
             lines.extend(self.leading(else_at, indent))
             lines.append(f"{INDENT * indent}else:" + self.trailing(else_at + 5))
-            lines.extend(self.members_block(orelse, indent + 1, node.span.end + 1))
+            lines.extend(self.members_block(orelse, indent + 1, node.span.end + 1, limit))
         return lines
 
     def orelse_start(self, item: ast.ListIfItem | ast.ConfigIfEntry) -> int:
@@ -401,3 +410,12 @@ def prefixed(prefix: str, lines: list[str]) -> list[str]:
     """``lines`` with ``prefix`` put before the first (the list itself, changed)."""
     lines[0] = prefix + lines[0]
     return lines
+
+
+def double_quoted(literal: str) -> str:
+    """A string literal type in double quotes, as the reference writes it: ``'a'`` ->
+    ``"a"``. One with a prefix, triple quotes or a backslash is kept as written (the
+    reference writes ``r'a\\n'`` as ``"a\\n"``, another value)."""
+    if len(literal) < 2 or literal[0] != "'" or literal.startswith("'''") or "\\" in literal:
+        return literal
+    return '"' + literal[1:-1].replace('"', '\\"') + '"'

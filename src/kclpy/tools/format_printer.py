@@ -2,9 +2,12 @@
 back to text, statement by statement, with its comments put back by position
 (:mod:`kclpy.tools.format_base`; expressions: :mod:`kclpy.tools.format_exprs`).
 
-Blank lines: runs collapse to one; one always follows a run of imports and a
-schema body and precedes ``check:``; none follows a schema's docstring, mixins or
-index signature (as the reference prints them).
+Blank lines between statements are the reference's (:meth:`Printer.blank_after`):
+one always follows a run of imports, a schema and an ``if`` without ``else``, and
+precedes ``check:``; none follows a schema's docstring, mixins or index signature,
+nor the statements the reference reads up to the next one; else two lines or more
+between statements (blank or comments) give one, as does a single blank one. None
+separates comments from the statement after them, nor the comments ending a file.
 """
 
 from __future__ import annotations
@@ -26,20 +29,16 @@ class Printer(ExprPrinter):
         module = self.module_node
         out: list[str] = []
         doc = self.module_doc()
-        last_end = -1  # where the last docstring or statement ends
         if doc is not None:
             out.extend(self.leading(doc[0], 0))
-            last_end = doc[0] + len(doc[1])
-            out.append(doc[1] + self.trailing(last_end))
+            out.append(doc[1] + self.trailing(doc[0] + len(doc[1])))
             if module.body:
                 out.append("")
         out.extend(self.block(module.body, 0, top=True))
-        if module.body:
-            last_end = module.body[-1].span.end
-        first = self.next
-        rest = self.leading(len(self.text) + 1, 0)  # comments after the last statement
-        after = self.comments[first].span.start if rest else 0
-        if rest and last_end >= 0 and out[-1] != "" and self.blank_between(last_end, after):
+        # the comments after the last statement, one a line (as the reference prints
+        # them), after a blank line if one always follows that statement
+        rest = [line for line in self.leading(len(self.text) + 1, 0) if line]
+        if rest and module.body and self.always_blank_after(module.body[-1]):
             out.append("")
         out.extend(rest)
         while out and out[-1] == "":
@@ -47,8 +46,7 @@ class Printer(ExprPrinter):
         return "\n".join(out) + "\n"
 
     def module_doc(self) -> tuple[int, str] | None:
-        if not self.module_node.doc:
-            return None
+        """Where the module's docstring is and its text (an empty one too)."""
         body = self.module_node.body
         for token in raw_tokens(self.text, 0, body[0].span.start if body else None):
             if token.type in ("COMMENT", "NEWLINE"):
@@ -68,26 +66,58 @@ class Printer(ExprPrinter):
             if previous is not None:
                 # a blank line before a statement's comments or the statement itself
                 # comes out above the comments
-                blank = self.blank_between(previous.span.end, start)
+                blank = self.blank_after(previous, stmt)
                 if (
                     top
                     and isinstance(previous, ast.ImportStmt)
                     and not isinstance(stmt, ast.ImportStmt)
                 ):
                     blank = True
-                if isinstance(previous, ast.SchemaStmt):
-                    blank = True
                 if blank and out and out[-1] != "":
                     out.append("")
-            comments = self.leading(start, indent)
-            out.extend(comments)
-            header = previous is None and comments  # a header comment keeps its blank line
-            if header and self.blank_between(self.comments[self.next - 1].span.end, start):
-                out.append("")
+            out.extend(self.leading(start, indent))
             out.extend(self.stmt(stmt, indent))
             previous = stmt
         self.following = outer
         return out
+
+    def blank_after(self, previous: ast.Stmt, stmt: ast.Stmt) -> bool:
+        """Whether a blank line separates two statements of a block (the reference's
+        rule). One always follows a schema and an ``if`` without ``else``; none
+        follows the statements whose extent, for the reference, runs up to the next
+        statement (an ``if`` with ``else``, a rule, ``x: T {...}``, an optional,
+        decorated or quoted attribute, or one with ``|=``). Otherwise two or more lines
+        between them (blank or comments) give one, and so does a single blank one."""
+        if self.always_blank_after(previous):
+            return True
+        if self.runs_on(previous):
+            return False
+        end = self.line_of(previous.span.end)
+        start = self.line_of(stmt.span.start)
+        if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):  # after its decorators
+            start = self.line_of(stmt.name_span.start)
+        if start > end + 2:
+            return True
+        if start < end + 2:
+            return False
+        between = self.text[self.line_starts[end + 1] : self.line_starts[start]].strip()
+        return not between.startswith("#")
+
+    @staticmethod
+    def always_blank_after(stmt: ast.Stmt) -> bool:
+        """A schema and an ``if`` without ``else`` (the reference ends them with one)."""
+        return isinstance(stmt, ast.SchemaStmt) or open_if(stmt)
+
+    def runs_on(self, stmt: ast.Stmt) -> bool:
+        """Whether the reference's extent of ``stmt`` runs up to the next statement,
+        over blank lines and comments (so that no blank line comes after it)."""
+        if isinstance(stmt, ast.IfStmt | ast.RuleStmt | ast.UnificationStmt):
+            return True
+        if not isinstance(stmt, ast.SchemaAttr):
+            return False
+        quoted = self.text[stmt.name_span.start : stmt.name_span.start + 1] in ("'", '"')
+        changed = stmt.value is not None and stmt.op != "="  # `a: T |= v`
+        return stmt.optional or bool(stmt.decorators) or quoted or changed
 
     # ------------------------------------------------------------------ statements
 
@@ -297,9 +327,14 @@ class Printer(ExprPrinter):
             previous_end = doc[0] + len(doc[1])
             body[-1] += self.trailing(previous_end)
         outer = self.following
+        previous: object = None
         for index, (start, item) in enumerate(items):
             self.following = items[index + 1][0] if index + 1 < len(items) else end
-            if not tight and self.blank_between(previous_end, start) and body[-1] != "":
+            if isinstance(previous, ast.Stmt) and isinstance(item, ast.Stmt):
+                blank = self.blank_after(previous, item)
+            else:
+                blank = not tight and self.blank_between(previous_end, start)
+            if blank and body[-1] != "":
                 body.append("")
             body.extend(self.leading(start, indent))
             if isinstance(item, list):
@@ -312,6 +347,7 @@ class Printer(ExprPrinter):
                 body.extend(self.stmt(item, indent))
                 previous_end = item.span.end
             tight = not isinstance(item, ast.Stmt)
+            previous = item
         self.following = outer
         return body, previous_end
 
@@ -331,8 +367,8 @@ class Printer(ExprPrinter):
         return end
 
     def schema_doc(self, stmt: ast.SchemaStmt | ast.RuleStmt) -> tuple[int, str] | None:
-        if not stmt.doc:
-            return None
+        """Where the docstring of a schema or rule is and its text (an empty one too:
+        a string before the first item of the body)."""
         starts = [node.span.start for node in stmt.checks]
         if isinstance(stmt, ast.SchemaStmt):
             starts += [node.span.start for node in (*stmt.body, *stmt.mixins)]
@@ -355,7 +391,7 @@ class Printer(ExprPrinter):
                 return token.lexpos, token.value
             if token.type not in ("COMMENT", "NEWLINE"):
                 break
-        return None  # pragma: no cover - the parser found the docstring
+        return None
 
     def index_signature(self, node: ast.IndexSignature, indent: int) -> list[str]:
         key = ""
@@ -367,3 +403,15 @@ class Printer(ExprPrinter):
         if node.value is not None:
             text += " = " + self.expr(node.value, indent)
         return self.attach_trailing(text.split("\n"), node.span.end)
+
+
+def open_if(stmt: ast.Stmt) -> bool:
+    """Whether ``stmt`` is an ``if`` whose last branch is an ``if`` or ``elif``
+    (no ``else``)."""
+    while isinstance(stmt, ast.IfStmt):
+        if not stmt.orelse:
+            return True
+        if len(stmt.orelse) != 1:
+            return False
+        stmt = stmt.orelse[0]
+    return False

@@ -25,6 +25,7 @@ RUN_MODULES = frozenset(
     kclpy.cli.lint kclpy.cli.misc kclpy.cli.run kclpy.cli.testing kclpy.cli.vet
     kclpy.compile kclpy.compile.code kclpy.compile.opcodes kclpy.diag
     kclpy.diag.codes kclpy.diag.diagnostic kclpy.emit kclpy.loader kclpy.settings
+    kclpy.mod kclpy.mod.progress
     kclpy.pipeline kclpy.pipeline.cache kclpy.pipeline.driver
     kclpy.patterns kclpy.patterntab
     kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.syntax.universe kclpy.vm kclpy.vm.builtins

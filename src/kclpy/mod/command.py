@@ -52,6 +52,9 @@ def configure_mod(parser: argparse.ArgumentParser) -> None:
     for sub in commands.choices.values():
         sub.add_argument("--no_style", action="store_true")
         sub.add_argument(
+            "-q", "--quiet", action="store_true", help="no progress lines while downloading"
+        )
+        sub.add_argument(
             "--locked",
             action="store_true",
             help="fail, changing nothing, if kcl.mod.lock would change (it is out of date)",

@@ -27,6 +27,7 @@ RUN_MODULES = frozenset(
     kclpy.diag.console
     kclpy.compile kclpy.compile.code kclpy.compile.opcodes kclpy.diag
     kclpy.diag.codes kclpy.diag.diagnostic kclpy.emit kclpy.loader kclpy.settings
+    kclpy.mod kclpy.mod.progress
     kclpy.pipeline kclpy.pipeline.cache kclpy.pipeline.driver
     kclpy.patterns kclpy.patterntab
     kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.syntax.universe kclpy.vm kclpy.vm.builtins

@@ -22,18 +22,23 @@ between the programs of one process (a build worker, one ``kcl lint`` run).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.diag import Code, Diagnostic, Suggestion, make_error
 from kclpy.patterns import compiled
 from kclpy.syntax import ast, parse_bytes, parse_file, parse_source
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
+if TYPE_CHECKING:
+    from kclpy.mod.errors import PackageError
+
 MAIN = "__main__"
+ARTIFACT_HUB = "https://artifacthub.io"
 _KCL_MOD = compiled(r"^\$\{(\w+):KCL_MOD\}")
 
 Parsed = tuple[ast.Module, list[Diagnostic]]
@@ -135,12 +140,33 @@ def mod_dependencies(
     transitive, downloaded into the package cache when missing; not the ``given`` ones,
     passed with ``-E``): name -> folder, and the diagnostics of resolution (see
     ``kclpy.mod.resolution``)."""
+    paths, errors = module_packages(root, given)
+    return paths, [error.diagnostic() for error in errors]
+
+
+def module_packages(
+    root: str, given: frozenset[str] = frozenset()
+) -> tuple[dict[str, str], list[PackageError]]:
+    """:func:`mod_dependencies` with the errors as raised (each names its dependency)."""
     if not os.path.isfile(os.path.join(root, "kcl.mod")):
         return {}, []
     from kclpy.mod.resolution import dependency_paths
 
-    paths, errors = dependency_paths(root, given)
-    return paths, [error.diagnostic() for error in errors]
+    return dependency_paths(root, given)
+
+
+def declared_packages(root: str) -> set[str]:
+    """The package names the module at ``root`` declares: its ``kcl.mod``
+    dependencies and its ``kcl.mod.lock`` entries (none when they are unreadable)."""
+    from kclpy.mod.errors import PackageError
+    from kclpy.mod.manifest import read_lock, read_mod
+
+    names: set[str] = set()
+    with contextlib.suppress(PackageError):
+        names.update(read_mod(root).dependencies)
+    with contextlib.suppress(PackageError):
+        names.update(read_lock(root))
+    return names
 
 
 def package_files(directory: str, links: set[str] | None = None) -> list[str]:
@@ -192,6 +218,9 @@ class Loader:
         self._escaped: set[str] = set()
         self._listed: set[str] = set()
         self._links: set[str] = set()
+        # why a package of the module is missing: name -> (code, message) of the error
+        # that stopped its resolution (for the hint of an import that names it)
+        self.package_failures: dict[str, tuple[Code, str]] = {}
 
     def load(self, inputs: Iterable[str]) -> Program:
         """Every package of the program whose entries are ``inputs``."""
@@ -244,8 +273,10 @@ class Loader:
         """Resolve the ``kcl.mod`` dependencies of the module holding ``folder`` into
         ``externals`` (``-E`` ones win); returns the module root."""
         root = find_root(folder) or folder
-        dependencies, problems = mod_dependencies(root, frozenset(self.externals))
-        self.program.diagnostics.extend(problems)
+        dependencies, problems = module_packages(root, frozenset(self.externals))
+        for problem in problems:
+            self.program.diagnostics.append(problem.diagnostic())
+            self.package_failures.setdefault(problem.dependency, (problem.code, problem.message))
         for name, path in dependencies.items():
             self.externals.setdefault(name, path)
         return root
@@ -414,15 +445,7 @@ class Loader:
             return path
         found = self.locate(pkgpath, module, path)
         if found is None:
-            self.program.diagnostics.append(
-                make_error(
-                    Code.CANNOT_FIND_MODULE,
-                    f"pkgpath {path.lstrip('.')} not found in the program",
-                    stmt.span,
-                    f"try 'kcl mod add {path.lstrip('.').split('.')[0]}' to download the missing "
-                    "package",
-                )
-            )
+            self.program.diagnostics.extend(self.missing(module, stmt))
             return None
         target, files = found
         if target in self._loading:
@@ -438,6 +461,83 @@ class Loader:
         if target not in self.program.packages:
             self.load_package(target, files, stmt)
         return target
+
+    def missing(self, module: ast.Module, stmt: ast.ImportStmt) -> list[Diagnostic]:
+        """The errors of an import that names no package, as the reference reports it:
+        the package path not found, and the folder the import names; both with the
+        hints of :meth:`missing_hints`."""
+        path = stmt.path
+        folder = self.import_folder(module, path)
+        pkgpath = path.lstrip(".")
+        if path.startswith("."):  # as the reference: the path from the program root
+            relative = self.pkgpath_of(folder)
+            pkgpath = pkgpath if os.path.isabs(relative) else relative
+        hints = self.missing_hints(pkgpath.partition(".")[0], path)
+        return [
+            make_error(
+                Code.CANNOT_FIND_MODULE,
+                f"pkgpath {pkgpath} not found in the program",
+                stmt.span,
+                *hints,
+            ),
+            make_error(
+                Code.CANNOT_FIND_MODULE,
+                f"Cannot find the module {path} from {folder}",
+                stmt.span,
+                *hints,
+            ),
+        ]
+
+    def missing_hints(self, head: str, path: str) -> list[str]:
+        """What to do about a missing import whose package path starts with ``head``:
+        when the module declares ``head`` (kcl.mod, kcl.mod.lock), what went wrong
+        with it; else, as the reference, add the package or look for one."""
+        if not path.startswith("."):
+            declared = self.declared_hint(head, path.partition(".")[2])
+            if declared is not None:
+                return [declared]
+        return [
+            Suggestion(f"try 'kcl mod add {head}' to download the missing package"),
+            Suggestion(f"browse more packages at '{ARTIFACT_HUB}'"),
+        ]
+
+    def declared_hint(self, head: str, rest: str) -> str | None:
+        """Why the package ``head``, declared by the module or given (``-E``, vendored),
+        lacks the module ``rest``: its resolution failed (the error), it has no such
+        module, or resolving stopped before it; None when ``head`` is no known package."""
+        failure = self.package_failures.get(head)
+        if failure is not None:
+            code, message = failure
+            verb = "could not be fetched" if code in _FETCH_CODES else "could not be used"
+            return f"'{head}' is declared in kcl.mod but {verb}: {message}"
+        external = self.externals.get(head)
+        if external is not None:
+            what = f"no module '{rest}'" if rest else "no .k files of its own"
+            return f"the package '{head}' (at {external}) has {what}"
+        if head not in declared_packages(self.program.root):
+            return None
+        if self.package_failures:
+            failed = next(iter(self.package_failures)) or "kcl.mod"
+            return (
+                f"'{head}' is declared in kcl.mod but was not resolved: resolving the "
+                f"packages stopped at the error of '{failed}'"
+            )
+        return f"'{head}' is declared in kcl.mod but was not resolved"
+
+    def import_folder(self, module: ast.Module, path: str) -> str:
+        """The folder an import names: below the importing file's folder for a
+        relative import, else below its package (declared or found) or the root."""
+        if path.startswith("."):
+            dots = len(path) - len(path.lstrip("."))
+            base = os.path.dirname(os.path.abspath(module.file.path))
+            for _ in range(dots - 1):
+                base = os.path.dirname(base)
+            return os.path.join(base, *[p for p in path[dots:].split(".") if p])
+        head, _, rest = path.partition(".")
+        external = self.externals.get(head)
+        if external is not None:
+            return os.path.join(external, *rest.split(".")) if rest else external
+        return os.path.join(self.root_of(module.file.path), *path.split("."))
 
     def locate(self, pkgpath: str, module: ast.Module, path: str) -> tuple[str, list[str]] | None:
         """The package path and files an import refers to, or None when missing."""
@@ -524,6 +624,12 @@ class Loader:
                     return name if inner == "." else f"{name}.{inner.replace(os.sep, '.')}"
             return os.path.abspath(base)
         return relative.replace(os.sep, ".")
+
+
+# the codes of a package that could not be downloaded (not of one that was, but is wrong)
+_FETCH_CODES = frozenset(
+    [Code.REGISTRY_ERROR, Code.PACKAGE_NOT_FOUND, Code.AUTHENTICATION_ERROR, Code.GIT_ERROR]
+)
 
 
 def _within(path: str, root: str) -> bool:

@@ -20,14 +20,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "sema"))
 
 from chunks import Chunk, parse_chunks, where, write_chunk  # noqa: E402
-from reference import call_reference  # noqa: E402
+from reference import call_reference, run_reference  # noqa: E402
 from tools_helpers import HAVE_REFERENCE  # noqa: E402
 
 import kclpy  # noqa: E402
 from kclpy.cli import main  # noqa: E402
 from kclpy.syntax import parse_source  # noqa: E402
 from kclpy.tools import lint_rules  # noqa: E402
-from kclpy.tools.lint import LintConfigError, lint  # noqa: E402
+from kclpy.tools.format import format_code  # noqa: E402
+from kclpy.tools.lint import LintConfigError, lint, repository_path  # noqa: E402
 
 CASES = os.path.join(HERE, "lint_cases")
 CHUNKS = [
@@ -240,7 +241,10 @@ def test_cli_default_is_the_current_folder(
     assert code == 1 and ":1:1: W0411 Module 'math' imported but unused\n" in out
 
 
-def test_cli_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_formats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no git work tree: github paths are relative to here
     main_k = tmp_path / "main.k"
     main_k.write_text("import math\nimport math\na = math.log(1)\n")
     path = str(main_k)
@@ -256,7 +260,7 @@ def test_cli_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert item["severity"] == "warning" and item["labels"][0]["line"] == 2
     _, out, _ = _cli(["--format", "github", path], capsys)
     assert out == (
-        f"::warning file={path},line=2,col=1,endLine=2,endColumn=12,"
+        "::warning file=main.k,line=2,col=1,endLine=2,endColumn=12,"
         "title=kcl lint (W0404)::W0404 Module 'math' is reimported multiple times\n"
     )
     _, out, _ = _cli(["--format", "sarif", path], capsys)
@@ -285,8 +289,8 @@ def test_cli_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _cli(["--fix", "--format", "concise", str(tmp_path)], capsys)
     assert "Fixed 3 findings." in err
     text = main_k.read_text()
-    assert text == (
-        "import json\nimport yaml as y\nimport units  # kcl-lint: disable=W0411\n\n"
+    assert text == (  # formatted as kcl fmt formats it (one space before a comment)
+        "import json\nimport yaml as y\nimport units # kcl-lint: disable=W0411\n\n"
         "a = json.encode(y.encode(1))\n"
     )
     assert parse_source(text, "main.k")[1] == []
@@ -300,7 +304,7 @@ def test_cli_fix_keeps_a_used_alias(tmp_path: Path, capsys: pytest.CaptureFixtur
     main_k = tmp_path / "main.k"
     main_k.write_text("import math\nimport math as m\na = m.log(1)\n")
     code, out, _ = _cli(["--fix", "--format", "concise", str(main_k)], capsys)
-    assert main_k.read_text() == "import math as m\na = m.log(1)\n"
+    assert main_k.read_text() == "import math as m\n\na = m.log(1)\n"
     assert code == 0, out
 
 
@@ -309,3 +313,172 @@ def test_run_prints_no_lint_warnings(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["run", str(tmp_path / "main.k")]) == 0
     out, err = capsys.readouterr()
     assert out == "a: 1\n" and err == ""
+
+
+# (original text, text after --fix): formatted, so that `kcl fmt --check` accepts it
+FIX_CASES = [
+    (  # the imports above a schema: no blank line left at the top
+        "import math\nimport json\nimport yaml\n\nschema A:\n    x: int = 1\n\na = A {}\n",
+        "schema A:\n    x: int = 1\n\na = A {}\n",
+    ),
+    (  # blank lines between imports: one blank line after the imports that stay
+        "import json\n\nimport math\n\nimport yaml\n\nb = json.encode(1)\n",
+        "import json\n\nb = json.encode(1)\n",
+    ),
+    (  # an import after code (W0413, W0411): the code closes up
+        "a = 1\nimport math\nb = 2\n",
+        "a = 1\nb = 2\n",
+    ),
+    (  # a comment above the imports stays, the blank line after it too
+        "# the app\n\nimport math\nimport regex\n\nr = regex.match('a', 'a')\n",
+        "# the app\n\nimport regex\n\nr = regex.match('a', 'a')\n",
+    ),
+    (  # every import unused: the file starts with its code
+        "import math\nimport json\n\n\n\nconfig = {\n    name = 'x'\n}\n",
+        "config = {\n    name = 'x'\n}\n",
+    ),
+    (  # a reimport removed, the alias used
+        "import math\nimport math as m\n\na = m.log(1)\n",
+        "import math as m\n\na = m.log(1)\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), FIX_CASES)
+def test_fix_leaves_formatted_files(
+    before: str, after: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main_k = tmp_path / "main.k"
+    main_k.write_text(before)
+    code, out, _ = _cli(["--fix", "--format", "concise", str(main_k)], capsys)
+    assert (code, main_k.read_text()) == (0, after), out
+    assert format_code(after) == after
+    assert main(["fmt", "--check", str(main_k)]) == 0
+    capsys.readouterr()
+
+
+def test_github_paths_are_relative_to_the_work_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repository = tmp_path / "repository"
+    (repository / "apps" / "web").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repository)], check=True, timeout=60)
+    main_k = repository / "apps" / "web" / "main.k"
+    main_k.write_text("import math\n")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "main.k").write_text("import json\n")
+    monkeypatch.chdir(outside)  # the current folder is neither the file's nor the root
+    _, out, _ = _cli(["--format", "github", str(main_k), str(outside / "main.k")], capsys)
+    files = [line.split(",")[0].split("file=")[1] for line in out.splitlines()]
+    assert sorted(files) == ["apps/web/main.k", "main.k"]
+    assert repository_path(str(main_k)) == "apps/web/main.k"
+    monkeypatch.chdir(repository / "apps")  # from a folder inside it: still from the root
+    assert repository_path("web/main.k") == "apps/web/main.k"
+
+
+# --------------------------------------------------------------------------- missing modules
+
+MISSING = "import k8s.api.core.v1 as core\n\np = core.Pod {}\n"
+
+
+def _flat(diagnostics: list[kclpy.Diagnostic]) -> list[str]:
+    """Each diagnostic's message then its notes, as the reference's lint_path lists them."""
+    return [text for d in diagnostics for text in (d.message, *d.notes)]
+
+
+def test_a_missing_module_has_both_messages_and_suggestions(tmp_path: Path) -> None:
+    (tmp_path / "main.k").write_text(MISSING)
+    found = kclpy.lint_path(str(tmp_path / "main.k"))
+    assert [d.code.id for d in found] == ["E2F04", "E2F04"]
+    suggestions = [
+        "try 'kcl mod add k8s' to download the missing package",
+        "browse more packages at 'https://artifacthub.io'",
+    ]
+    assert _flat(found) == [
+        "pkgpath k8s.api.core.v1 not found in the program",
+        *suggestions,
+        f"Cannot find the module k8s.api.core.v1 from {tmp_path}/k8s/api/core/v1",
+        *suggestions,
+    ]
+    rendered = found[0].render()
+    assert "suggestion: try 'kcl mod add k8s'" in rendered and "note:" not in rendered
+
+
+def test_a_missing_relative_module_is_named_from_the_root(tmp_path: Path) -> None:
+    (tmp_path / "kcl.mod").write_text('[package]\nname = "app"\nversion = "0.0.1"\n')
+    (tmp_path / "app-main").mkdir()
+    (tmp_path / "app-main" / "main.k").write_text("import .some0.pkg1 as some00\n")
+    found = kclpy.lint_path(str(tmp_path / "app-main" / "main.k"), select=["E2F04"])
+    assert [d.message for d in found] == [
+        "pkgpath app-main.some0.pkg1 not found in the program",
+        f"Cannot find the module .some0.pkg1 from {tmp_path}/app-main/some0/pkg1",
+    ]
+    assert found[0].notes[0] == "try 'kcl mod add app-main' to download the missing package"
+
+
+def test_a_given_package_without_the_module_says_so(tmp_path: Path) -> None:
+    (tmp_path / "k8s" / "api").mkdir(parents=True)
+    (tmp_path / "k8s" / "api" / "apps.k").write_text("schema Deployment:\n    name: str\n")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "main.k").write_text(MISSING)
+    found = lint([str(tmp_path / "app")], external_pkgs={"k8s": str(tmp_path / "k8s")}).diagnostics
+    assert [d.code.id for d in found] == ["E2F04", "E2F04"]
+    assert found[0].notes == [
+        f"the package 'k8s' (at {tmp_path / 'k8s'}) has no module 'api.core.v1'"
+    ]
+    assert found[1].message.endswith(f"from {tmp_path}/k8s/api/core/v1")
+
+
+@pytest.mark.skipif(not HAVE_REFERENCE, reason="the reference (kcl_lib) is not installed")
+def test_missing_module_messages_match_the_reference(tmp_path: Path) -> None:
+    """lint_path's messages in order, and `kcl run`'s errors and suggestions."""
+    cases = {"absolute": ("main.k", MISSING), "relative": ("app-main/main.k", "import .a.b as c\n")}
+    for name, (entry, code) in cases.items():
+        folder = tmp_path / name
+        (folder / entry).parent.mkdir(parents=True)
+        (folder / "kcl.mod").write_text('[package]\nname = "app"\nversion = "0.0.1"\n')
+        (folder / entry).write_text(code)
+    paths = [str(tmp_path / name / entry) for name, (entry, _) in cases.items()]
+    theirs = reference_lint(paths)
+    for path in paths:
+        ours = list(dict.fromkeys(_flat(kclpy.lint_path(path, select=["E2F04"]))))  # unique
+        assert theirs[path][: len(ours)] == ours, path
+        reference = run_reference(files=[os.path.basename(path)], cwd=os.path.dirname(path))
+        run = kcl_run([path])
+        assert run[0] == reference.returncode == 1
+        assert _module_errors(run[1]) == _module_errors(reference.stderr)
+
+
+def kcl_run(arguments: list[str]) -> tuple[int, str]:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "kclpy", "run", *arguments],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    return done.returncode, done.stderr
+
+
+def _module_errors(stderr: str) -> list[str]:
+    """The E2F04 errors of a `kcl run` error output: each header, the message under its
+    caret and its suggestions (blank lines and the source lines left out)."""
+    import re
+
+    found: list[str] = []
+    inside = False
+    for line in re.sub(r"\x1b\[[0-9;]*m", "", stderr).splitlines():
+        if line.startswith(("error[", "warning[")):
+            inside = line.startswith("error[E2F04]")
+            if inside:
+                found.append(line)
+        elif inside and "^" in line:
+            found.append(line.split("^")[-1].strip())
+        elif inside and line.startswith("suggestion: "):
+            found.append(line)
+    return found

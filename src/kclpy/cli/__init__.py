@@ -192,7 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from kclpy.pipeline.cache import report_to  # why it passes over a folder or an entry
 
         report_to((lambda message: note(args, message)) if verbose else None)
-    return _guarded(command, args)
+    from kclpy.mod.progress import Reporter, reporting  # package downloads, on stderr
+
+    with reporting(Reporter(enabled=not getattr(args, "quiet", False))):
+        return _guarded(command, args)
 
 
 # commands that stay on the main thread: kusion handles SIGINT itself, lsp and server

@@ -5,6 +5,6 @@ to stop, and only :mod:`kclpy.diag.render` turns them into text.
 """
 
 from kclpy.diag.codes import Code
-from kclpy.diag.diagnostic import Diagnostic, Label, Severity, make_error
+from kclpy.diag.diagnostic import Diagnostic, Label, Severity, Suggestion, make_error
 
-__all__ = ["Code", "Diagnostic", "Label", "Severity", "make_error"]
+__all__ = ["Code", "Diagnostic", "Label", "Severity", "Suggestion", "make_error"]

@@ -1,4 +1,8 @@
-"""The Diagnostic record: a code, a severity, a message, labelled spans and notes."""
+"""The Diagnostic record: a code, a severity, a message, labelled spans and notes.
+
+A note that proposes what to do is a :class:`Suggestion` (a ``str`` everywhere but in
+the human rendering, which prints it ``suggestion: ...`` as the reference does).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +29,12 @@ class Label:
 
     def __repr__(self) -> str:
         return f"Label({self.span!r}, {self.message!r})"
+
+
+class Suggestion(str):
+    """A note that proposes what to do (``suggestion:`` where plain notes say ``note:``)."""
+
+    __slots__ = ()
 
 
 class Diagnostic:

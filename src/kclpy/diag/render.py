@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import IO
 
-from kclpy.diag.diagnostic import Diagnostic, Label, Severity
+from kclpy.diag.diagnostic import Diagnostic, Label, Severity, Suggestion
 
 _BLUE = "\x1b[1;38;5;12m"
 _RED = "\x1b[1;38;5;9m"
@@ -97,7 +97,7 @@ def render_human(diagnostic: Diagnostic, colour: bool = False) -> str:
     for frame in diagnostic.stack:
         out.extend(_label_block(frame, colour, _BLUE))
     for note in diagnostic.notes:
-        out.append(f"note: {note}")
+        out.append(f"{'suggestion' if isinstance(note, Suggestion) else 'note'}: {note}")
     return "\n".join(out)
 
 

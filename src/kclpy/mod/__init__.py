@@ -13,9 +13,10 @@ update, pull, push, package, graph, metadata, login, logout), ``entries`` (what
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kclpy.mod.errors import PackageError
+if TYPE_CHECKING:
+    from kclpy.mod.errors import PackageError
 
 _OPERATIONS = frozenset(
     [
@@ -39,7 +40,12 @@ _MANIFEST = frozenset(["Dependency", "Locked", "ModFile", "read_lock", "read_mod
 
 
 def __getattr__(name: str) -> Any:
-    """The operations, imported on first use (``kcl run`` and the parser stay cheap)."""
+    """The operations, imported on first use (``kcl run`` and the parser stay cheap:
+    every command imports :mod:`kclpy.mod.progress`, so this package imports nothing)."""
+    if name == "PackageError":
+        from kclpy.mod.errors import PackageError
+
+        return PackageError
     if name in _OPERATIONS:
         from kclpy.mod import operations
 

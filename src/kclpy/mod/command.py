@@ -93,6 +93,9 @@ def configure_mod(parser: argparse.ArgumentParser) -> None:
     for sub in commands.choices.values():
         add_style_options(sub)
         sub.add_argument(
+            "-q", "--quiet", action="store_true", help="no progress lines while downloading"
+        )
+        sub.add_argument(
             "--locked",
             action="store_true",
             help="fail, changing nothing, if kcl.mod.lock would change (it is out of date)",

@@ -35,6 +35,8 @@ from typing import Any, NamedTuple
 from kclpy.diag import Code
 from kclpy.mod import settings
 from kclpy.mod.errors import PackageError
+from kclpy.mod.network import failure, timeouts
+from kclpy.mod.progress import Fetch
 
 LAYER_MEDIA_TYPE = "application/vnd.oci.image.layer.v1.tar+gzip"
 TAR_MEDIA_TYPE = "application/vnd.oci.image.layer.v1.tar"
@@ -51,7 +53,6 @@ ANNOTATION_DESCRIPTION = "org.kcllang.package.description"
 ANNOTATION_SUM = "org.kcllang.package.sum"
 ANNOTATION_CREATED = "org.opencontainers.image.created"
 ANNOTATION_TITLE = "org.opencontainers.image.title"
-TIMEOUT = (10.0, 60.0)  # seconds to connect, to wait for data
 MAX_DOCUMENT_BYTES = 4 << 20  # a manifest or a tag list (the OCI spec's manifest limit)
 MAX_LAYER_BYTES = 512 << 20  # a package archive, as it is downloaded
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
@@ -98,7 +99,7 @@ def _client(host: str) -> Any:
             def send() -> Any:
                 return self.session.request(
                     method, url, data=data, json=json, headers=headers, stream=stream,
-                    verify=self._tls_verify, timeout=TIMEOUT,
+                    verify=self._tls_verify, timeout=timeouts(),
                 )  # fmt: skip
 
             response = send()
@@ -143,11 +144,7 @@ def _errors(reference: Reference, what: str) -> Iterator[None]:
     except PackageError:
         raise
     except requests.exceptions.RequestException as error:
-        raise PackageError(
-            Code.REGISTRY_ERROR,
-            f"cannot reach the registry '{reference.host}' for {what}: {type(error).__name__}",
-            dependency=what,
-        ) from None
+        raise failure(error, reference.host, what) from None
     except Exception as error:  # oras raises ValueError and plain exceptions
         raise PackageError(
             Code.REGISTRY_ERROR, f"registry '{reference.host}' failed for {what}: {error}",
@@ -244,12 +241,17 @@ def manifest(reference: Reference, tag: str, what: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def pull(reference: Reference, tag: str, folder: str, what: str) -> tuple[str, dict[str, Any]]:
+def pull(
+    reference: Reference, tag: str, folder: str, what: str, progress: Fetch | None = None
+) -> tuple[str, dict[str, Any]]:
     """Download the package archive of ``reference:tag`` into ``folder``; returns its
     path and the manifest. The blob is checked against the manifest's size and sha256
-    digest before it is returned (so nothing unverified is unpacked)."""
+    digest before it is returned (so nothing unverified is unpacked). ``progress``
+    hears the archive's size and each chunk received."""
     found = manifest(reference, tag, what)
     digest, size, suffix = _layer(found, f"{reference}:{tag}", what)
+    if progress is not None:
+        progress.expect(size)
     target = os.path.join(folder, "package" + suffix)
     client = _client(reference.host)
     container = client.get_container(f"{reference}:{tag}")
@@ -265,6 +267,8 @@ def pull(reference: Reference, tag: str, folder: str, what: str) -> tuple[str, d
                     break
                 hashed.update(chunk)
                 stream.write(chunk)
+                if progress is not None:
+                    progress.advance(len(chunk))
     if received != size or f"sha256:{hashed.hexdigest()}" != digest:
         raise PackageError(
             Code.CORRUPT_ARCHIVE,
@@ -368,12 +372,10 @@ def login(host: str, username: str, password: str) -> None:
     scheme = "http" if settings.is_plain_http(host) else "https"
     try:
         response = requests.get(
-            f"{scheme}://{host}/v2/", auth=(username, password), timeout=TIMEOUT
+            f"{scheme}://{host}/v2/", auth=(username, password), timeout=timeouts()
         )
     except requests.exceptions.RequestException as error:
-        raise PackageError(
-            Code.REGISTRY_ERROR, f"cannot reach the registry '{host}': {type(error).__name__}"
-        ) from None
+        raise failure(error, host, f"login to {host}") from None
     if response.status_code in (401, 403):
         raise PackageError(Code.AUTHENTICATION_ERROR, f"login to '{host}' failed: unauthorised")
     _check(response, reference, f"login to {host}")

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from kclpy.diag import Code
-from kclpy.mod import names
+from kclpy.mod import names, progress
 from kclpy.mod import settings as settings_module
 from kclpy.mod.errors import PackageError
 from kclpy.mod.manifest import (
@@ -92,6 +92,7 @@ class Resolver:
         self.lock = {} if update else read_lock(self.root)
         self.resolved: dict[str, Resolved] = {}
         self.edges: set[tuple[str, str]] = set()  # (requirer, import name); root: ""
+        self.progress = progress.current()  # shows each download
 
     def resolve(self, given: frozenset[str] = frozenset()) -> dict[str, Resolved]:
         """Every package reachable from the root's ``[dependencies]``, by import name;
@@ -211,8 +212,11 @@ class Resolver:
             self._download(
                 folder,
                 dependency,
-                lambda staging: self._pull(host, repository, version, staging, dependency),
+                lambda staging, fetch: self._pull(
+                    host, repository, version, staging, dependency, fetch
+                ),
                 version,
+                f"{dependency.name} {version} from {host}/{repository}",
             )
         locked = Locked(
             locked.name, version, self._verified_sum(folder, dependency, version), source
@@ -233,7 +237,13 @@ class Resolver:
         return found
 
     def _pull(
-        self, host: str, repository: str, tag: str, staging: str, dependency: Dependency
+        self,
+        host: str,
+        repository: str,
+        tag: str,
+        staging: str,
+        dependency: Dependency,
+        fetch: progress.Fetch,
     ) -> str:
         """Pull and unpack into ``staging``; the checksum the manifest announces ('')."""
         import shutil
@@ -244,7 +254,7 @@ class Resolver:
         self._online(dependency)
         downloads = os.path.join(staging, ".download")
         os.makedirs(downloads)
-        path, manifest = pull(Reference(host, repository), tag, downloads, dependency.name)
+        path, manifest = pull(Reference(host, repository), tag, downloads, dependency.name, fetch)
         archive.unpack(path, staging, dependency.name)
         shutil.rmtree(downloads, ignore_errors=True)
         return str((manifest.get("annotations") or {}).get(ANNOTATION_SUM) or "")
@@ -262,14 +272,15 @@ class Resolver:
         folder = self._place(full_name, _git_vendor_name(dependency, repository))
         if self.update or not os.path.isdir(folder):
 
-            def clone(staging: str) -> str:
+            def clone(staging: str, fetch: progress.Fetch) -> str:
                 self._online(dependency)
                 git.fetch(
                     dependency.git, reference, staging, dependency.name, bool(dependency.branch)
                 )
                 return ""
 
-            self._download(folder, dependency, clone, "")
+            label = f"{dependency.name} {reference or 'HEAD'} from {dependency.git}"
+            self._download(folder, dependency, clone, "", label)
         source = {"url": dependency.git}
         for key, lock_key in (("tag", "git_tag"), ("commit", "commit"), ("branch", "branch")):
             if getattr(dependency, key):
@@ -288,12 +299,18 @@ class Resolver:
             )
 
     def _download(
-        self, folder: str, dependency: Dependency, fill: Callable[[str], str], version: str
+        self,
+        folder: str,
+        dependency: Dependency,
+        fill: Callable[[str, progress.Fetch], str],
+        version: str,
+        label: str,
     ) -> None:
-        """Fill a staging folder with ``fill(staging)`` (which returns the checksum the
-        source announces, or ''), check the package's checksum against that and against
-        ``kcl.mod.lock`` (``version``: '' for git, read from the package), then move it
-        to ``folder``: a package that fails a check is never installed.
+        """Fill a staging folder with ``fill(staging, fetch)`` (which returns the checksum
+        the source announces, or ''; ``fetch`` shows the download of ``label``), check the
+        package's checksum against that and against ``kcl.mod.lock`` (``version``: '' for
+        git, read from the package), then move it to ``folder``: a package that fails a
+        check is never installed.
         A failure is remembered for a while in this process, so a long-lived caller (the
         language server, which loads on every edit) does not retry the network each time."""
         import shutil
@@ -306,11 +323,17 @@ class Resolver:
             raise failed[1]
         staging = archive.staging_dir(self.home)
         try:
+            fetch = self.progress.start(label)
             try:
-                announced = fill(staging)
+                announced = fill(staging, fetch)
             except PackageError as error:
+                fetch.fail()
                 _RECENT_FAILURES[folder] = (time.monotonic(), error)
                 raise
+            except BaseException:
+                fetch.fail()
+                raise
+            fetch.finish(None if fetch.received else _folder_size(staging))
             _RECENT_FAILURES.pop(folder, None)
             known = archive.checksum(staging)
             if announced and announced != known:
@@ -368,6 +391,16 @@ class Resolver:
 
 RETRY_SECONDS = 30.0
 _RECENT_FAILURES: dict[str, tuple[float, PackageError]] = {}  # cache folder -> (when, error)
+
+
+def _folder_size(folder: str) -> int:
+    """The bytes of the files below ``folder`` (links not followed)."""
+    total = 0
+    for current, _, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(current, name)).st_size
+    return total
 
 
 def _sum_path(home: str, full_name: str) -> str:

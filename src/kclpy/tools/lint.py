@@ -36,6 +36,7 @@ from kclpy.pipeline import driver
 from kclpy.sema import Model
 from kclpy.syntax import ast, parse_source
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
+from kclpy.tools.format import FormatError, format_code
 from kclpy.tools.lint_rules import (
     DEFAULT_BAD_NAMES,
     DEFAULT_MAX_LINE_LENGTH,
@@ -346,7 +347,8 @@ def _suppressed(diagnostic: Diagnostic) -> bool:
 
 
 def fixed_texts(report: LintReport) -> tuple[dict[str, str], int]:
-    """The new text of every file with fixes, and how many findings they fix.
+    """The new text of every file with fixes, formatted as ``kcl fmt`` formats it (a
+    removed import leaves no blank lines behind), and how many findings they fix.
 
     A file is left alone when it does not parse cleanly before or after the edits.
     """
@@ -369,9 +371,10 @@ def fixed_texts(report: LintReport) -> tuple[dict[str, str], int]:
                 continue
             new_text = new_text[: edit.start] + edit.text + new_text[edit.end :]
             last = edit.start
-        if _has_syntax_errors(new_text, path):
+        try:
+            texts[path] = format_code(new_text, filename=path)
+        except FormatError:  # the edits broke the syntax: the file stays as it is
             continue
-        texts[path] = new_text
         count += sum(1 for _, edit in report.fixes if edit.path == path)
     return texts, count
 
@@ -400,7 +403,8 @@ def render_report(report: LintReport, format: str = "text", colour: bool = False
             items.append(item)
         return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
     if format == "github":
-        return "".join(_github(diagnostic) + "\n" for diagnostic in diagnostics)
+        roots: dict[str, str] = {}
+        return "".join(_github(diagnostic, roots) + "\n" for diagnostic in diagnostics)
     if format == "sarif":
         return json.dumps(sarif_log(diagnostics), ensure_ascii=False, indent=2) + "\n"
     if format == "concise":
@@ -473,7 +477,9 @@ def sarif_log(diagnostics: list[Diagnostic]) -> dict[str, Any]:
     }
 
 
-def _github(diagnostic: Diagnostic) -> str:
+def _github(diagnostic: Diagnostic, roots: dict[str, str]) -> str:
+    """A workflow annotation; its file relative to the repository (see
+    :func:`repository_path`; ``roots``: the work tree of each folder, found once)."""
     level = "error" if diagnostic.is_error else "warning"
     properties = [f"title={_escape_property(f'kcl lint ({diagnostic.code.id})')}"]
     span = diagnostic.span
@@ -481,7 +487,7 @@ def _github(diagnostic: Diagnostic) -> str:
         line, col = span.begin_pos
         end_line, end_col = span.end_pos
         properties[:0] = [
-            f"file={_escape_property(span.file.path)}",
+            f"file={_escape_property(repository_path(span.file.path, roots))}",
             f"line={line}",
             f"col={col}",
             f"endLine={end_line}",
@@ -489,6 +495,31 @@ def _github(diagnostic: Diagnostic) -> str:
         ]
     message = f"{diagnostic.code.id} {diagnostic.message}"
     return f"::{level} {','.join(properties)}::{_escape_data(message)}"
+
+
+def repository_path(path: str, roots: dict[str, str] | None = None) -> str:
+    """``path`` relative to the root of the git work tree holding it (the nearest folder
+    above it with a ``.git`` folder or file), else to the current folder, with ``/``
+    separators: GitHub matches annotations to files by their path in the repository."""
+    absolute = os.path.abspath(path)
+    folder = os.path.dirname(absolute)
+    known = roots if roots is not None else {}
+    root = known.get(folder)
+    if root is None:
+        root = known[folder] = _work_tree(folder) or os.getcwd()
+    relative = os.path.relpath(absolute, root)
+    return relative.replace(os.sep, "/")
+
+
+def _work_tree(folder: str) -> str | None:
+    current = folder
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
 
 
 def _escape_data(text: str) -> str:

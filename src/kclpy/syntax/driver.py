@@ -644,25 +644,31 @@ def _unit_chain(machine: Machine, below: int, pname: str, lookahead: str | None)
         state = goto[below][pname]
 
 
-def accepts(machine: Machine, statestack: list[int], kind: str) -> bool:
-    """Whether the machine with these states would shift a token of ``kind``, after
-    the reductions it takes on it first (the stack itself is left as it is)."""
+def accepts(machine: Machine, statestack: list[int], *kinds: str) -> bool:
+    """Whether the machine with these states would shift tokens of these ``kinds`` one
+    after the other, with the reductions it takes on each first (the stack itself is
+    left as it is)."""
     stack = list(statestack)
-    while True:
-        state = stack[-1]
-        t = machine.defaults[state]
-        if t is None:
-            t = machine.actions[state].get(kind)
-        if t is None:
-            return False
-        if t >= 0:
-            return True
-        _name, length, _action, _kind, targets = machine.rules[-t]
-        if length:
-            if length >= len(stack):
+    for kind in kinds:
+        while True:
+            state = stack[-1]
+            t = machine.defaults[state]
+            if t is None:
+                t = machine.actions[state].get(kind)
+            if t is None:
                 return False
-            del stack[-length:]
-        target = targets.get(stack[-1])
-        if target is None:
-            return False
-        stack.append(target)
+            if t > 0:
+                stack.append(t - ABSORB if t >= ABSORB else t)
+                break
+            if t == 0:
+                return True
+            _name, length, _action, _kind, targets = machine.rules[-t]
+            if length:
+                if length >= len(stack):
+                    return False
+                del stack[-length:]
+            target = targets.get(stack[-1])
+            if target is None:
+                return False
+            stack.append(target)
+    return True

@@ -247,23 +247,46 @@ class _Parse:
             return False
         opener = self._innermost_bracket()
         unclosed = opener if opener is not None and self._never_closed(opener) else None
-        if tok is None:
-            at = len(self.file.text[: self.end].rstrip())
+        if tok is None:  # at the last character, where the reference points
+            at = max(len(self.file.text[: self.end].rstrip()) - 1, 0)
             message = _message(tok, expected)
             if unclosed is not None:
+                if self._told_within(unclosed):
+                    return False  # (one error for one problem)
                 message = f'expected one of ["{_CLOSERS[unclosed.type]}"] got eof'
             self._report(message, at, at, unclosed)
             return False
         self._report(_message(tok, expected), *_token_range(self.end, tok), unclosed)
-        completes = opener is None and self._statement_ends(tok)
-        _resync(self.cursor, tok)
-        return completes
-
-    def _statement_ends(self, tok: Any) -> bool:
-        """Whether the statement before ``tok`` is whole (a line break would end it)."""
-        if tok.type in _LAYOUT or self.fragment is not None:
+        if opener is not None or self.fragment is not None:
+            _resync(self.cursor, tok)
             return False
-        return driver.accepts(_machine(self.parser), self.parser.statestack, "NEWLINE")
+        return self._recover(tok)
+
+    def _recover(self, tok: Any) -> bool:
+        """Keep the statement the error is in when one token would complete it, as the
+        reference does: an operand missing at its end becomes a placeholder (an empty
+        name: ``a ==``), or the statement before ``tok`` is whole and the rest of its
+        line is skipped (``error, if ...``). True when so; else the input is moved to
+        where the grammar's ``error`` rules take it on."""
+        machine = _machine(self.parser)
+        stack = self.parser.statestack
+        if tok.type == "NEWLINE" and tok.value == 0:
+            if driver.accepts(machine, stack, "NAME", "NEWLINE"):
+                self.cursor.index -= 1  # (the line break, read again after the operand)
+                self.cursor.pending = Token("NAME", "", tok.lexpos, tok.lexpos)
+                return True
+        elif tok.type not in _LAYOUT and driver.accepts(machine, stack, "NEWLINE"):
+            _resync(self.cursor, tok)
+            return True
+        _resync(self.cursor, tok)
+        return False
+
+    def _told_within(self, opener: Any) -> bool:
+        """Whether an error inside the bracket ``opener`` has been reported already."""
+        return any(
+            d.span is not None and d.span.file is self.file and d.span.start > opener.lexpos
+            for d in self.diagnostics
+        )
 
     def _innermost_bracket(self) -> Any:
         """The innermost bracket open where the parser stands, if any."""

@@ -523,6 +523,12 @@ def run(
             error = Symbol("error", lookahead)
             lookaheadstack.append(lookahead)
             lookahead = error
+            # down to a state that shifts `error`, past default reductions that would
+            # make a statement of the bad one's beginning (`x = [1 +` is no `x`)
+            while len(statestack) > 1 and actions[state].get("error", 0) <= 0:
+                symstack.pop()
+                statestack.pop()
+                state = statestack[-1]
         else:
             symstack.pop()
             statestack.pop()

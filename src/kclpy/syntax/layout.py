@@ -7,7 +7,8 @@ Takes the raw tokens of a file and returns the parser's token list:
   reference, where a closing bracket on a deeper line leaves a ``DEDENT``
   behind); the first line's indentation is ignored; a line break right before
   ``else``/``elif`` is dropped so that the grammar needs no lookahead for them;
-* keywords split off ``NAME`` (``$name`` stays a name), ``not in``, ``is not``,
+* keywords split off ``NAME`` (``$name`` stays a name; the parser reads a keyword
+  it cannot take as a name again), ``not in``, ``is not``,
   ``?.`` and ``?[`` merged into one token;
 * number and string tokens carry their AST node as value; interpolated strings
   are split and their ``${...}`` parts parsed through a callback;

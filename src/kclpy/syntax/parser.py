@@ -9,11 +9,18 @@ and returns the tree plus diagnostics; it never raises on bad input.
   conflicts (all shift/reduce, resolved as shift = "keep the expression going").
 * One table serves files and lone expressions: a synthetic ``EXPR_START`` token
   selects the expression entry.
-* Syntax errors are reported in the reference's words; the parser then
-  resynchronises at the next statement on the same or a lower indentation (via
-  the ``error NEWLINE`` alternatives of statement lists). When the input ends
-  inside an unfinished construct, the statements completed so far are salvaged
-  so callers (the language server) still get a partial tree.
+* A keyword the grammar cannot take where it stands is read again as a name
+  (``import: [str]`` in a schema, ``{in = 1}``), as the reference's parser, which
+  dispatches on a keyword only where it starts something.
+* Syntax errors are reported in the reference's words, one per problem. A statement
+  one token would complete stands (a missing operand at its end becomes an empty
+  name, junk after a whole statement is skipped), so that its names are still
+  checked; otherwise the parser drops the bad statement and resynchronises at the
+  next one on the same or a lower indentation (via the ``error NEWLINE``
+  alternatives of statement lists). A bracket never closed is named in a second
+  label, and at the end of the input the error is the missing closing bracket.
+  When the input ends inside an unfinished construct, the statements completed so
+  far are salvaged so callers (the language server) still get a partial tree.
 """
 
 from __future__ import annotations

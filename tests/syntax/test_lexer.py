@@ -31,7 +31,12 @@ def test_keywords_and_merged_tokens() -> None:
         "NEWLINE",
     ]
     assert kinds("$if if type") == ["NAME", "IF", "TYPE", "NEWLINE"]
-    assert kinds("{in = 1, if: 2}")[:4] == ["LBRACE", "NAME", "ASSIGN", "NUMBER"]
+    # keywords stay keywords (the parser reads one it cannot take as a name), but
+    # before `?` (an optional attribute) and first in brackets before a colon
+    assert kinds("{in = 1, if: 2}")[:4] == ["LBRACE", "IN", "ASSIGN", "NUMBER"]
+    assert kinds("else?: str")[:2] == ["NAME", "QUESTION"]
+    assert kinds("if?: str")[:2] == ["IF", "QUESTION"]
+    assert kinds("[for: str]: str")[:3] == ["LBRACKET", "NAME", "COLON"]
 
 
 def test_layout_tokens() -> None:

@@ -172,6 +172,11 @@ def _has_error(diagnostics: Sequence[Diagnostic]) -> bool:
     return any(d.is_error for d in diagnostics)
 
 
+def _only_syntax_errors(diagnostics: Sequence[Diagnostic]) -> bool:
+    """Whether every error is a syntax error (the program's trees were all recovered)."""
+    return all(d.code is Code.INVALID_SYNTAX for d in diagnostics if d.is_error)
+
+
 # --------------------------------------------------------------------------- options
 
 
@@ -363,6 +368,9 @@ def from_source(
     if not program.has_errors and inputs.edit is not None:
         diagnostics.extend(inputs.edit(program))
     if _has_error(diagnostics):
+        if _only_syntax_errors(diagnostics):  # as the reference: the trees as recovered
+            model = check(program, False, None, None, False) if inputs.check else resolve(program)
+            diagnostics.extend(model.diagnostics)
         return None
     keys = package_keys(program) if memory is not None else None
     model = check(program, False, memory, keys, False) if inputs.check else resolve(program)

@@ -230,7 +230,10 @@ class CheckContext:
         return self.package_scope(self.pkgpath).symbols.get(head)
 
     def report_undefined(self, name: str, span: Span | None) -> None:
-        """``name 'x' is not defined``, with the close names visible here as suggestions."""
+        """``name 'x' is not defined``, with the close names visible here as suggestions
+        (not for the empty name: the parser's placeholder, a syntax error already)."""
+        if not name:
+            return
         hint = suggestion_text(name, self.scope.visible_names())
         self.compile_error(f"name '{name}' is not defined{hint}", span)
 

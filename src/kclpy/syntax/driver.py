@@ -300,12 +300,24 @@ def _kind(action: Any, length: int) -> int:
     return CALL
 
 
-def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
-    """Parse the tokens ``cursor.tokens[cursor.index:]`` with the machine's tables
-    (``on_error`` may move ``cursor.index`` on and set ``cursor.pending``, a token
-    to read first); returns the start symbol's value, or None when the input ended in an
+def run(
+    machine: Machine,
+    cursor: Any,
+    on_error: Callable[[Any], bool],
+    reread: Callable[[Any], bool] | None = None,
+) -> Any:
+    """Parse the tokens ``cursor.tokens[cursor.index:]`` with the machine's tables;
+    returns the start symbol's value, or None when the input ended in an
     unrecoverable error (the stacks stay in ``parser.symstack``/``parser.statestack``
-    for salvaging)."""
+    for salvaging).
+
+    At a token no action takes, ``reread(token)`` (when given) may change the token
+    in place and return True: it is read again, and there is no error. Else
+    ``on_error(token or None at the end)`` reports the error (unless still recovering
+    from the last one); it may move ``cursor.index`` on and set ``cursor.pending``, a
+    token to read first, and return True when the input so changed reads on as it
+    is (no ``error`` token), or False to recover through the grammar's ``error``
+    rules."""
     parser = machine.parser
     actions = machine.actions
     defaults = machine.defaults
@@ -473,13 +485,23 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
 
         # A syntax error: report it (unless still recovering from the last one),
         # then let the `error` token pop states until some rule accepts it.
+        if reread is not None and lookahead.type != "$end":
+            cursor.index = index
+            if reread(lookahead):
+                continue
         if errorcount == 0 or parser.errorok:
             errorcount = _ERROR_COUNT
             parser.errorok = False
             parser.state = state
             cursor.index = index
-            on_error(None if lookahead.type == "$end" else lookahead)
+            resumed = on_error(None if lookahead.type == "$end" else lookahead)
             index = cursor.index
+            if resumed:  # the input goes on from the cursor, without recovery
+                lookahead = cursor.pending
+                cursor.pending = None
+                del lookaheadstack[:]
+                errorcount = 0
+                continue
             if cursor.pending is not None:  # goes in the slot of a token already read
                 index -= 1
                 tokens[index] = cursor.pending
@@ -501,6 +523,12 @@ def run(machine: Machine, cursor: Any, on_error: Callable[[Any], None]) -> Any:
             error = Symbol("error", lookahead)
             lookaheadstack.append(lookahead)
             lookahead = error
+            # down to a state that shifts `error`, past default reductions that would
+            # make a statement of the bad one's beginning (`x = [1 +` is no `x`)
+            while len(statestack) > 1 and actions[state].get("error", 0) <= 0:
+                symstack.pop()
+                statestack.pop()
+                state = statestack[-1]
         else:
             symstack.pop()
             statestack.pop()
@@ -620,3 +648,33 @@ def _unit_chain(machine: Machine, below: int, pname: str, lookahead: str | None)
             return state, pname
         pname = name
         state = goto[below][pname]
+
+
+def accepts(machine: Machine, statestack: list[int], *kinds: str) -> bool:
+    """Whether the machine with these states would shift tokens of these ``kinds`` one
+    after the other, with the reductions it takes on each first (the stack itself is
+    left as it is)."""
+    stack = list(statestack)
+    for kind in kinds:
+        while True:
+            state = stack[-1]
+            t = machine.defaults[state]
+            if t is None:
+                t = machine.actions[state].get(kind)
+            if t is None:
+                return False
+            if t > 0:
+                stack.append(t - ABSORB if t >= ABSORB else t)
+                break
+            if t == 0:
+                return True
+            _name, length, _action, _kind, targets = machine.rules[-t]
+            if length:
+                if length >= len(stack):
+                    return False
+                del stack[-length:]
+            target = targets.get(stack[-1])
+            if target is None:
+                return False
+            stack.append(target)
+    return True

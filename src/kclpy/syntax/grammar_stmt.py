@@ -495,8 +495,7 @@ def _schema_parts(items: list[Any], checks: list[ast.CheckExpr]) -> dict[str, An
                     item.span.start,
                     item.span.end,
                 )
-            else:
-                index_signature = item
+            index_signature = item  # (the last one stands, as in the reference)
             continue
         body.append(item)
     if checks:

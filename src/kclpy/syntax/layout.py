@@ -7,7 +7,8 @@ Takes the raw tokens of a file and returns the parser's token list:
   reference, where a closing bracket on a deeper line leaves a ``DEDENT``
   behind); the first line's indentation is ignored; a line break right before
   ``else``/``elif`` is dropped so that the grammar needs no lookahead for them;
-* keywords split off ``NAME`` (``$name`` stays a name), ``not in``, ``is not``,
+* keywords split off ``NAME`` (``$name`` stays a name; the parser reads a keyword
+  it cannot take as a name again), ``not in``, ``is not``,
   ``?.`` and ``?[`` merged into one token;
 * number and string tokens carry their AST node as value; interpolated strings
   are split and their ``${...}`` parts parsed through a callback;
@@ -182,12 +183,7 @@ def layout(
                 tok.value = value[1:]
             else:
                 keyword = KEYWORDS.get(value)
-                if (
-                    keyword is not None
-                    and keyword not in _CONSTANTS
-                    and index < count
-                    and _used_as_name(keyword, raw[index].type, depth)
-                ):
+                if keyword is not None and index < count and _named(keyword, raw[index], out):
                     keyword = None
                 if keyword is not None:
                     tok.type = keyword
@@ -360,22 +356,20 @@ def _brace_partners(raw: list[Any]) -> dict[int, int]:
     return partners
 
 
-_CONSTANTS = frozenset(("TRUE", "FALSE", "NONE", "UNDEFINED"))
-_BRANCHES = frozenset(("IF", "ELIF", "ELSE"))
-# Keywords the reference reads as plain names where a statement starts.
-_NAMES_AT_TOP = frozenset(("IN", "IS", "AND", "OR", "AS", "FOR", "ELSE", "ELIF"))
+# Keywords that start a schema body's statement before an attribute could (the others
+# are names before `?`; elsewhere a keyword the grammar cannot take is a name: the
+# parser reads it again as one).
+_DISPATCHED = frozenset(("IF", "MIXIN", "CHECK", "ASSERT"))
 
 
-def _used_as_name(keyword: str, following: str, depth: int) -> bool:
-    """Whether a keyword is a name by the token after it, as the reference reads
-    ``{in = 1}``, ``f(if = 1)``, ``for = 1`` or a schema attribute ``else?: str``."""
-    if following == "QUESTION":
-        return True
-    if depth:
-        return following == "ASSIGN" or (following == "COLON" and keyword not in _BRANCHES)
-    if keyword not in _NAMES_AT_TOP:
-        return False
-    return following == "ASSIGN" or (following == "COLON" and keyword not in _BRANCHES)
+def _named(keyword: str, following: Any, out: list[Any]) -> bool:
+    """Whether a keyword is a name by the tokens around it where the parser could
+    take it as a keyword: an optional attribute (``else?: str``) or the first name
+    in brackets before a colon (``[if: str]: str``, ``schema A[for: int]``)."""
+    kind = following.type
+    if kind == "QUESTION":
+        return keyword not in _DISPATCHED
+    return kind == "COLON" and bool(out) and out[-1].type == "LBRACKET"
 
 
 _MERGES: dict[tuple[str, str], tuple[str, str]] = {

@@ -9,11 +9,18 @@ and returns the tree plus diagnostics; it never raises on bad input.
   conflicts (all shift/reduce, resolved as shift = "keep the expression going").
 * One table serves files and lone expressions: a synthetic ``EXPR_START`` token
   selects the expression entry.
-* Syntax errors are reported in the reference's words; the parser then
-  resynchronises at the next statement on the same or a lower indentation (via
-  the ``error NEWLINE`` alternatives of statement lists). When the input ends
-  inside an unfinished construct, the statements completed so far are salvaged
-  so callers (the language server) still get a partial tree.
+* A keyword the grammar cannot take where it stands is read again as a name
+  (``import: [str]`` in a schema, ``{in = 1}``), as the reference's parser, which
+  dispatches on a keyword only where it starts something.
+* Syntax errors are reported in the reference's words, one per problem. A statement
+  one token would complete stands (a missing operand at its end becomes an empty
+  name, junk after a whole statement is skipped), so that its names are still
+  checked; otherwise the parser drops the bad statement and resynchronises at the
+  next one on the same or a lower indentation (via the ``error NEWLINE``
+  alternatives of statement lists). A bracket never closed is named in a second
+  label, and at the end of the input the error is the missing closing bracket.
+  When the input ends inside an unfinished construct, the statements completed so
+  far are salvaged so callers (the language server) still get a partial tree.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.diag import Code, Diagnostic, Label, make_error
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast, build, driver, grammar_collections, grammar_expr, grammar_stmt
 from kclpy.syntax.layout import layout
@@ -72,7 +79,7 @@ _OPERAND_START = frozenset(("NAME", "NUMBER", "STRING", "LPAREN", "LBRACKET", "L
 
 
 def _p_error(tok: Any) -> None:
-    _CURRENT[-1].on_error(tok)
+    _CURRENT[-1].on_error(tok)  # (ply's hook; the driver calls the parse's own)
 
 
 def grammar_dict() -> dict[str, Any]:
@@ -207,22 +214,129 @@ class _Parse:
         self.fragment: tuple[int, int] | None = None
         self.failed = False
         self.end = len(file.text)
+        self._unclosed: frozenset[int] | None = None
 
-    def on_error(self, tok: Any) -> None:
+    def reread(self, tok: Any) -> bool:
+        """A keyword the grammar cannot take where it stands is a name there, as in the
+        reference, whose parser dispatches on a keyword only where it starts something
+        (``import: [str]`` in a schema, ``{in = 1}``, ``f(if = 1)``, ``a.b = for``);
+        but ``for`` right after an opening bracket or a separator starts a
+        comprehension (``{for = 1}`` is an error there)."""
+        kind = tok.type
+        if kind not in _KEYWORD_KINDS or KEYWORDS.get(tok.value) != kind:
+            return False
+        if kind == "FOR" and self._starts_item():
+            return False
+        if not driver.accepts(_machine(self.parser), self.parser.statestack, "NAME"):
+            return False
+        tok.type = "NAME"
+        return True
+
+    def _starts_item(self) -> bool:
+        """Whether the token read last follows an opening bracket, a comma or a line
+        break inside brackets (shifted tokens may be renamed: their text tells)."""
+        index = self.cursor.index - 2
+        if index < 0:
+            return False
+        before = self.cursor.tokens[index]
+        value = before.value
+        return value in _ITEM_STARTERS or (before.type == "NEWLINE" and value != 0)
+
+    def on_error(self, tok: Any) -> bool:
+        """Report the error at ``tok`` (None: the end of the input); True when the
+        statement so far stands and the input goes on after the rest of its line."""
         self.failed = True
         expected = self.parser.action[self.parser.state]
         if self.fragment is not None and "$end" in expected:
             start, end = self.fragment
             text = self.file.text[start:end]
             self._report(f"invalid string interpolation expression: '{text}'", start, start)
-            return
-        self._report(_message(tok, expected), *_token_range(self.end, tok))
-        if tok is not None:
+            return False
+        opener = self._innermost_bracket()
+        unclosed = opener if opener is not None and self._never_closed(opener) else None
+        if tok is None:  # at the last character, where the reference points
+            at = max(len(self.file.text[: self.end].rstrip()) - 1, 0)
+            message = _message(tok, expected)
+            if unclosed is not None:
+                if self._told_within(unclosed):
+                    return False  # (one error for one problem)
+                message = f'expected one of ["{_CLOSERS[unclosed.type]}"] got eof'
+            self._report(message, at, at, unclosed)
+            return False
+        self._report(_message(tok, expected), *_token_range(self.end, tok), unclosed)
+        if opener is not None or self.fragment is not None:
             _resync(self.cursor, tok)
+            return False
+        return self._recover(tok)
 
-    def _report(self, message: str, start: int, end: int) -> None:
+    def _recover(self, tok: Any) -> bool:
+        """Keep the statement the error is in when one token would complete it, as the
+        reference does: an operand missing at its end becomes a placeholder (an empty
+        name: ``a ==``), or the statement before ``tok`` is whole and the rest of its
+        line is skipped (``error, if ...``). True when so; else the input is moved to
+        where the grammar's ``error`` rules take it on."""
+        machine = _machine(self.parser)
+        stack = self.parser.statestack
+        if tok.type == "NEWLINE" and tok.value == 0:
+            if driver.accepts(machine, stack, "NAME", "NEWLINE"):
+                self.cursor.index -= 1  # (the line break, read again after the operand)
+                self.cursor.pending = Token("NAME", "", tok.lexpos, tok.lexpos)
+                return True
+        elif tok.type not in _LAYOUT and driver.accepts(machine, stack, "NEWLINE"):
+            _resync(self.cursor, tok)
+            return True
+        _resync(self.cursor, tok)
+        return False
+
+    def _told_within(self, opener: Any) -> bool:
+        """Whether an error inside the bracket ``opener`` has been reported already."""
+        return any(
+            d.span is not None and d.span.file is self.file and d.span.start > opener.lexpos
+            for d in self.diagnostics
+        )
+
+    def _innermost_bracket(self) -> Any:
+        """The innermost bracket open where the parser stands, if any."""
+        for symbol in reversed(self.parser.symstack):
+            if symbol.type in _OPENERS and isinstance(symbol, Token):
+                return symbol
+        return None
+
+    def _never_closed(self, opener: Any) -> bool:
+        """Whether no bracket in the input closes ``opener`` (the offsets of those
+        brackets are found once a parse, from the tokens' text: the parser renames
+        the tokens it has shifted)."""
+        if self._unclosed is None:
+            text = self.file.text
+            opened: list[int] = []
+            for tok in self.cursor.tokens:
+                start = tok.lexpos
+                if tok.end - start not in (1, 2):
+                    continue
+                piece = text[start : tok.end]
+                if piece in _OPENER_TEXTS:
+                    opened.append(start)
+                elif piece in _CLOSER_TEXTS and opened:
+                    opened.pop()
+            self._unclosed = frozenset(opened)
+        return opener.lexpos in self._unclosed
+
+    def _report(self, message: str, start: int, end: int, opener: Any = None) -> None:
         span = Span(self.file, start, end)
-        self.diagnostics.append(make_error(Code.INVALID_SYNTAX, message, span))
+        diagnostic = make_error(Code.INVALID_SYNTAX, message, span)
+        if opener is not None:
+            text = self.file.text[opener.lexpos : opener.end]
+            where = Span(self.file, opener.lexpos, opener.end)
+            diagnostic.labels.append(Label(where, f"unclosed '{text}'"))
+        self.diagnostics.append(diagnostic)
+
+
+_LAYOUT = frozenset(("NEWLINE", "INDENT", "DEDENT"))
+_CLOSERS = {"LPAREN": ")", "LBRACKET": "]", "QLBRACKET": "]", "LBRACE": "}", "LPARAMS": "}"}
+_OPENERS = frozenset(_CLOSERS)
+_OPENER_TEXTS = frozenset(("(", "[", "?[", "{"))
+_CLOSER_TEXTS = frozenset((")", "]", "}"))
+_ITEM_STARTERS = frozenset(("(", "[", "{", ","))
 
 
 def _token_range(end: int, tok: Any) -> tuple[int, int]:
@@ -331,7 +445,7 @@ def _run(parse: _Parse) -> Any:
     build.DIAGNOSTICS = parse.diagnostics
     _CURRENT.append(parse)
     try:
-        return driver.run(_machine(parse.parser), parse.cursor, parse.on_error)
+        return driver.run(_machine(parse.parser), parse.cursor, parse.on_error, parse.reread)
     finally:
         _CURRENT.pop()
         build.FILE, build.DIAGNOSTICS = saved

@@ -91,10 +91,7 @@ def configure_mod(parser: argparse.ArgumentParser) -> None:
     metadata.add_argument("--update", action="store_true", help="accepted (always resolves)")
     metadata.add_argument("--vendor", action="store_true", help="vendor the packages first")
     for sub in commands.choices.values():
-        add_style_options(sub)
-        sub.add_argument(
-            "-q", "--quiet", action="store_true", help="no progress lines while downloading"
-        )
+        add_style_options(sub)  # (its -q also silences the download progress lines)
         sub.add_argument(
             "--locked",
             action="store_true",

@@ -11,6 +11,9 @@
   registry when ``OCI_REG_PLAIN_HTTP=on``.
 - ``--locked``: whether this process may change a ``kcl.mod.lock``
   (:func:`locked`, :func:`is_locked`): set by ``kcl run|build|mod --locked``.
+- Read-only locks (:func:`read_only_locks`, :func:`locks_read_only`): a process that
+  only reads a workspace (the language server) resolves without ever writing a
+  ``kcl.mod.lock``; an out-of-date lock is left as it is, and is no error.
 """
 
 from __future__ import annotations
@@ -76,6 +79,18 @@ _lock_frozen = [False]  # --locked in force in this process
 def is_locked() -> bool:
     """Whether ``kcl.mod.lock`` files must stay as they are (``--locked``)."""
     return _lock_frozen[0]
+
+
+_lock_read_only = [False]  # this process never writes a kcl.mod.lock
+
+
+def read_only_locks() -> None:
+    """From now on this process writes no ``kcl.mod.lock`` (and refuses nothing)."""
+    _lock_read_only[0] = True
+
+
+def locks_read_only() -> bool:
+    return _lock_read_only[0]
 
 
 @contextlib.contextmanager

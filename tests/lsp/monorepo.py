@@ -6,7 +6,8 @@
   named ``konfig``, depending on the registry package ``kube``), shared models under
   ``models/``, a ``render.k`` that reads ``frontend.Server.instances()``, and stacks
   ``examples/appN/{base/base.k, dev/main.k, dev/kcl.mod}`` whose ``[profile] entries``
-  are ``../base/base.k``, ``main.k`` and ``${konfig:KCL_MOD}/models/render/render.k``;
+  are ``../base/base.k``, ``main.k`` and ``${konfig:KCL_MOD}/models/render/render.k``
+  (``dev`` by default; more environments share one ``base.k``);
   the stacks' ``kcl.mod.lock`` files are committed in an older layout (no checksums),
   so any resolution that writes locks rewrites them;
 * ``workspace/kusion/``: KusionStack/konfig's layout: one ``kcl.mod`` at the project
@@ -100,15 +101,22 @@ KUSION_MODELS = {
         "    mainContainer: {str:str}\n"
     ),
     "base/render/render.k": (
-        "import base.pkg.models\n\n_apps = models.Server.instances()\nrendered = [a.image for a in _apps]\n"
+        "import base.pkg.models\n\n"
+        "_apps = models.Server.instances()\n"
+        "rendered = [a.image for a in _apps]\n"
     ),
 }
 KUSION_BASE = (
     "import base.pkg.models\n\n"
-    'web: models.Server {{\n    name = "web{index}"\n    mainContainer = {{name = "web{index}"}}\n}}\n'
+    "web: models.Server {{\n"
+    '    name = "web{index}"\n'
+    '    mainContainer = {{name = "web{index}"}}\n'
+    "}}\n"
 )
 KUSION_MAIN = (
-    'import base.pkg.models\n\nweb: models.Server {{\n    image = "registry.local/web{index}:prod"\n'
+    "import base.pkg.models\n\n"
+    "web: models.Server {{\n"
+    '    image = "registry.local/web{index}:prod"\n'
     '    cluster = option("cluster")\n}}\n'
 )
 KCL_YAML = (
@@ -151,8 +159,14 @@ def _write(folder: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def build(folder: Path, stacks: int = 3, settings_stacks: int = 2) -> Monorepo:
-    """The monorepo under ``folder`` (see the module doc)."""
+def build(
+    folder: Path,
+    stacks: int = 3,
+    settings_stacks: int = 2,
+    environments: tuple[str, ...] = ("dev",),
+) -> Monorepo:
+    """The monorepo under ``folder`` (see the module doc); each application of
+    konfig's layout has a stack per environment (sharing its ``base.k``)."""
     repo = Monorepo(folder / "workspace", folder / "cache", Path(), Path())
     _write(repo.cache / "kube_1.0.0", KUBE)
     repo.konfig = repo.root / "konfig"
@@ -161,28 +175,29 @@ def build(folder: Path, stacks: int = 3, settings_stacks: int = 2) -> Monorepo:
         '[package]\nname = "konfig"\nversion = "0.1.0"\n\n[dependencies]\nkube = "1.0.0"\n'
     )
     old_lock = (
-        "[dependencies]\n  [dependencies.kube]\n    name = \"kube\"\n"
+        '[dependencies]\n  [dependencies.kube]\n    name = "kube"\n'
         '    full_name = "kube_0.9.0"\n    version = "0.9.0"\n'
     )
     framework["kcl.mod.lock"] = old_lock
     for index in range(stacks):
         app = f"examples/app{index}"
         framework[f"{app}/base/base.k"] = BASE.format(index=index)
-        framework[f"{app}/dev/main.k"] = MAIN.format(index=index, env="dev", replicas=index + 1)
-        framework[f"{app}/dev/kcl.mod"] = (
-            f'[package]\nname = "app{index}-dev"\nversion = "0.0.1"\n\n'
-            '[dependencies]\nkonfig = { path = "../../../../konfig" }\nkube = "1.0.0"\n\n'
-            "[profile]\n"
-            'entries = ["../base/base.k", "main.k", '
-            '"${konfig:KCL_MOD}/models/render/render.k"]\n'
-        )
-        framework[f"{app}/dev/kcl.mod.lock"] = old_lock
+        for env in environments:
+            framework[f"{app}/{env}/main.k"] = MAIN.format(index=index, env=env, replicas=index + 1)
+            framework[f"{app}/{env}/kcl.mod"] = (
+                f'[package]\nname = "app{index}-{env}"\nversion = "0.0.1"\n\n'
+                '[dependencies]\nkonfig = { path = "../../../../konfig" }\nkube = "1.0.0"\n\n'
+                "[profile]\n"
+                'entries = ["../base/base.k", "main.k", '
+                '"${konfig:KCL_MOD}/models/render/render.k"]\n'
+            )
+            framework[f"{app}/{env}/kcl.mod.lock"] = old_lock
+            repo.stacks.append(repo.konfig / app / env / "main.k")
         framework[f"{app}/kcl.mod"] = (  # the application's module: base.k's root
             f'[package]\nname = "app{index}"\nversion = "0.0.1"\n\n'
             '[dependencies]\nkonfig = { path = "../../../konfig" }\nkube = "1.0.0"\n'
         )
         framework[f"{app}/kcl.mod.lock"] = old_lock
-        repo.stacks.append(repo.konfig / app / "dev" / "main.k")
     _write(repo.konfig, framework)
     repo.kusion = repo.root / "kusion"
     kusion = dict(KUSION_MODELS)

@@ -306,14 +306,14 @@ class Workspace:
         analysis = self._analyses.get(os.path.dirname(path))
         if analysis is not None and path in analysis.texts:
             return analysis
-        holding = [a for _, a in sorted(self._analyses.items()) if path in a.texts]
+        holding = [a for _, a in sorted(list(self._analyses.items())) if path in a.texts]
         return holding[0] if holding else analysis
 
     def holders(self, path: str) -> set[str]:
         """The units that hold ``path``, or will: analysed ones that loaded it, stacks
         naming it, its folder's program."""
         path = os.path.abspath(path)
-        found = {folder for folder, a in self._analyses.items() if path in a.texts}
+        found = {folder for folder, a in list(self._analyses.items()) if path in a.texts}
         found |= self.units.stacks_naming(path)
         folder = os.path.dirname(path)
         unit = self.units.get(folder)

@@ -26,6 +26,7 @@ import json
 import os
 import queue
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -77,16 +78,18 @@ def project(folder: Path, lines: int) -> Path:
 class Client:
     """A JSON-RPC client over the server's stdin/stdout (a reader thread)."""
 
-    def __init__(self, command: list[str], cwd: Path) -> None:
+    def __init__(self, command: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             command,
             cwd=cwd,
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=open(os.environ.get("LSP_BENCH_STDERR", os.devnull), "ab"),  # noqa: SIM115
         )
         self.messages: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
         self.next_id = 0
+        self.seen: list[dict[str, Any]] = []  # every message ``wait`` looked at
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -137,6 +140,7 @@ class Client:
             if "method" in message and "id" in message:  # a request from the server
                 self.send({"id": message["id"], "result": None})
                 continue
+            self.seen.append(message)
             if match(message):
                 return stamp, message
 
@@ -301,6 +305,177 @@ def completion_latency(
     }
 
 
+# --------------------------------------------------------------------------- a monorepo workspace
+
+QUIET = 5.0  # seconds without a publication that count as "settled"
+
+
+def workspace_files(kind: str, folder: Path, corpus: Path) -> tuple[Path, Path, Path, list[Path]]:
+    """The workspace root, the package cache, the stack's ``main.k`` the editor opens,
+    and every stack's ``main.k``: ``generated`` (tests/lsp/monorepo.py, 12 profile
+    stacks and 8 kcl.yaml stacks) or ``konfig`` (kcl-lang/konfig from the corpus, its
+    compatibility copy, with the k8s package in the cache)."""
+    if kind == "generated":
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lsp"))
+        import monorepo
+
+        repo = monorepo.build(folder, stacks=12, settings_stacks=8)
+        return repo.root, repo.cache, repo.stacks[0], repo.stacks
+    root = folder / "workspace"
+    cache = folder / "cache"
+    shutil.copytree(corpus / "konfig-compat" / "konfig", root / "konfig")
+    shutil.copytree(corpus / "k8s", cache / "k8s_1.31.2")
+    stacks = sorted(
+        main for main in (root / "konfig" / "examples").rglob("main.k")
+        if (main.parent / "kcl.mod").is_file()
+    )  # fmt: skip
+    return root, cache, root / "konfig/examples/appops/guestbook/prod/main.k", stacks
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
+    return {
+        str(path): (path.stat().st_mtime_ns, path.read_bytes())
+        for path in root.rglob("*")
+        if path.is_file()
+    }
+
+
+def settle(client: Client, timeout: float) -> None:
+    """Wait until no diagnostics are published for ``QUIET`` seconds."""
+    began = time.perf_counter()
+    while time.perf_counter() - began < timeout:
+        count = len(client.seen)
+        client.wait(lambda message: False, QUIET)
+        fresh = client.seen[count:]
+        if not any(m.get("method") == "textDocument/publishDiagnostics" for m in fresh):
+            break
+
+
+def latest_diagnostics(client: Client) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    for message in client.seen:
+        if message.get("method") == "textDocument/publishDiagnostics":
+            found[message["params"]["uri"]] = message["params"]["diagnostics"]
+    return found
+
+
+def ask_workspace(client: Client, editor: Editor, timeout: float) -> dict[str, Any]:
+    """Hover, references and completion at the stack's schema, workspace symbols: each
+    answer's time and size, all sent at once."""
+    lines = editor.text.split("\n")
+    line = next(i for i, text in enumerate(lines) if "frontend.Server {" in text)
+    at = {"line": line, "character": lines[line].index("frontend.Server") + len("frontend.")}
+    where = {"textDocument": {"uri": editor.uri}, "position": at}
+    asked = time.perf_counter()
+    requests = {
+        "hover": client.request("textDocument/hover", where),
+        "references": client.request(
+            "textDocument/references", {**where, "context": {"includeDeclaration": True}}
+        ),
+        "workspace_symbols": client.request("workspace/symbol", {"query": "Server"}),
+        "completion": client.request(
+            "textDocument/completion",
+            {"textDocument": {"uri": editor.uri}, "position": {"line": line + 1, "character": 4}},
+        ),
+    }
+    names = {request: name for name, request in requests.items()}
+    answers: dict[str, tuple[float, dict[str, Any]]] = {}
+    while len(answers) < len(names):
+        answered = client.wait(lambda m: m.get("id") in names and "method" not in m, timeout)
+        if answered is None:
+            break
+        answers[names[answered[1]["id"]]] = answered
+    figures: dict[str, Any] = {}
+    for name in requests:
+        answered = answers.get(name)
+        if answered is None:
+            figures[name] = f">{timeout}s"
+            continue
+        result = answered[1].get("result")
+        if name == "completion":
+            items = (result or {}).get("items", []) if isinstance(result, dict) else result or []
+            size: Any = (
+                "schema attributes"
+                if any(item["label"] == "mainContainer" for item in items)
+                else f"{len(items)} items, no attribute"
+            )
+        elif name == "hover":
+            size = "schema" if result and "schema Server" in str(result) else "none"
+        else:
+            size = len(result or [])
+        figures[name] = f"{size} in {round((answered[0] - asked) * 1000)} ms"
+    return figures
+
+
+def measure_workspace(
+    command: list[str], kind: str, timeout: float, corpus: Path
+) -> dict[str, Any]:
+    figures: dict[str, Any] = {"workspace": kind}
+    with tempfile.TemporaryDirectory() as temp:
+        root, cache, target, stacks = workspace_files(kind, Path(temp), corpus)
+        figures["stacks"] = len(stacks)
+        before = snapshot(root)
+        environment = {**os.environ, "KCL_PKG_PATH": str(cache), "KPM_REG": "127.0.0.1:9"}
+        client = Client(command, root, environment)
+        try:
+            capabilities = {
+                "window": {"workDoneProgress": True},
+                "workspace": {
+                    "workspaceFolders": True,
+                    "didChangeWatchedFiles": {"dynamicRegistration": True},
+                },
+            }
+            started = client.request(
+                "initialize",
+                {
+                    "processId": os.getpid(),
+                    "rootUri": root.as_uri(),
+                    "workspaceFolders": [{"uri": root.as_uri(), "name": "workspace"}],
+                    "capabilities": capabilities,
+                },
+            )
+            client.response(started, 30)
+            client.notify("initialized", {})
+            editor = Editor(client, target)
+            opened = time.perf_counter()
+            first = ask_workspace(client, editor, timeout)
+            figures.update({f"first_{name}": value for name, value in first.items()})
+            figures["open_to_first_answers_s"] = round(time.perf_counter() - opened, 2)
+            figures["progress_reports"] = sum(
+                1 for m in client.seen if m.get("method") == "$/progress"
+            )
+            settle(client, timeout)
+            figures["settled_after_s"] = round(time.perf_counter() - opened - QUIET, 1)
+            settled = ask_workspace(client, editor, timeout)
+            figures.update({f"settled_{name}": value for name, value in settled.items()})
+            for main in stacks:
+                if main != target:
+                    Editor(client, main)
+            settle(client, timeout)
+            published = latest_diagnostics(client)
+            errors = [
+                main for main in stacks
+                if any(d.get("severity") == 1 for d in published.get(main.as_uri(), []))
+            ]  # fmt: skip
+            figures["stacks_with_errors"] = f"{len(errors)} of {len(stacks)}"
+            if errors:
+                sample = [
+                    d["message"] for d in published[errors[0].as_uri()] if d.get("severity") == 1
+                ]
+                figures["first_error"] = sample[0][:90]
+            figures.update(burst(client, editor, 20.0, timeout))
+            figures["peak_memory_mb"] = round(client.peak_memory_mb(), 1)
+        finally:
+            client.close()
+        after = snapshot(root)
+        changed = [path for path in before if after.get(path) != before[path]]
+        changed += [path for path in after if path not in before]
+        figures["files_written"] = len(changed)
+        if changed:
+            figures["written"] = os.path.relpath(changed[0], root)
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, action="append", help="file sizes (2000)")
@@ -309,7 +484,28 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait at most")
     parser.add_argument("--completions", type=int, default=40)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--workspace",
+        action="append",
+        choices=["generated", "konfig"],
+        help="a monorepo workspace instead of --lines: the generated one, or kcl-lang/konfig",
+    )
+    parser.add_argument(
+        "--corpus", type=Path, default=Path(__file__).resolve().parents[1] / ".corpus"
+    )
     args = parser.parse_args()
+    if args.workspace:
+        results = [
+            measure_workspace(shlex.split(args.server), kind, args.timeout, args.corpus)
+            for kind in args.workspace
+        ]
+        for figures in results:
+            print(
+                json.dumps(figures, indent=2)
+                if args.json
+                else "\n".join(f"{k}: {v}" for k, v in figures.items())
+            )
+        return 0
     results = [
         measure(shlex.split(args.server), lines, args.interval, args.timeout, args.completions)
         for lines in args.lines or [2000]

@@ -41,6 +41,7 @@ from kclpy_lsp.app import document_of, parameter_labels, server, workspace
 from kclpy_lsp.blocks import Bracket, keys_set, open_brackets
 from kclpy_lsp.documents import Document
 from kclpy_lsp.importable import importable_items
+from kclpy_lsp.progress import first_analysis
 from kclpy_lsp.snippets import attribute_items, docstring_items
 from kclpy_lsp.workspace import Analysis
 
@@ -93,12 +94,12 @@ def _symbol_item(symbol: Symbol, field: bool = False) -> types.CompletionItem:
     types.TEXT_DOCUMENT_COMPLETION,
     types.CompletionOptions(trigger_characters=[".", "=", ":", "\n"]),
 )
-def completion(params: types.CompletionParams) -> types.CompletionList:
+async def completion(params: types.CompletionParams) -> types.CompletionList:
     document = document_of(params.text_document.uri)
     if document is None:
         return types.CompletionList(is_incomplete=False, items=[])
     context = Context(document, params.position)
-    analysis = workspace.latest(document.path)
+    analysis = await first_analysis(document.path)
     trigger = params.context.trigger_character if params.context is not None else None
     if trigger == "\n":  # Enter: only what a new line asks for, never the names in scope
         items = newline_items(context, analysis) if analysis is not None else []
@@ -364,9 +365,9 @@ def _import_items(path: str, typed: str) -> list[types.CompletionItem]:
     types.TEXT_DOCUMENT_SIGNATURE_HELP,
     types.SignatureHelpOptions(trigger_characters=["(", ","]),
 )
-def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
+async def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
     document = document_of(params.text_document.uri)
-    analysis = workspace.latest(document.path) if document is not None else None
+    analysis = await first_analysis(document.path) if document is not None else None
     if document is None or analysis is None:
         return None
     context = Context(document, params.position)

@@ -11,12 +11,15 @@ of the document is no position of it (``Lines.holds``: the server answers -32602
 and is clamped where a conversion meets one.
 
 Also: ``path_of``/``uri_of`` between ``file:`` URIs and paths (percent-encoded
-both ways), and ``read_text``, which reads a file that is not open (None for a
-missing file, a folder, or bytes that are not UTF-8 text).
+both ways; an ``untitled:`` buffer, which has no file, gets a path of its own under
+``/untitled:/`` that no scan visits, so it is analysed alone), and ``read_text``,
+which reads a file that is not open (None for a missing file, a folder, or bytes
+that are not UTF-8 text).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
@@ -30,17 +33,30 @@ from lsprotocol import types
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+UNTITLED = os.path.join(os.sep, "untitled:")  # where untitled buffers are placed
+_untitled: dict[str, str] = {}  # the path of an untitled buffer -> its URI
+
+
 def path_of(uri: str) -> str:
-    """The absolute file system path of a ``file:`` URI (the URI itself otherwise)."""
+    """The absolute file system path of a ``file:`` URI, a path of its own for an
+    ``untitled:`` one (the URI itself otherwise)."""
     parsed = urlparse(uri)
+    if parsed.scheme == "untitled":
+        name = re.sub(r"[^\w.-]", "_", unquote(parsed.path))[:60] or "untitled"
+        digest = hashlib.sha256(uri.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        path = os.path.join(UNTITLED, digest, name.removesuffix(".k") + ".k")
+        _untitled[path] = uri
+        return path
     if parsed.scheme != "file":
         return uri
     return os.path.abspath(unquote(parsed.path))
 
 
 def uri_of(path: str) -> str:
-    """The ``file:`` URI of a path, percent-encoded (spaces, non-ASCII letters)."""
-    return Path(os.path.abspath(path)).as_uri()
+    """The ``file:`` URI of a path, percent-encoded (spaces, non-ASCII letters); the
+    ``untitled:`` URI of an untitled buffer's path."""
+    path = os.path.abspath(path)
+    return _untitled.get(path) or Path(path).as_uri()
 
 
 def read_text(path: str) -> str | None:

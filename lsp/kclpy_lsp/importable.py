@@ -4,8 +4,10 @@ insert ``pkg.Name`` and add ``import a.b.pkg`` after the file's imports.
 Where they come from:
 
 * **the workspace's packages**: every analysed package folder under the file's
-  program root (the ``kcl.mod`` folder) other than the file's own; its schemas
-  come from that analysis's semantic model (with their docs);
+  program root (the ``kcl.mod`` folder) other than the file's own, and every
+  package a program of the workspace loaded (a stack loads the shared models) that
+  the file's program would import under the same path; the schemas come from the
+  semantic models (with their docs);
 * **kcl.mod dependencies**: every package folder of each dependency the loader
   resolved for the file's program; their schema names are read from the files
   (``schema Name`` statements), since no program loads a dependency package that
@@ -115,16 +117,40 @@ def _package_of(analysis: Analysis, folder: str) -> str:
 
 
 def _workspace_schemas(analysis: Analysis, analyses: list[Analysis]) -> list[Importable]:
-    root = analysis.program.root.rstrip(os.sep) + os.sep
+    """Schemas of the workspace's packages as ``analysis``'s program would import them:
+    the package folders analysed on their own (under its root), and every package any
+    program loaded, when it lies under the same root or in the same external package
+    (the shared models of a monorepo are loaded by its stacks, not analysed alone)."""
+    root = analysis.program.root
     found = []
+    done: set[str] = set()
     for other in analyses:
-        if not other.folder.startswith(root):
-            continue
-        pkgpath = os.path.relpath(other.folder, analysis.program.root).replace(os.sep, ".")
-        for name, symbol in other.model.package_symbols(MAIN).items():
-            if symbol.kind == SymbolKind.SCHEMA and not name.startswith("_"):
-                found.append(Importable(name, pkgpath, other.model.doc(symbol)))
+        if (other.unit is None or not other.unit.stack) and other.folder.startswith(
+            root.rstrip(os.sep) + os.sep
+        ):
+            pkgpath = os.path.relpath(other.folder, root).replace(os.sep, ".")
+            done.add(pkgpath)
+            found.extend(_schemas_of(other, MAIN, pkgpath))
+        for pkgpath in other.model.package_scopes:
+            head = pkgpath.split(".", 1)[0]
+            if pkgpath == MAIN or pkgpath in done:
+                continue
+            external = other.externals.get(head)
+            if external is not None and analysis.externals.get(head) != external:
+                continue  # another version of the package, or one this program lacks
+            if external is None and other.program.root != root:
+                continue
+            done.add(pkgpath)
+            found.extend(_schemas_of(other, pkgpath, pkgpath))
     return found
+
+
+def _schemas_of(analysis: Analysis, package: str, pkgpath: str) -> list[Importable]:
+    return [
+        Importable(name, pkgpath, analysis.model.doc(symbol))
+        for name, symbol in analysis.model.package_symbols(package).items()
+        if symbol.kind == SymbolKind.SCHEMA and not name.startswith("_")
+    ]
 
 
 def _dependency_schemas(dependency: str, root: str, disk_changes: int) -> list[Importable]:

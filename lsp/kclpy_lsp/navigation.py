@@ -38,6 +38,7 @@ from kclpy_lsp.app import (
     workspace,
 )
 from kclpy_lsp.documents import Document
+from kclpy_lsp.progress import whole_workspace
 from kclpy_lsp.workspace import Analysis
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -199,6 +200,7 @@ async def references(params: types.ReferenceParams) -> list[types.Location]:
     document = document_of(params.text_document.uri)
     if document is None:
         return []
+    await whole_workspace(params.work_done_token)  # every program that may use it
     found = await symbol_at(document, params.position)
     if found is None:
         return []
@@ -245,6 +247,7 @@ async def rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
         return None
     if not valid_name(params.new_name):
         raise ValueError(f"'{params.new_name}' is not a valid KCL name")
+    await whole_workspace(params.work_done_token)
     found = await symbol_at(document, params.position)
     if found is None or not _renameable(found[1]):
         return None
@@ -338,9 +341,12 @@ def _package_of(analysis: Analysis, path: str) -> dict[str, Symbol]:
 
 
 @server.feature(types.WORKSPACE_SYMBOL)
-def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+async def workspace_symbols(
+    params: types.WorkspaceSymbolParams,
+) -> list[types.SymbolInformation]:
     """Top-level names of every analysed package whose name contains the query
-    (case-insensitive)."""
+    (case-insensitive), once the whole workspace is analysed."""
+    await whole_workspace(params.work_done_token)
     query = params.query.lower()
     found: dict[tuple[str, int], types.SymbolInformation] = {}
     for analysis in workspace.all_analyses():

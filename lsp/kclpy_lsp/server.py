@@ -56,12 +56,14 @@ def initialize(params: types.InitializeParams) -> None:
 
 @server.feature(types.INITIALIZED)
 def initialized(params: types.InitializedParams) -> None:
-    """Watch ``.k`` files and ``kcl.mod`` where the client lets us register, and
-    analyse the workspace's packages in the background."""
+    """Watch ``.k`` files, ``kcl.mod`` and ``kcl.yaml`` where the client lets us
+    register, and analyse the workspace's programs in the background."""
     capabilities = server.client_capabilities.workspace
     watching = capabilities.did_change_watched_files if capabilities else None
     if watching is not None and watching.dynamic_registration:
-        watchers = [types.FileSystemWatcher(glob_pattern=p) for p in ("**/*.k", "**/kcl.mod")]
+        watchers = [
+            types.FileSystemWatcher(glob_pattern=p) for p in ("**/*.k", "**/kcl.mod", "**/kcl.yaml")
+        ]
         options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
         registration = types.Registration(
             id="kclpy-watch",

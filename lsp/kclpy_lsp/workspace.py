@@ -2,25 +2,35 @@
 
 Layout (after rust-analyzer's database and jedi-language-server's workspace):
 
-* **Inputs**: file texts. An open buffer overrides the file on disk (``Documents``).
+* **Inputs**: file texts. An open buffer overrides the file on disk (``Documents``);
+  a package that exists only as unsaved buffers is found like one on disk.
 * **Parses**, cached per file by content (one entry per path, the latest text;
   files on disk keyed by modification time and size), so a keystroke re-parses
   one file and every other file of the program is reused.
-* **Programs**: one per package folder that holds an open document. An
-  ``Analysis`` is the loaded program, its checked ``Model``, the lint findings and
-  the diagnostics of every file it loaded, plus the texts it saw. It is stale as
-  soon as any of those texts changes, so the import graph decides what an edit
-  invalidates: editing a model re-checks every program that imports it.
+* **Programs** (``kclpy_lsp.programs``): the programs ``kcl run`` and ``kcl build``
+  would build: each stack (``kcl.yaml`` files and options, ``kcl.mod`` profile
+  entries, with its packages) and each other package folder. A package folder whose
+  files are built within stacks (an application's ``base/``, the shared models) is
+  analysed only there. An ``Analysis`` is the loaded program, its checked ``Model``,
+  the lint findings and the diagnostics of every file it loaded, the texts it saw and
+  the package paths it looked for. It is stale as soon as any of those texts changes
+  or a file appears where it looked for one (a restored dependency).
 * **Diagnostics** are published for every file of every analysed program that
   lies in the workspace, open or not (a type error in an imported model, an
-  import cycle), merged over the programs that load it, and cleared when gone.
+  import cycle), merged over the programs that load it (a ``base.k`` of three
+  stacks: once), and cleared when gone.
 
 Analysis runs on one worker thread: a change marks programs dirty, and the worker
-waits for a quiet period (the debounce) before it analyses the newest texts. A
-change during an analysis supersedes it: the worker drops its result at the next
-phase boundary and starts over, so requests never wait for a queue of stale
-versions. Requests read ``latest(path)`` (the last completed analysis) or await
-``fresh(path)`` (one that saw the current text).
+waits for a quiet period (the debounce) before it analyses the newest texts. The
+programs a request waits for go first, then those of open documents, then stacks,
+then packages. A change during an analysis supersedes it: the worker drops its
+result at the next phase boundary and starts over, so requests never wait for a
+queue of stale versions. Requests read ``latest(path)`` (the last completed
+analysis), await ``fresh(path)`` (one that saw the current text) or ``complete()``
+(every program of the workspace analysed: references, rename, workspace symbols).
+
+Package resolution never writes to the workspace: ``kclpy.mod.settings.read_only_locks``
+is set before anything resolves, so no ``kcl.mod.lock`` is written.
 """
 
 from __future__ import annotations
@@ -34,20 +44,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kclpy.diag import Diagnostic
-from kclpy.loader import Loader, Program, package_files
+from kclpy.diag import Code, Diagnostic, make_error
+from kclpy.loader import Loader, Program
+from kclpy.mod.settings import read_only_locks
 from kclpy.sema.model import Model
 from kclpy.syntax import ast, parse_source
 from kclpy.syntax.parser import paused_cycle_collector
 from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_config
 from kclpy.tools.lint_rules import Finding
-from kclpy_lsp.documents import Documents, read_text
+from kclpy_lsp.documents import UNTITLED, Documents, read_text
 from kclpy_lsp.incremental import ChunkParser
+from kclpy_lsp.programs import Unit, Units, read_unit
 from kclpy_lsp.scan import package_folders
 
 DEBOUNCE = 0.15  # seconds of quiet before an analysis starts
 IDLE_COLLECT = 3.0  # seconds without changes before a full cycle collection
 COLLECT_AFTER = 10  # analyses between full cycle collections at most
+SCAN_WAIT = 10.0  # seconds the worker waits for the scan to know the stacks, at most
 
 Parsed = tuple[ast.Module, list[Diagnostic]]
 Publisher = Callable[[str, list[Diagnostic], int | None], None]
@@ -66,6 +79,8 @@ class Analysis:
     config_error: str | None = None
     diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
     externals: dict[str, str] = field(default_factory=dict)  # kcl.mod dependency -> folder
+    unit: Unit | None = None
+    probes: frozenset[str] = frozenset()  # package paths looked for (found or not)
 
 
 def _trace(message: str) -> None:
@@ -81,11 +96,29 @@ class Superseded(Exception):
 class _Loader(Loader):
     """A loader reading through the workspace (buffers over disk, parse cache)."""
 
-    def __init__(self, workspace: Workspace, folder: str, check: Callable[[], None]) -> None:
-        super().__init__(folder, {}, workspace.documents.overlay())
+    def __init__(self, workspace: Workspace, unit: Unit, check: Callable[[], None]) -> None:
+        super().__init__(unit.folder, dict(unit.externals), workspace.documents.overlay())
         self.workspace = workspace
         self.check = check
         self.seen: dict[str, str] = {}
+
+    def find(self, base: str) -> tuple[str, list[str]] | None:
+        """The package at ``base``, its unsaved buffers included (a package that exists
+        only as buffers is found too)."""
+        found = super().find(base)
+        unsaved = [
+            path
+            for path in self.sources
+            if os.path.dirname(path) == base
+            and path.endswith(".k")
+            and not path.endswith("_test.k")
+        ]
+        if unsaved and (found is None or found[1] != [base + ".k"]):
+            files = sorted({*(found[1] if found else ()), *unsaved})
+            return self.pkgpath_of(base), files
+        if found is None and base + ".k" in self.sources:
+            return self.pkgpath_of(base), [base + ".k"]
+        return found
 
     def parse(self, path: str) -> Parsed:
         self.check()
@@ -101,15 +134,17 @@ class _Loader(Loader):
 
 
 class Workspace:
-    """Parses, analyses and diagnostics of the programs of open documents."""
+    """Parses, analyses and diagnostics of the programs of the workspace."""
 
     def __init__(
         self, documents: Documents, publish: Publisher, note: Notifier = lambda message: None
     ) -> None:
+        read_only_locks()  # the editor never writes a kcl.mod.lock
         self.documents = documents
         self.publish = publish
         self.note = note  # a message for the client's log (called from any thread)
         self.roots: list[str] = []
+        self.units = Units()
         self.disk_changes = 0  # changes to files that are not open (saves, watched files)
         self._parses: dict[str, tuple[str, Parsed]] = {}
         self._chunks = ChunkParser()
@@ -117,12 +152,18 @@ class Workspace:
         self._configs: dict[str, LintConfig | str] = {}
         self._published: dict[str, list[Diagnostic]] = {}
         self._dirty: set[str] = set()
+        self._wanted: dict[str, int] = {}  # unit folders requests wait for (how many)
+        self._current: str | None = None  # the unit under analysis
+        self._progress = [0, 0]  # units analysed, units to analyse, since the last idle
         self._generation = 0
         self._changed_at = 0.0
-        self._busy = False
         self._lock = threading.Condition()
+        self._scanned = threading.Event()
+        self._scanned.set()  # no scan under way
+        self._scan_began = 0.0
         self._stopped = False
         self._frozen = 0  # analyses since the last full collection
+        self._replaced = 0  # of them, analyses that replaced or dropped one (garbage)
         self._thread = threading.Thread(target=self._run, name="kclpy-analysis", daemon=True)
         self._thread.start()
 
@@ -139,36 +180,87 @@ class Workspace:
         return parsed
 
     def changed(self, path: str) -> None:
-        """A file's text changed (an edit, a save, a change on disk): re-analyse the
-        program of its folder when it is open, and every program that loaded it."""
+        """A file's text changed (an edit, a save, a change on disk, a file or folder
+        made or deleted): re-analyse every program that saw another text of it or looked
+        for it, the stacks naming it, and the program of its folder (a file opened
+        with the text every analysis saw changes nothing)."""
         path = os.path.abspath(path)
-        if self.documents.open_by_path(path) is None:
+        on_disk = self.documents.open_by_path(path) is None
+        if on_disk:
             self.disk_changes += 1
-        if os.path.basename(path) == "kcl.mod":
+        if os.path.basename(path) in ("kcl.mod", "kcl.yaml"):
             self._configs.clear()
-            folders = set(self._analyses)
-        else:
-            folders = {f for f, a in self._analyses.items() if path in a.texts}
-            folder = os.path.dirname(path)
-            if self._is_open_folder(folder) or self._in_workspace(path):
+            self.schedule(set(self._analyses) | set(self.units.folders()))
+            return
+        document = self.documents.by_path(path)
+        current = document.text if document is not None else None
+        folders = set()
+        for folder, analysis in list(self._analyses.items()):
+            if path in analysis.texts:
+                if analysis.texts[path] != current:
+                    folders.add(folder)
+            elif on_disk and _looked_for(analysis, path):
                 folders.add(folder)
-        self.schedule(folders)
+        unseen = self.units.stacks_naming(path)
+        folder = os.path.dirname(path)
+        if self._is_open_folder(folder) or self._in_workspace(path):
+            unseen.add(folder)
+        folders |= {f for f in unseen if path not in self._texts_of(f)}
+        if folders:
+            self.schedule(folders)
+
+    def _texts_of(self, folder: str) -> dict[str, str]:
+        analysis = self._analyses.get(folder)
+        return analysis.texts if analysis is not None else {}
 
     def scan(self) -> None:
-        """Analyse every package folder of the workspace in the background (open
-        documents first), so errors in files that are not open appear and rename
-        finds importers. The folders are found on a thread of their own, within the
-        bounds of ``kclpy_lsp.scan``, and the search ends when the workspace stops."""
+        """Find the programs of the workspace and analyse them in the background (open
+        documents first), so errors in files that are not open appear and references
+        are complete. The folders are found on a thread of their own, within the bounds
+        of ``kclpy_lsp.scan``; each is read as a stack or a package
+        (``kclpy_lsp.programs``). The search ends when the workspace stops; until it is
+        done (``SCAN_WAIT`` at most) the worker analyses nothing, so no file is
+        checked outside its stack."""
+        self._scanned.clear()
+        self._scan_began = time.monotonic()
 
         def find() -> None:
-            began = time.monotonic()
-            found = package_folders(self.roots, lambda: self._stopped)
-            _trace(f"scanned {len(found.folders)} folders in {time.monotonic() - began:.3f}s")
-            if found.note is not None and not self._stopped:
-                self.note(f"workspace scan {found.note}; other folders are analysed when opened")
-            self.schedule(set(found.folders))
+            try:
+                began = time.monotonic()
+                self._read_open_units()
+                found = package_folders(self.roots, lambda: self._stopped)
+                if found.note is not None and not self._stopped:
+                    self.note(
+                        f"workspace scan {found.note}; other folders are analysed when opened"
+                    )
+                for folder in found.folders:
+                    if self._stopped:
+                        return
+                    self._read_open_units()  # a file opened meanwhile: its stack goes first
+                    if self.units.get(folder) is None:
+                        unit = read_unit(folder, self.documents.overlay())
+                        if unit is not None:
+                            self.units.put(unit)
+                _trace(f"scanned {len(found.folders)} folders in {time.monotonic() - began:.3f}s")
+                self.schedule(set(found.folders), supersede=False)
+            finally:
+                self._scanned.set()
+                with self._lock:
+                    self._lock.notify_all()
 
         threading.Thread(target=find, name="kclpy-scan", daemon=True).start()
+
+    def _read_open_units(self) -> None:
+        """Read the units of the folders of open documents not known yet (the worker
+        may analyse a stack before the scan ends: its folder defines it whole)."""
+        overlay = self.documents.overlay()
+        for folder in sorted({os.path.dirname(path) for path in overlay}):
+            if self.units.get(folder) is None and not folder.startswith(UNTITLED):
+                unit = read_unit(folder, overlay)
+                if unit is not None:
+                    self.units.put(unit)
+                    with self._lock:
+                        self._lock.notify_all()
 
     def forget(self, path: str) -> None:
         """A document closed: drop programs that no open document needs and that
@@ -181,11 +273,19 @@ class Workspace:
                     self._republish(file)
         self.changed(path)
 
-    def schedule(self, folders: set[str]) -> None:
+    def schedule(self, folders: set[str], supersede: bool = True) -> None:
+        """Mark units dirty; ``supersede``: a text changed, so the analysis under way
+        (which may have read it) is dropped; else (programs found by the scan) units
+        analysed already are left alone."""
         with self._lock:
+            if not supersede:  # found, not changed: those analysed (or under way) are current
+                folders = folders - set(self._analyses) - {self._current or ""}
+            fresh = folders - self._dirty
+            self._progress[1] += len(fresh)
             self._dirty |= folders
-            self._generation += 1
-            self._changed_at = time.monotonic()
+            if supersede:
+                self._generation += 1
+                self._changed_at = time.monotonic()
             self._lock.notify_all()
 
     def stop(self) -> None:
@@ -200,37 +300,93 @@ class Workspace:
     # ------------------------------------------------------------------ queries
 
     def latest(self, path: str) -> Analysis | None:
-        """The last completed analysis of the program holding ``path``."""
+        """The last completed analysis of a program holding ``path`` (its folder's own
+        first, then the stacks that load it, by folder)."""
         path = os.path.abspath(path)
         analysis = self._analyses.get(os.path.dirname(path))
-        if analysis is not None:
+        if analysis is not None and path in analysis.texts:
             return analysis
-        for analysis in self._analyses.values():
-            if path in analysis.texts:
-                return analysis
-        return None
+        holding = [a for _, a in sorted(list(self._analyses.items())) if path in a.texts]
+        return holding[0] if holding else analysis
+
+    def holders(self, path: str) -> set[str]:
+        """The units that hold ``path``, or will: analysed ones that loaded it, stacks
+        naming it, its folder's program."""
+        path = os.path.abspath(path)
+        found = {folder for folder, a in list(self._analyses.items()) if path in a.texts}
+        found |= self.units.stacks_naming(path)
+        folder = os.path.dirname(path)
+        unit = self.units.get(folder)
+        if unit is None or not unit.stack or path in unit.inputs or not found:
+            found.add(folder)
+        return found
 
     async def fresh(self, path: str, timeout: float = 10.0) -> Analysis | None:
-        """An analysis that saw the current text of ``path`` (waits for the one
-        under way; the latest one after ``timeout`` seconds)."""
+        """An analysis that saw the current text of ``path`` (drives the programs that
+        hold it first; the latest one after ``timeout`` seconds)."""
         path = os.path.abspath(path)
-        folder = os.path.dirname(path)
-        if not self._is_open_folder(folder) and folder not in self._analyses:
-            self.schedule({folder})
+        holders = self.holders(path)
+        self._want(holders, 1)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                document = self.documents.by_path(path)
+                current = document.text if document is not None else None
+                with self._lock:
+                    pending = not self._scanned.is_set() or bool(
+                        holders & (self._dirty | {self._current})
+                    )
+                    ready = [
+                        a
+                        for folder in sorted(holders)
+                        if (a := self._analyses.get(folder)) is not None
+                        and a.texts.get(path) == current
+                        and folder not in self._dirty
+                        and folder != self._current
+                    ]
+                if ready:
+                    own = self._analyses.get(os.path.dirname(path))
+                    return own if any(own is a for a in ready) else ready[0]
+                if not pending or time.monotonic() > deadline:
+                    return self.latest(path)
+                await asyncio.sleep(0.01)
+        finally:
+            self._want(holders, -1)
+
+    def pending(self) -> tuple[int, int] | None:
+        """(analysed, to analyse) of the work under way; None when the whole workspace
+        is analysed (the scan done, nothing dirty, the worker idle)."""
+        with self._lock:
+            if self._scanned.is_set() and not self._dirty and self._current is None:
+                return None
+            done, total = self._progress
+            return done, max(total, done + len(self._dirty) + (self._current is not None))
+
+    async def complete(self, report: Callable[[int, int], None], timeout: float) -> bool:
+        """Wait until every program of the workspace is analysed (``report(done,
+        total)`` meanwhile); False after ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
-        while True:
-            analysis = self.latest(path)
-            document = self.documents.by_path(path)
-            current = document.text if document is not None else None
-            seen = analysis.texts.get(path) if analysis is not None else None
-            if seen == current and folder not in self._dirty:
-                return analysis
+        while (left := self.pending()) is not None:
+            report(*left)
             if time.monotonic() > deadline:
-                return analysis
-            await asyncio.sleep(0.01)
+                return False
+            await asyncio.sleep(0.02)
+        return True
 
     def all_analyses(self) -> list[Analysis]:
         return list(self._analyses.values())
+
+    def _want(self, folders: set[str], step: int) -> None:
+        with self._lock:
+            for folder in folders:
+                count = self._wanted.get(folder, 0) + step
+                if count > 0:
+                    self._wanted[folder] = count
+                else:
+                    self._wanted.pop(folder, None)
+            if step > 0:
+                self._dirty |= {f for f in folders if f not in self._analyses}
+                self._lock.notify_all()
 
     # ------------------------------------------------------------------ the worker
 
@@ -238,7 +394,8 @@ class Workspace:
         while True:
             with self._lock:
                 while not self._dirty and not self._stopped:
-                    if not self._lock.wait(IDLE_COLLECT if self._frozen else None):
+                    self._progress = [0, 0]
+                    if not self._lock.wait(IDLE_COLLECT if self._replaced else None):
                         self._collect()  # quiet for a while: reclaim what analyses left
                 if self._stopped:
                     if self._frozen:
@@ -248,8 +405,15 @@ class Workspace:
                 if quiet < DEBOUNCE:
                     self._lock.wait(DEBOUNCE - quiet)
                     continue
-                folder = min(self._dirty, key=lambda f: (not self._is_open_folder(f), f))
+                ready = self._dirty
+                if not self._scanned.is_set() and time.monotonic() - self._scan_began < SCAN_WAIT:
+                    ready = {f for f in self._dirty if self._is_stack(f)}  # defined whole
+                if not ready:
+                    self._lock.wait(0.05)  # the stacks first: no file checked outside its own
+                    continue
+                folder = min(ready, key=self._priority)
                 self._dirty.discard(folder)
+                self._current = folder
                 generation = self._generation
             began = time.monotonic()
             try:
@@ -261,17 +425,35 @@ class Workspace:
                 _trace(f"superseded {folder} after {time.monotonic() - began:.3f}s")
                 with self._lock:
                     self._dirty.add(folder)
+                    self._progress[0] -= 1
+                    self._replaced += 1
             except Exception as error:  # a bug in kclpy: keep serving, say so on stderr
                 print(f"kclpy-lsp: internal error analysing {folder}: {error!r}", file=sys.stderr)
+            finally:
+                with self._lock:
+                    self._current = None
+                    self._progress[0] += 1
+                    self._lock.notify_all()
+
+    def _priority(self, folder: str) -> tuple[bool, bool, bool, str]:
+        """Wanted by a request, then open, then stacks, then packages."""
+        wanted = folder in self._wanted
+        return (not wanted, not self._is_open_folder(folder), not self._is_stack(folder), folder)
+
+    def _is_stack(self, folder: str) -> bool:
+        unit = self.units.get(folder)
+        return unit is not None and unit.stack
 
     def _freeze(self) -> None:
         """Move what exists now out of the cycle collector's sight: a collection over a
         large program's trees pauses every thread for seconds, and the objects of
         the latest analysis live on anyway. The garbage of superseded analyses is
-        reclaimed by ``_collect`` when the user pauses (or after a few analyses)."""
+        reclaimed by ``_collect`` when the user pauses (or after a few analyses that
+        replaced others: the first analyses of a workspace leave little garbage, and a
+        full collection stops every thread, requests included)."""
         gc.freeze()
         self._frozen += 1
-        if self._frozen >= COLLECT_AFTER:
+        if self._replaced >= COLLECT_AFTER:
             self._collect()
 
     def _collect(self) -> None:
@@ -279,25 +461,35 @@ class Workspace:
         gc.unfreeze()
         gc.collect()
         self._frozen = 0
+        self._replaced = 0
         _trace(f"collected in {time.monotonic() - began:.3f}s")
 
-    def _check(self, generation: int) -> Callable[[], None]:
+    def _check(self, generation: int, folder: str) -> Callable[[], None]:
+        """Raises ``Superseded`` when a text changed, the server stops, or a request
+        waits for another program while this one is not wanted."""
+
         def check() -> None:
             if self._generation != generation or self._stopped:
+                raise Superseded
+            if self._wanted and folder not in self._wanted and self._dirty & set(self._wanted):
                 raise Superseded
 
         return check
 
     def _analyse(self, folder: str, generation: int) -> None:
-        check = self._check(generation)
-        loader = _Loader(self, folder, check)
-        files = self._entry_files(folder)
-        if not files:
-            old = self._analyses.pop(folder, None)
-            for path in old.diagnostics if old else []:
-                self._republish(path)
+        check = self._check(generation, folder)
+        unit = read_unit(folder, self.documents.overlay())  # read anew: a restored package
+        if unit is None:
+            self.units.remove(folder)
+            self._drop(folder)
             return
-        program = loader.load(files)
+        self.units.put(unit)
+        if not unit.stack and (self.units.entry_of_stack(folder) or self._covered(unit)):
+            self._drop(folder)  # built within stacks only: analysed there
+            return
+        check()
+        loader = _Loader(self, unit, check)
+        program = loader.load(list(unit.inputs))
         check()
         config = self._config(program.root)
         if isinstance(config, str):
@@ -307,6 +499,8 @@ class Workspace:
         check()
         analysis = Analysis(folder, model, program, findings, dict(loader.seen))
         analysis.externals = dict(loader.externals)
+        analysis.unit = unit
+        analysis.probes = frozenset(base for base, _found in program.reads.probes)
         if isinstance(config, str):
             analysis.config_error = config
         for path in analysis.texts:
@@ -316,23 +510,36 @@ class Workspace:
             if span is not None:
                 where = os.path.abspath(span.file.path)
                 analysis.diagnostics.setdefault(where, []).append(finding.diagnostic)
+        if unit.error and unit.definition:
+            problem = make_error(Code.MOD_FILE_ERROR, unit.error, None)
+            analysis.diagnostics.setdefault(unit.definition[0], []).append(problem)
         old = self._analyses.get(folder)
+        self._replaced += old is not None
         self._analyses[folder] = analysis
         affected = set(analysis.diagnostics) | set(old.diagnostics if old else ())
         for path in sorted(affected):
             self._republish(path)
+        self._uncovered(old, analysis)
 
-    def _entry_files(self, folder: str) -> list[str]:
-        files = package_files(folder)
-        for path in self.documents.overlay():
-            if (
-                os.path.dirname(path) == folder
-                and path.endswith(".k")
-                and not path.endswith("_test.k")
-                and path not in files
-            ):
-                files.append(path)
-        return sorted(files)
+    def _covered(self, unit: Unit) -> bool:
+        """Whether every file of a package unit is loaded by some stack's analysis."""
+        stacks = [a for a in self._analyses.values() if a.unit is not None and a.unit.stack]
+        return bool(stacks) and all(any(path in a.texts for a in stacks) for path in unit.inputs)
+
+    def _uncovered(self, old: Analysis | None, new: Analysis) -> None:
+        """Files a stack no longer loads: their folders' own programs are due again."""
+        if old is None or new.unit is None or not new.unit.stack:
+            return
+        dropped = {os.path.dirname(path) for path in old.texts if path not in new.texts}
+        folders = {folder for folder in dropped if self._in_workspace(folder)}
+        if folders:
+            self.schedule(folders, supersede=False)
+
+    def _drop(self, folder: str) -> None:
+        old = self._analyses.pop(folder, None)
+        self._replaced += old is not None
+        for path in old.diagnostics if old else []:
+            self._republish(path)
 
     def _config(self, root: str) -> LintConfig | str:
         config = self._configs.get(root)
@@ -360,7 +567,7 @@ class Workspace:
             return
         merged: list[Diagnostic] = []
         seen: set[tuple[str, str, int]] = set()
-        for analysis in self._analyses.values():
+        for analysis in list(self._analyses.values()):
             for diagnostic in analysis.diagnostics.get(path, []):
                 span = diagnostic.span
                 key = (diagnostic.code.id, diagnostic.message, span.start if span else -1)
@@ -372,3 +579,18 @@ class Workspace:
         self._published[path] = merged
         document = self.documents.open_by_path(path)
         self.publish(path, merged, document.version if document else None)
+
+
+def _looked_for(analysis: Analysis, path: str) -> bool:
+    """Whether a file or folder made or deleted at ``path`` can change what an analysis
+    found: it looked for a package there (``path``, ``path`` without ``.k``, its
+    folder), or loaded or looked for something under a folder at ``path``."""
+    probes = analysis.probes
+    if path in probes or os.path.dirname(path) in probes:
+        return True
+    if path.endswith(".k") and path[:-2] in probes:
+        return True
+    below = path.rstrip(os.sep) + os.sep
+    return any(p.startswith(below) for p in probes) or any(
+        t.startswith(below) for t in analysis.texts
+    )

@@ -294,11 +294,12 @@ def render_lock(packages: dict[str, Locked]) -> str:
 def write_lock(root: str, packages: dict[str, Locked]) -> bool:
     """Write ``root/kcl.mod.lock`` when its content changes; True when written. Under
     ``--locked`` (:func:`kclpy.mod.settings.is_locked`) a change is refused instead:
-    a MOD_FILE_ERROR saying what would change."""
-    if not lock_would_change(root, packages):
-        return False
-    from kclpy.mod.settings import is_locked, lock_written
+    a MOD_FILE_ERROR saying what would change. In a process with read-only locks
+    (:func:`kclpy.mod.settings.read_only_locks`) nothing is written."""
+    from kclpy.mod.settings import is_locked, lock_written, locks_read_only
 
+    if locks_read_only() or not lock_would_change(root, packages):
+        return False
     if is_locked():
         raise lock_out_of_date(root, packages)
     write_atomically(os.path.join(root, LOCK_FILE), render_lock(packages))

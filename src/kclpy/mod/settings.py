@@ -13,6 +13,9 @@
   (:func:`locked`, :func:`is_locked`): set by ``kcl run|build|mod --locked``.
 - Which ``kcl.mod.lock`` files this process wrote (:func:`recording_lock_writes`),
   for the commands that say so (``kcl build``, ``kcl mod -v``).
+- Read-only locks (:func:`read_only_locks`, :func:`locks_read_only`): a process that
+  only reads a workspace (the language server) resolves without ever writing a
+  ``kcl.mod.lock``; an out-of-date lock is left as it is, and is no error.
 """
 
 from __future__ import annotations
@@ -78,6 +81,18 @@ _lock_frozen = [False]  # --locked in force in this process
 def is_locked() -> bool:
     """Whether ``kcl.mod.lock`` files must stay as they are (``--locked``)."""
     return _lock_frozen[0]
+
+
+_lock_read_only = [False]  # this process never writes a kcl.mod.lock
+
+
+def read_only_locks() -> None:
+    """From now on this process writes no ``kcl.mod.lock`` (and refuses nothing)."""
+    _lock_read_only[0] = True
+
+
+def locks_read_only() -> bool:
+    return _lock_read_only[0]
 
 
 @contextlib.contextmanager

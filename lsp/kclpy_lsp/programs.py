@@ -1,0 +1,186 @@
+"""The programs of a workspace: what ``kcl run`` and ``kcl build`` would build.
+
+A ``Unit`` is one program the server analyses. Each folder that holds ``.k`` files
+(or an open buffer) is read once with the stack discovery of ``kcl build``
+(``kclpy.monorepo.stacks.read_stack``):
+
+* a **stack** whose ``kcl.yaml`` settings file names its files (with its options,
+  ``-D`` values and package maps), or whose ``kcl.mod`` has ``[profile] entries``:
+  one unit with those entry files, run from the stack's folder with the stack's
+  external packages, as ``kcl build`` runs it (``base.k``, ``main.k`` and
+  ``${konfig:KCL_MOD}/.../render.k`` together, so ``main.k`` is never checked
+  alone);
+* any other folder (a ``main.k`` without entries, a models package): one unit of its
+  ``.k`` files, as ``kcl run`` in that folder builds it.
+
+A stack whose packages cannot be resolved (a missing dependency, no network) still
+has its entries (``kclpy.mod.entries.module_entries``, ``kclpy.settings``); the
+resolution error is kept for the definition file. Package resolution never writes:
+the server sets ``kclpy.mod.settings.read_only_locks`` at start, so no
+``kcl.mod.lock`` changes, whatever it resolves.
+
+``Units`` holds what is known: units by key (the folder), and which units name a
+file among their entries; ``covering(path)`` answers which units hold a file before
+any of them is analysed (``base.k`` is in every stack of its application).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kclpy.loader import package_files
+from kclpy.monorepo.stacks import MOD_FILE, SETTINGS_FILE, StackError, read_stack
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One program: where it runs, its inputs as ``kcl run`` takes them."""
+
+    folder: str  # the key: the stack's or the package's folder
+    inputs: tuple[str, ...]  # absolute paths, or ``${name:KCL_MOD}/...``
+    externals: tuple[tuple[str, str], ...] = ()
+    options: tuple[str, ...] = ()
+    definition: tuple[str, ...] = ()  # the kcl.mod / kcl.yaml that define a stack
+    stack: bool = False
+    error: str = ""  # why the stack's packages or settings could not be read
+
+    def entries(self) -> set[str]:
+        """The entry files that are paths (not ``${name:KCL_MOD}`` ones)."""
+        return {entry for entry in self.inputs if not entry.startswith("${")}
+
+
+def read_unit(folder: str, overlay: Iterable[str] = ()) -> Unit | None:
+    """The unit of ``folder`` (None: no ``.k`` file, on disk or open, and no stack).
+    ``overlay`` are the paths of open buffers (files that may not exist yet)."""
+    folder = os.path.abspath(folder)
+    open_here = sorted(
+        path
+        for path in overlay
+        if os.path.dirname(path) == folder and path.endswith(".k") and not path.endswith("_test.k")
+    )
+    try:
+        names = set(os.listdir(folder))
+    except OSError:
+        names = set()
+    names |= {os.path.basename(path) for path in open_here}
+    stack = None
+    if names & {SETTINGS_FILE, MOD_FILE}:
+        try:
+            stack = read_stack(folder, names, folder)
+        except (StackError, OSError, ValueError) as error:
+            return _package(folder, open_here, str(error))
+    if stack is not None and _defines_entries(folder, names):
+        if stack.error:
+            return _unresolved(folder, names, stack.error, stack.definition, open_here)
+        inputs = tuple(_absolute(folder, entry) for entry in stack.files)
+        return Unit(folder, inputs, stack.externals, stack.options, stack.definition, stack=True)
+    return _package(folder, open_here)
+
+
+def _package(folder: str, open_here: list[str], error: str = "") -> Unit | None:
+    files = sorted(set(package_files(folder)) | set(open_here))
+    return Unit(folder, tuple(files), error=error) if files else None
+
+
+def _defines_entries(folder: str, names: set[str]) -> bool:
+    """Whether the folder's kcl.yaml or kcl.mod names entry files (a folder with only
+    a ``main.k`` is a package: ``kcl run`` there builds all its files)."""
+    if SETTINGS_FILE in names:
+        return True
+    if MOD_FILE not in names:
+        return False
+    from kclpy.mod.errors import PackageError
+    from kclpy.mod.manifest import read_mod
+
+    try:
+        entries = read_mod(folder).profile.get("entries")
+    except (PackageError, OSError, ValueError):
+        return False
+    return isinstance(entries, list) and bool(entries)
+
+
+def _unresolved(
+    folder: str, names: set[str], error: str, definition: tuple[str, ...], open_here: list[str]
+) -> Unit | None:
+    """A stack whose packages or settings failed: its entries all the same, when they
+    can be read (the loader then reports what it cannot resolve)."""
+    from kclpy.mod.entries import module_entries
+    from kclpy.mod.errors import PackageError
+    from kclpy.settings import SettingsError, load_settings
+
+    files: list[str] = []
+    options: list[str] = []
+    try:
+        if SETTINGS_FILE in names:
+            settings = load_settings([os.path.join(folder, SETTINGS_FILE)])
+            files = [str(item) for item in settings.get("files") or []]
+            options = [str(item) for item in settings.get("options", [])]
+        if not files and MOD_FILE in names:
+            files = module_entries(folder)
+    except (SettingsError, PackageError, OSError, ValueError):
+        return _package(folder, open_here, error)
+    if not files:
+        return _package(folder, open_here, error)
+    inputs = tuple(_absolute(folder, entry) for entry in files)
+    return Unit(folder, inputs, (), tuple(options), definition, stack=True, error=error)
+
+
+def _absolute(folder: str, entry: str) -> str:
+    if entry.startswith("${") or os.path.isabs(entry):
+        return os.path.normpath(entry) if not entry.startswith("${") else entry
+    return os.path.normpath(os.path.join(folder, entry))
+
+
+class Units:
+    """The units known so far, by folder, and the stacks naming each entry file."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._units: dict[str, Unit] = {}
+        self._entries: dict[str, set[str]] = {}  # entry file -> folders of stacks naming it
+
+    def put(self, unit: Unit) -> None:
+        with self._lock:
+            self._drop(unit.folder)
+            self._units[unit.folder] = unit
+            if unit.stack:
+                for entry in unit.entries():
+                    self._entries.setdefault(entry, set()).add(unit.folder)
+
+    def remove(self, folder: str) -> None:
+        with self._lock:
+            self._drop(folder)
+
+    def _drop(self, folder: str) -> None:
+        old = self._units.pop(folder, None)
+        if old is not None and old.stack:
+            for entry in old.entries():
+                holders = self._entries.get(entry, set())
+                holders.discard(folder)
+                if not holders:
+                    self._entries.pop(entry, None)
+
+    def get(self, folder: str) -> Unit | None:
+        with self._lock:
+            return self._units.get(folder)
+
+    def folders(self) -> list[str]:
+        with self._lock:
+            return list(self._units)
+
+    def stacks_naming(self, path: str) -> set[str]:
+        """The folders of the stacks that name ``path`` as an entry file."""
+        with self._lock:
+            return set(self._entries.get(path, ()))
+
+    def entry_of_stack(self, folder: str) -> bool:
+        """Whether every ``.k`` file of a package folder is an entry of some stack (it
+        is then built only within those stacks: ``base/`` of an application)."""
+        with self._lock:
+            unit = self._units.get(folder)
+            if unit is None or unit.stack:
+                return False
+            return all(path in self._entries for path in unit.inputs)

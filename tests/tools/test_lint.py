@@ -329,9 +329,10 @@ FIX_CASES = [
         "a = 1\nimport math\nb = 2\n",
         "a = 1\nb = 2\n",
     ),
-    (  # a comment above the imports stays, the blank line after it too
+    (  # a comment above the imports stays; kcl fmt joins it to the first import, as
+        # the reference's formatter does (no blank line between a comment and its statement)
         "# the app\n\nimport math\nimport regex\n\nr = regex.match('a', 'a')\n",
-        "# the app\n\nimport regex\n\nr = regex.match('a', 'a')\n",
+        "# the app\nimport regex\n\nr = regex.match('a', 'a')\n",
     ),
     (  # every import unused: the file starts with its code
         "import math\nimport json\n\n\n\nconfig = {\n    name = 'x'\n}\n",

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,18 @@ def _waiting(thread_id: int) -> bool:
     return names == ["wait", "wait", "run_deep"]
 
 
+@pytest.fixture
+def default_sigint() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in this process for the test (whatever handler
+    another test of this worker left behind)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("default_sigint")
 def test_an_interrupt_reaches_the_deep_thread() -> None:
     """SIGINT goes to the main thread; run_deep hands it to the deep one, whose
     handlers run (the CLI's reports "interrupted" and exits 130)."""
@@ -177,6 +190,7 @@ def test_an_interrupt_reaches_the_deep_thread() -> None:
         helper.join()
 
 
+@pytest.mark.usefixtures("default_sigint")
 def test_an_unhandled_interrupt_is_raised_to_the_caller() -> None:
     """A worker that does not handle the interrupt stops; the caller's handlers
     (the CLI's signal handling) then see the main thread's own exception."""

@@ -28,6 +28,7 @@ from lsprotocol import types
 from kclpy.loader import package_files
 from kclpy.sema.symbols import MAIN, SymbolKind
 from kclpy_lsp.documents import Document, read_text
+from kclpy_lsp.ranking import matches
 from kclpy_lsp.workspace import Analysis, Workspace
 
 _SCHEMA = re.compile(r"^schema\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
@@ -47,9 +48,10 @@ _by_dependency: dict[str, tuple[int, list[Importable]]] = {}  # folder -> (disk 
 
 
 def importable_items(
-    document: Document, analysis: Analysis, workspace: Workspace
+    document: Document, analysis: Analysis, workspace: Workspace, word: str = ""
 ) -> list[types.CompletionItem]:
-    """Completion items for the schemas of packages ``document`` does not import."""
+    """Completion items for the schemas of packages ``document`` does not import
+    (those ``word`` matches, as ``ranking.matches`` has it)."""
     imported = _imported(document, analysis)
     folder = os.path.dirname(document.path)
     dependencies = [
@@ -59,8 +61,10 @@ def importable_items(
     ]
     found = [
         schema
-        for schema in _workspace_schemas(analysis, workspace.all_analyses()) + dependencies
-        if schema.pkgpath not in imported and schema.pkgpath != _package_of(analysis, folder)
+        for schema in _workspace_schemas(analysis, workspace.all_analyses(), word) + dependencies
+        if schema.pkgpath not in imported
+        and schema.pkgpath != _package_of(analysis, folder)
+        and matches(schema.name, word)
     ]
     edit_at = import_position(document) if found else types.Position(0, 0)
     items: dict[tuple[str, str], types.CompletionItem] = {}
@@ -114,7 +118,7 @@ def _package_of(analysis: Analysis, folder: str) -> str:
     return relative.replace(os.sep, ".") if relative != "." else MAIN
 
 
-def _workspace_schemas(analysis: Analysis, analyses: list[Analysis]) -> list[Importable]:
+def _workspace_schemas(analysis: Analysis, analyses: list[Analysis], word: str) -> list[Importable]:
     root = analysis.program.root.rstrip(os.sep) + os.sep
     found = []
     for other in analyses:
@@ -122,7 +126,11 @@ def _workspace_schemas(analysis: Analysis, analyses: list[Analysis]) -> list[Imp
             continue
         pkgpath = os.path.relpath(other.folder, analysis.program.root).replace(os.sep, ".")
         for name, symbol in other.model.package_symbols(MAIN).items():
-            if symbol.kind == SymbolKind.SCHEMA and not name.startswith("_"):
+            if (
+                symbol.kind == SymbolKind.SCHEMA
+                and not name.startswith("_")
+                and matches(name, word)
+            ):
                 found.append(Importable(name, pkgpath, other.model.doc(symbol)))
     return found
 

@@ -14,11 +14,12 @@ and measures:
 * **memory**: the server's peak resident set (VmHWM) at the end.
 
 With ``--big-mb N`` it measures a big file instead: a ``big.k`` of N MB (config
-blocks written without the formatter's spacing) is opened, formatted through the
+blocks written without the formatter's spacing) is opened and, once the server
+is idle (its analysis and collections done: ``settle_s``), formatted through the
 server (``textDocument/formatting``; the time against ``kcl fmt`` on the same
 file, and whether the edits turn the text into ``kcl fmt``'s), closed and
-deleted; the server's resident set (VmRSS) is read after each step, and its peak
-(VmHWM) at the end.
+deleted; the server's resident set (VmRSS) is read after each step (after the
+close, once it is idle again), and its peak (VmHWM) at the end.
 
 These are measurements, never test assertions::
 
@@ -175,6 +176,26 @@ class Client:
             if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
         return float("nan")
+
+    def cpu_seconds(self) -> float:
+        """The server's CPU time so far (user and system), from ``/proc``."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def settle(self, timeout: float, quiet: float = 4.0) -> float:
+        """Wait until the server has used under 5% of a CPU for ``quiet`` seconds
+        (longer than its 3 s wait before an idle collection: its background analysis
+        and collections done); the seconds waited."""
+        began = time.perf_counter()
+        while time.perf_counter() - began < timeout:
+            before = self.cpu_seconds()
+            self.wait(lambda message: False, quiet)
+            if self.cpu_seconds() - before < 0.05 * quiet:
+                break
+        return time.perf_counter() - began - quiet
 
     def close(self) -> None:
         try:
@@ -367,7 +388,7 @@ def apply_edits(text: str, edits: list[dict[str, Any]]) -> str:
 
 
 def measure_big(
-    command: list[str], fmt: list[str], megabytes: float, timeout: float
+    command: list[str], fmt: list[str], megabytes: float, timeout: float, format_it: bool = True
 ) -> dict[str, Any]:
     """Open, format, close and delete a big file; times and the server's memory."""
     figures: dict[str, Any] = {"megabytes": megabytes}
@@ -394,22 +415,9 @@ def measure_big(
             analysed = client.diagnostics(editor.uri, 1, timeout)
             figures["open_s"] = round(analysed - opened, 2) if analysed else f">{timeout}s"
             figures["rss_open_mb"] = round(client.memory_mb(), 1)
-            began = time.perf_counter()
-            asked = client.request(
-                "textDocument/formatting",
-                {
-                    "textDocument": {"uri": editor.uri},
-                    "options": {"tabSize": 4, "insertSpaces": True},
-                },
-            )
-            answered = client.response(asked, timeout)
-            if answered is None:
-                figures["server_fmt_s"] = f">{timeout}s"
-            else:
-                figures["server_fmt_s"] = round(answered[0] - began, 2)
-                edits = answered[1].get("result") or []
-                figures["edits"] = len(edits)
-                figures["edits_match_kcl_fmt"] = apply_edits(editor.text, edits) == expected
+            figures["settle_s"] = round(client.settle(timeout), 1)
+            if format_it:
+                figures.update(format_big(client, editor, expected, timeout))
             figures["rss_formatted_mb"] = round(client.memory_mb(), 1)
             client.notify("textDocument/didClose", {"textDocument": {"uri": editor.uri}})
             path.unlink()
@@ -417,11 +425,34 @@ def measure_big(
                 "workspace/didChangeWatchedFiles",
                 {"changes": [{"uri": editor.uri, "type": 3}]},
             )
-            client.wait(lambda m: False, 6.0)  # the server's idle collection (3 s)
+            client.settle(timeout)  # the re-analysis and the idle collection (after 3 s)
             figures["rss_closed_mb"] = round(client.memory_mb(), 1)
             figures["peak_memory_mb"] = round(client.peak_memory_mb(), 1)
         finally:
             client.close()
+    return figures
+
+
+def format_big(client: Client, editor: Editor, expected: str, timeout: float) -> dict[str, Any]:
+    """Format the open document through the server: the time, the edits' count and
+    whether they give ``kcl fmt``'s text."""
+    figures: dict[str, Any] = {}
+    began = time.perf_counter()
+    asked = client.request(
+        "textDocument/formatting",
+        {
+            "textDocument": {"uri": editor.uri},
+            "options": {"tabSize": 4, "insertSpaces": True},
+        },
+    )
+    answered = client.response(asked, timeout)
+    if answered is None:
+        figures["server_fmt_s"] = f">{timeout}s"
+    else:
+        figures["server_fmt_s"] = round(answered[0] - began, 2)
+        edits = answered[1].get("result") or []
+        figures["edits"] = len(edits)
+        figures["edits_match_kcl_fmt"] = apply_edits(editor.text, edits) == expected
     return figures
 
 
@@ -434,6 +465,7 @@ def main() -> int:
     parser.add_argument("--completions", type=int, default=40)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--big-mb", type=float, help="measure one big file of this size")
+    parser.add_argument("--no-format", action="store_true", help="big file: do not format it")
     parser.add_argument(
         "--fmt",
         default=str(Path(sys.executable).parent / "kcl") + " fmt",
@@ -442,7 +474,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.big_mb:
         server, fmt = shlex.split(args.server), shlex.split(args.fmt)
-        results = [measure_big(server, fmt, args.big_mb, args.timeout)]
+        results = [measure_big(server, fmt, args.big_mb, args.timeout, not args.no_format)]
     else:
         results = [
             measure(shlex.split(args.server), lines, args.interval, args.timeout, args.completions)

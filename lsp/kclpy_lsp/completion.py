@@ -38,7 +38,14 @@ from kclpy.sema.types import (
 from kclpy.syntax.tokens import KEYWORDS
 from kclpy.syntax.universe import SYSTEM_MODULES as SYSTEM_MODULE_NAMES
 from kclpy_lsp.app import document_of, parameter_labels, server, workspace
-from kclpy_lsp.blocks import Bracket, in_text, keys_set, open_brackets
+from kclpy_lsp.blocks import (
+    Bracket,
+    in_text,
+    keys_set,
+    mask,
+    open_brackets,
+    statement_bounds,
+)
 from kclpy_lsp.documents import Document
 from kclpy_lsp.importable import importable_items
 from kclpy_lsp.ranking import Rank, bounded, typed_word
@@ -54,7 +61,9 @@ _SCHEMA_HEAD = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*(?:\(.*\
 _KEY_HEAD = re.compile(r"^\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*(?::[^=]*)?(?:\+?=|:)\s*$")
 _KEY_START = re.compile(r"(?:^|[{,])\s*[A-Za-z_$]?[\w$]*$")
 _VALUE = re.compile(r"([A-Za-z_$][\w$]*)\s*[:=]\s*$")
-_CALLEE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*$")
+_CALLEE = re.compile(
+    r"((?:[A-Za-z_$][\w$]*|\"[^\"]*\"|'[^']*')(?:\.[A-Za-z_$][\w$]*|\[[^\[\]]*\])*)\s*$"
+)
 
 _ITEM_KINDS = {
     SymbolKind.SCHEMA: types.CompletionItemKind.Class,
@@ -293,7 +302,7 @@ def _members(model: Model, kind: Type) -> dict[str, Symbol]:
             name: Symbol(name, SymbolKind.CONFIG_KEY, attr.type)
             for name, attr in kind.attrs.items()
         }
-    if kind.ty_str() == "str" or kind.ty_str().startswith('"'):
+    if _is_string(kind):
         return {name: _builtin_symbol(name, method) for name, method in STRING_METHODS.items()}
     return model.members(kind)
 
@@ -395,20 +404,26 @@ def _import_items(path: str, typed: str) -> list[types.CompletionItem]:
     types.SignatureHelpOptions(trigger_characters=["(", ","]),
 )
 def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
+    """The signature of the function, method or schema whose call's argument list
+    holds the cursor: builtins, string methods (``"a".replace(``, ``name.upper(``),
+    system-module functions (``math.log(``), lambdas, schema arguments."""
     document = document_of(params.text_document.uri)
     analysis = workspace.latest(document.path) if document is not None else None
     if document is None or analysis is None:
         return None
     context = Context(document, params.position)
+    if in_text(document.text, context.offset):
+        return None
     call = _open_call(document.text, context.offset)
     if call is None:
         return None
     callee, argument = call
-    kind = _callee_type(analysis.model, context, callee)
-    if not isinstance(kind, FuncType):
+    found = _callee(analysis.model, context, callee)
+    if found is None:
         return None
+    shown, kind = found
     labels = parameter_labels(kind)
-    label = f"{callee}({', '.join(labels)}) -> {kind.ret.ty_str()}"
+    label = f"{shown}({', '.join(labels)}) -> {kind.ret.ty_str()}"
     signature = types.SignatureInformation(
         label=label,
         documentation=kind.doc or None,
@@ -416,6 +431,21 @@ def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | N
     )
     active = min(argument, max(len(labels) - 1, 0))
     return types.SignatureHelp([signature], active_signature=0, active_parameter=active)
+
+
+def _callee(model: Model, context: Context, callee: str) -> tuple[str, FuncType] | None:
+    """The name to show for a callee and its function type: ``str.replace`` for a
+    string method, ``math.log`` for a system-module function, else as written."""
+    head, _, name = callee.rpartition(".")
+    owner = resolve(model, context, head) if head else None
+    kind = _callee_type(model, context, callee)
+    if not isinstance(kind, FuncType):
+        return None
+    if owner is not None and _is_string(owner) and name in STRING_METHODS:
+        return f"str.{name}", kind
+    if isinstance(owner, ModuleType):
+        return f"{owner.pkgpath}.{name}", kind
+    return callee, kind
 
 
 def _callee_type(model: Model, context: Context, callee: str) -> Type | None:
@@ -436,14 +466,21 @@ def _callee_type(model: Model, context: Context, callee: str) -> Type | None:
     return symbol.type
 
 
+def _is_string(kind: Type) -> bool:
+    return kind.ty_str() == "str" or kind.ty_str().startswith(('"', "'"))
+
+
 def _open_call(text: str, offset: int) -> tuple[str, int] | None:
     """The callee before the innermost ``(`` open at ``offset`` and the index of
-    the argument the cursor is in."""
+    the argument the cursor is in (brackets and commas in strings and comments do
+    not count; a string receiver keeps its quotes: ``"  ".replace``)."""
+    start = max(statement_bounds(text, offset)[0], offset - 2000)
+    masked = mask(text, start, offset)
     depth = 0
     commas = 0
-    index = offset - 1
-    while index >= 0 and offset - index < 2000:
-        char = text[index]
+    index = len(masked) - 1
+    while index >= 0:
+        char = masked[index]
         if char in ")]}":
             depth += 1
         elif char in "[{":
@@ -452,7 +489,7 @@ def _open_call(text: str, offset: int) -> tuple[str, int] | None:
             depth -= 1
         elif char == "(":
             if depth == 0:
-                found = _CALLEE.search(text[max(0, index - 200) : index])
+                found = _CALLEE.search(masked[max(0, index - 200) : index])
                 return (found.group(1), commas) if found is not None else None
             depth -= 1
         elif char == "," and depth == 0:

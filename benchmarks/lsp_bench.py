@@ -13,10 +13,19 @@ and measures:
   ``svc0.`` on a new line and ask for completion at the dot; p50 and p95.
 * **memory**: the server's peak resident set (VmHWM) at the end.
 
+With ``--big-mb N`` it measures a big file instead: a ``big.k`` of N MB (config
+blocks written without the formatter's spacing) is opened and, once the server
+is idle (its analysis and collections done: ``settle_s``), formatted through the
+server (``textDocument/formatting``; the time against ``kcl fmt`` on the same
+file, and whether the edits turn the text into ``kcl fmt``'s), closed and
+deleted; the server's resident set (VmRSS) is read after each step (after the
+close, once it is idle again), and its peak (VmHWM) at the end.
+
 These are measurements, never test assertions::
 
     python benchmarks/lsp_bench.py --lines 2000 [--lines 20000]
         [--server "kcl lsp"] [--interval 20] [--timeout 120] [--json]
+    python benchmarks/lsp_bench.py --big-mb 5 [--fmt "kcl fmt"]
 """
 
 from __future__ import annotations
@@ -159,14 +168,38 @@ class Client:
         return found[0] if found else None
 
     def peak_memory_mb(self) -> float:
+        return self.memory_mb("VmHWM")
+
+    def memory_mb(self, field: str = "VmRSS") -> float:
+        """A memory figure of the server from ``/proc`` (VmRSS: now; VmHWM: peak)."""
         try:
             status = Path(f"/proc/{self.process.pid}/status").read_text()
         except OSError:
             return float("nan")
         for line in status.splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
         return float("nan")
+
+    def cpu_seconds(self) -> float:
+        """The server's CPU time so far (user and system), from ``/proc``."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def settle(self, timeout: float, quiet: float = 4.0) -> float:
+        """Wait until the server has used under 5% of a CPU for ``quiet`` seconds
+        (longer than its 3 s wait before an idle collection: its background analysis
+        and collections done); the seconds waited."""
+        began = time.perf_counter()
+        while time.perf_counter() - began < timeout:
+            before = self.cpu_seconds()
+            self.wait(lambda message: False, quiet)
+            if self.cpu_seconds() - before < 0.05 * quiet:
+                break
+        return time.perf_counter() - began - quiet
 
     def close(self) -> None:
         try:
@@ -473,6 +506,127 @@ def measure_workspace(
         figures["files_written"] = len(changed)
         if changed:
             figures["written"] = os.path.relpath(changed[0], root)
+
+
+BIG_UNIT = """app{i}=Service{{
+    name="app{i}"
+    replicas={replicas}
+    labels={{"team":"t{i}","tier":"web"}}
+    ports=[80,443]
+}}
+"""
+BIG_HEAD = """schema Service:
+    name: str
+    replicas: int = 1
+    labels: {str:str} = {}
+    ports: [int] = []
+
+"""
+
+
+def big_file(folder: Path, megabytes: float) -> Path:
+    """A ``big.k`` of about ``megabytes`` MB that ``kcl fmt`` changes on most lines."""
+    parts = [BIG_HEAD]
+    size = len(BIG_HEAD)
+    index = 0
+    while size < megabytes * 1_000_000:
+        unit = BIG_UNIT.format(i=index, replicas=index % 5 + 1)
+        parts.append(unit if index % 4 else unit.replace("=", " = ").replace(",", ", "))
+        size += len(parts[-1])
+        index += 1
+    path = folder / "big.k"
+    path.write_text("".join(parts), encoding="utf-8")
+    return path
+
+
+def apply_edits(text: str, edits: list[dict[str, Any]]) -> str:
+    """LSP edits (line/character, ``\\n`` lines, ASCII text) applied to ``text``."""
+    starts = [0]
+    for line in text.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(where: dict[str, int]) -> int:
+        if where["line"] >= len(starts):
+            return len(text)
+        return min(starts[where["line"]] + where["character"], len(text))
+
+    ordered = sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True)
+    parts = []
+    end = len(text)
+    for edit in ordered:
+        parts.append(text[offset(edit["range"]["end"]) : end])
+        parts.append(edit["newText"])
+        end = offset(edit["range"]["start"])
+    parts.append(text[:end])
+    return "".join(reversed(parts))
+
+
+def measure_big(
+    command: list[str], fmt: list[str], megabytes: float, timeout: float, format_it: bool = True
+) -> dict[str, Any]:
+    """Open, format, close and delete a big file; times and the server's memory."""
+    figures: dict[str, Any] = {"megabytes": megabytes}
+    with tempfile.TemporaryDirectory() as temp, tempfile.TemporaryDirectory() as other:
+        folder = Path(temp)
+        path = big_file(folder, megabytes)
+        copy = Path(other) / "big.k"  # outside the server's workspace
+        copy.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+        began = time.perf_counter()
+        subprocess.run([*fmt, str(copy)], capture_output=True, check=False, timeout=timeout)
+        figures["kcl_fmt_s"] = round(time.perf_counter() - began, 2)
+        expected = copy.read_text(encoding="utf-8")
+        client = Client(command, folder)
+        try:
+            started = client.request(
+                "initialize",
+                {"processId": os.getpid(), "rootUri": folder.as_uri(), "capabilities": {}},
+            )
+            client.response(started, 30)
+            client.notify("initialized", {})
+            figures["rss_start_mb"] = round(client.memory_mb(), 1)
+            editor = Editor(client, path)
+            opened = time.perf_counter()
+            analysed = client.diagnostics(editor.uri, 1, timeout)
+            figures["open_s"] = round(analysed - opened, 2) if analysed else f">{timeout}s"
+            figures["rss_open_mb"] = round(client.memory_mb(), 1)
+            figures["settle_s"] = round(client.settle(timeout), 1)
+            if format_it:
+                figures.update(format_big(client, editor, expected, timeout))
+            figures["rss_formatted_mb"] = round(client.memory_mb(), 1)
+            client.notify("textDocument/didClose", {"textDocument": {"uri": editor.uri}})
+            path.unlink()
+            client.notify(
+                "workspace/didChangeWatchedFiles",
+                {"changes": [{"uri": editor.uri, "type": 3}]},
+            )
+            client.settle(timeout)  # the re-analysis and the idle collection (after 3 s)
+            figures["rss_closed_mb"] = round(client.memory_mb(), 1)
+            figures["peak_memory_mb"] = round(client.peak_memory_mb(), 1)
+        finally:
+            client.close()
+    return figures
+
+
+def format_big(client: Client, editor: Editor, expected: str, timeout: float) -> dict[str, Any]:
+    """Format the open document through the server: the time, the edits' count and
+    whether they give ``kcl fmt``'s text."""
+    figures: dict[str, Any] = {}
+    began = time.perf_counter()
+    asked = client.request(
+        "textDocument/formatting",
+        {
+            "textDocument": {"uri": editor.uri},
+            "options": {"tabSize": 4, "insertSpaces": True},
+        },
+    )
+    answered = client.response(asked, timeout)
+    if answered is None:
+        figures["server_fmt_s"] = f">{timeout}s"
+    else:
+        figures["server_fmt_s"] = round(answered[0] - began, 2)
+        edits = answered[1].get("result") or []
+        figures["edits"] = len(edits)
+        figures["edits_match_kcl_fmt"] = apply_edits(editor.text, edits) == expected
     return figures
 
 
@@ -493,6 +647,13 @@ def main() -> int:
     parser.add_argument(
         "--corpus", type=Path, default=Path(__file__).resolve().parents[1] / ".corpus"
     )
+    parser.add_argument("--big-mb", type=float, help="measure one big file of this size")
+    parser.add_argument("--no-format", action="store_true", help="big file: do not format it")
+    parser.add_argument(
+        "--fmt",
+        default=str(Path(sys.executable).parent / "kcl") + " fmt",
+        help="the formatter to compare with (kcl fmt next to this Python)",
+    )
     args = parser.parse_args()
     if args.workspace:
         results = [
@@ -506,10 +667,14 @@ def main() -> int:
                 else "\n".join(f"{k}: {v}" for k, v in figures.items())
             )
         return 0
-    results = [
-        measure(shlex.split(args.server), lines, args.interval, args.timeout, args.completions)
-        for lines in args.lines or [2000]
-    ]
+    if args.big_mb:
+        server, fmt = shlex.split(args.server), shlex.split(args.fmt)
+        results = [measure_big(server, fmt, args.big_mb, args.timeout, not args.no_format)]
+    else:
+        results = [
+            measure(shlex.split(args.server), lines, args.interval, args.timeout, args.completions)
+            for lines in args.lines or [2000]
+        ]
     if args.json:
         print(json.dumps(results, indent=2))
     else:

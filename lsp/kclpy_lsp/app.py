@@ -31,6 +31,7 @@ from kclpy.diag import Diagnostic
 from kclpy.sema.types import FuncType
 from kclpy.source import Span
 from kclpy.syntax import ast
+from kclpy_lsp.diagnostics import unique
 from kclpy_lsp.documents import Document, Documents, path_of, uri_of
 from kclpy_lsp.transport import INVALID_REQUEST, Connection
 from kclpy_lsp.workspace import Analysis, Workspace
@@ -201,7 +202,7 @@ def _send_diagnostics(path: str, diagnostics: list[Diagnostic], version: int | N
         first = types.Range(types.Position(0, 0), types.Position(0, 0))
         found.append(types.Diagnostic(first, analysis.config_error, source="kclpy"))
     server.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found)
+        types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=unique(found))
     )
 
 

@@ -14,7 +14,9 @@ do not count. On the masked text:
   before ``{``, ``ports:`` before ``[``);
 * ``keys_set(text, bracket)``: the first names of the entries written at the
   block's own level (``name`` in ``name = 1``, ``labels`` in ``labels.app: "a"``);
-* ``string_at(text, offset)``: the string literal around the offset (a docstring).
+* ``string_at(text, offset)``: the string literal around the offset (a docstring);
+* ``in_text(text, offset)``: whether the offset lies in a comment or in a string's
+  text (not inside one of its ``${...}`` interpolations): no code is typed there.
 
 Takes text and offsets (code points); returns plain data. Knows nothing of types.
 """
@@ -69,6 +71,41 @@ def string_at(text: str, offset: int) -> tuple[int, int, str] | None:
         if begin <= offset <= close:
             return begin, close, quote
     return None
+
+
+def in_text(text: str, offset: int) -> bool:
+    """Whether ``offset`` lies in a comment or in the text of a string literal
+    (an interpolation ``${...}`` open at the offset is code)."""
+    start, end = statement_bounds(text, offset)
+    masked, strings = _scan(text, start, end)
+    for begin, close, _quote in strings:
+        if begin <= offset <= close:
+            return not _interpolating(text[begin:offset])
+    line_start = max(start, text.rfind("\n", 0, offset) + 1)
+    for index in range(line_start, offset):
+        if text[index] == "#" and masked[index - start] == " ":
+            inside = any(begin <= index < close for begin, close, _quote in strings)
+            if not inside:
+                return True
+    return False
+
+
+def _interpolating(contents: str) -> bool:
+    """Whether a ``${`` is open at the end of a string's contents."""
+    depth = 0
+    index = 0
+    while index < len(contents):
+        if contents[index] == "\\":
+            index += 2
+            continue
+        if contents.startswith("${", index):
+            depth += 1
+            index += 2
+            continue
+        if contents[index] == "}" and depth:
+            depth -= 1
+        index += 1
+    return depth > 0
 
 
 def _scan(text: str, start: int, end: int) -> tuple[str, list[tuple[int, int, str]]]:

@@ -23,7 +23,7 @@ from lsprotocol import types
 
 from kclpy.sema.builtins import BUILTIN_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.model import Model
-from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
+from kclpy.sema.symbols import MAIN, ScopeKind, Symbol, SymbolKind
 from kclpy.sema.types import (
     STR_T,
     DictType,
@@ -38,10 +38,18 @@ from kclpy.sema.types import (
 from kclpy.syntax.tokens import KEYWORDS
 from kclpy.syntax.universe import SYSTEM_MODULES as SYSTEM_MODULE_NAMES
 from kclpy_lsp.app import document_of, parameter_labels, server, workspace
-from kclpy_lsp.blocks import Bracket, keys_set, open_brackets
+from kclpy_lsp.blocks import (
+    Bracket,
+    in_text,
+    keys_set,
+    mask,
+    open_brackets,
+    statement_bounds,
+)
 from kclpy_lsp.documents import Document
 from kclpy_lsp.importable import importable_items
 from kclpy_lsp.progress import first_analysis
+from kclpy_lsp.ranking import Rank, bounded, typed_word
 from kclpy_lsp.snippets import attribute_items, docstring_items
 from kclpy_lsp.workspace import Analysis
 
@@ -54,7 +62,9 @@ _SCHEMA_HEAD = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*(?:\(.*\
 _KEY_HEAD = re.compile(r"^\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*(?::[^=]*)?(?:\+?=|:)\s*$")
 _KEY_START = re.compile(r"(?:^|[{,])\s*[A-Za-z_$]?[\w$]*$")
 _VALUE = re.compile(r"([A-Za-z_$][\w$]*)\s*[:=]\s*$")
-_CALLEE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*$")
+_CALLEE = re.compile(
+    r"((?:[A-Za-z_$][\w$]*|\"[^\"]*\"|'[^']*')(?:\.[A-Za-z_$][\w$]*|\[[^\[\]]*\])*)\s*$"
+)
 
 _ITEM_KINDS = {
     SymbolKind.SCHEMA: types.CompletionItemKind.Class,
@@ -97,57 +107,79 @@ def _symbol_item(symbol: Symbol, field: bool = False) -> types.CompletionItem:
 async def completion(params: types.CompletionParams) -> types.CompletionList:
     document = document_of(params.text_document.uri)
     if document is None:
-        return types.CompletionList(is_incomplete=False, items=[])
+        return _NOTHING
     context = Context(document, params.position)
     analysis = await first_analysis(document.path)
     trigger = params.context.trigger_character if params.context is not None else None
+    if analysis is not None:
+        docstring = docstring_items(
+            analysis.model, document.text, context.offset, _pkgpath(analysis.model, context)
+        )
+        if docstring:
+            return types.CompletionList(is_incomplete=False, items=docstring)
+    if in_text(document.text, context.offset):  # a comment or a string's text
+        return _NOTHING
+    word = "" if _IMPORT.match(context.prefix) else typed_word(context.prefix)
     if trigger == "\n":  # Enter: only what a new line asks for, never the names in scope
-        items = newline_items(context, analysis) if analysis is not None else []
-    else:
-        items = items_for(context, analysis)
-    return types.CompletionList(is_incomplete=False, items=items)
+        attributes = attribute_groups(context, analysis) if analysis is not None else None
+        return bounded(attributes or [], word)
+    return bounded(groups_for(context, analysis), word)
 
 
-def items_for(context: Context, analysis: Analysis | None) -> list[types.CompletionItem]:
+_NOTHING = types.CompletionList(is_incomplete=False, items=[])
+
+Groups = list[tuple[Rank, list[types.CompletionItem]]]
+
+
+def groups_for(context: Context, analysis: Analysis | None) -> Groups:
+    """The completion items the cursor's place asks for, by source."""
     importing = _IMPORT.match(context.prefix)
     if importing is not None:
-        return _import_items(context.document.path, importing.group(1))
+        return [(Rank.UNSET, _import_items(context.document.path, importing.group(1)))]
     if analysis is None:
-        return _keyword_items() + _builtin_items()
+        return [(Rank.BUILTIN, _builtin_items()), (Rank.KEYWORD, _keyword_items())]
     model = analysis.model
     chain = _CHAIN.search(context.prefix)
     if chain is not None:
         owner = resolve(model, context, chain.group(1))
-        return member_items(model, owner) if owner is not None else []
+        return [(Rank.UNSET, member_items(model, owner) if owner is not None else [])]
     value = _VALUE.search(context.prefix)
     if value is not None:  # ``key = `` or ``key: `` in a schema's block: what it accepts
         block = block_type(model, context)
         if block is not None and isinstance(block[0], SchemaType):
             member = model.members(block[0]).get(value.group(1))
-            return _value_items(member.type) if member is not None else []
-    found = newline_items(context, analysis)
-    if found:
-        return found
-    return (
-        _scope_items(model, context)
-        + _builtin_items()
-        + _keyword_items()
-        + importable_items(context.document, analysis, workspace)
-    )
+            return [(Rank.UNSET, _value_items(member.type) if member is not None else [])]
+    attributes = attribute_groups(context, analysis)
+    if attributes is not None:
+        return attributes
+    word = typed_word(context.prefix)
+    local, package = _scope_items(model, context)
+    return [
+        (Rank.LOCAL, local),
+        (Rank.PACKAGE, package),
+        (Rank.BUILTIN, _builtin_items()),
+        (Rank.KEYWORD, _keyword_items()),
+        (Rank.IMPORTABLE, importable_items(context.document, analysis, workspace, word)),
+    ]
 
 
-def newline_items(context: Context, analysis: Analysis) -> list[types.CompletionItem]:
-    """A docstring skeleton in a schema body, or the attributes not yet set at the
-    start of an entry of a schema's config block (empty otherwise)."""
+def attribute_groups(context: Context, analysis: Analysis) -> Groups | None:
+    """At the start of an entry of a schema's config block: its attributes, those
+    not yet set first (None elsewhere)."""
+    if not _KEY_START.search(context.prefix):
+        return None
     model = analysis.model
-    text, offset = context.document.text, context.offset
-    docstring = docstring_items(model, text, offset, _pkgpath(model, context))
-    if docstring or not _KEY_START.search(context.prefix):
-        return docstring
     block = block_type(model, context)
     if block is None or not isinstance(block[0], SchemaType):
-        return []
-    return attribute_items(model, model.members(block[0]), keys_set(text, block[1]))
+        return None
+    members = model.members(block[0])
+    written = keys_set(context.document.text, block[1])
+    unset = {name: member for name, member in members.items() if name not in written}
+    again = {name: member for name, member in members.items() if name in written}
+    return [
+        (Rank.UNSET, attribute_items(model, unset, set())),
+        (Rank.SET, attribute_items(model, again, set())),
+    ]
 
 
 def block_type(model: Model, context: Context) -> tuple[Type, Bracket] | None:
@@ -271,7 +303,7 @@ def _members(model: Model, kind: Type) -> dict[str, Symbol]:
             name: Symbol(name, SymbolKind.CONFIG_KEY, attr.type)
             for name, attr in kind.attrs.items()
         }
-    if kind.ty_str() == "str" or kind.ty_str().startswith('"'):
+    if _is_string(kind):
         return {name: _builtin_symbol(name, method) for name, method in STRING_METHODS.items()}
     return model.members(kind)
 
@@ -306,15 +338,22 @@ def _value_items(kind: Type) -> list[types.CompletionItem]:
     return items
 
 
-def _scope_items(model: Model, context: Context) -> list[types.CompletionItem]:
-    items: dict[str, types.CompletionItem] = {}
+def _scope_items(
+    model: Model, context: Context
+) -> tuple[list[types.CompletionItem], list[types.CompletionItem]]:
+    """The names of the scopes around the cursor: the enclosing ones, then the
+    package's (the outermost scope that is not the builtins')."""
+    found: dict[str, tuple[Symbol, bool]] = {}
     scope = model.scope_at(context.document.path, context.offset, _pkgpath(model, context))
     while scope is not None:
+        outermost = scope.kind == ScopeKind.PACKAGE
         for name, symbol in scope.symbols.items():
-            if name not in items and symbol.kind != SymbolKind.BUILTIN:
-                items[name] = _symbol_item(symbol)
+            if name not in found and symbol.kind != SymbolKind.BUILTIN:
+                found[name] = (symbol, outermost)
         scope = scope.parent
-    return list(items.values())
+    local = [_symbol_item(symbol) for symbol, outer in found.values() if not outer]
+    package = [_symbol_item(symbol) for symbol, outer in found.values() if outer]
+    return local, package
 
 
 def _builtin_items() -> list[types.CompletionItem]:
@@ -366,20 +405,26 @@ def _import_items(path: str, typed: str) -> list[types.CompletionItem]:
     types.SignatureHelpOptions(trigger_characters=["(", ","]),
 )
 async def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
+    """The signature of the function, method or schema whose call's argument list
+    holds the cursor: builtins, string methods (``"a".replace(``, ``name.upper(``),
+    system-module functions (``math.log(``), lambdas, schema arguments."""
     document = document_of(params.text_document.uri)
     analysis = await first_analysis(document.path) if document is not None else None
     if document is None or analysis is None:
         return None
     context = Context(document, params.position)
+    if in_text(document.text, context.offset):
+        return None
     call = _open_call(document.text, context.offset)
     if call is None:
         return None
     callee, argument = call
-    kind = _callee_type(analysis.model, context, callee)
-    if not isinstance(kind, FuncType):
+    found = _callee(analysis.model, context, callee)
+    if found is None:
         return None
+    shown, kind = found
     labels = parameter_labels(kind)
-    label = f"{callee}({', '.join(labels)}) -> {kind.ret.ty_str()}"
+    label = f"{shown}({', '.join(labels)}) -> {kind.ret.ty_str()}"
     signature = types.SignatureInformation(
         label=label,
         documentation=kind.doc or None,
@@ -387,6 +432,21 @@ async def signature_help(params: types.SignatureHelpParams) -> types.SignatureHe
     )
     active = min(argument, max(len(labels) - 1, 0))
     return types.SignatureHelp([signature], active_signature=0, active_parameter=active)
+
+
+def _callee(model: Model, context: Context, callee: str) -> tuple[str, FuncType] | None:
+    """The name to show for a callee and its function type: ``str.replace`` for a
+    string method, ``math.log`` for a system-module function, else as written."""
+    head, _, name = callee.rpartition(".")
+    owner = resolve(model, context, head) if head else None
+    kind = _callee_type(model, context, callee)
+    if not isinstance(kind, FuncType):
+        return None
+    if owner is not None and _is_string(owner) and name in STRING_METHODS:
+        return f"str.{name}", kind
+    if isinstance(owner, ModuleType):
+        return f"{owner.pkgpath}.{name}", kind
+    return callee, kind
 
 
 def _callee_type(model: Model, context: Context, callee: str) -> Type | None:
@@ -407,14 +467,21 @@ def _callee_type(model: Model, context: Context, callee: str) -> Type | None:
     return symbol.type
 
 
+def _is_string(kind: Type) -> bool:
+    return kind.ty_str() == "str" or kind.ty_str().startswith(('"', "'"))
+
+
 def _open_call(text: str, offset: int) -> tuple[str, int] | None:
     """The callee before the innermost ``(`` open at ``offset`` and the index of
-    the argument the cursor is in."""
+    the argument the cursor is in (brackets and commas in strings and comments do
+    not count; a string receiver keeps its quotes: ``"  ".replace``)."""
+    start = max(statement_bounds(text, offset)[0], offset - 2000)
+    masked = mask(text, start, offset)
     depth = 0
     commas = 0
-    index = offset - 1
-    while index >= 0 and offset - index < 2000:
-        char = text[index]
+    index = len(masked) - 1
+    while index >= 0:
+        char = masked[index]
         if char in ")]}":
             depth += 1
         elif char in "[{":
@@ -423,7 +490,7 @@ def _open_call(text: str, offset: int) -> tuple[str, int] | None:
             depth -= 1
         elif char == "(":
             if depth == 0:
-                found = _CALLEE.search(text[max(0, index - 200) : index])
+                found = _CALLEE.search(masked[max(0, index - 200) : index])
                 return (found.group(1), commas) if found is not None else None
             depth -= 1
         elif char == "," and depth == 0:

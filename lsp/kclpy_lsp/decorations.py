@@ -3,11 +3,14 @@
 * Semantic tokens (full document): every definition and use the model recorded,
   typed by what the symbol is (schema, attribute, module, function, parameter,
   variable, type), with ``declaration`` and ``defaultLibrary`` modifiers.
-* Inlay hints: the inferred type after the target of an untyped top-level or
-  schema-body assignment (``a: int``); the declared type after a config key that
-  sets a schema attribute (the last such key of each line, as kcl-language-server
-  shows them); argument names before the positional arguments of calls to
-  functions and schemas with named parameters.
+* Inlay hints, only where they tell what the text does not: the inferred type
+  after the target of an untyped top-level or schema-body assignment (``a: int``);
+  the declared type after a config key that sets a schema attribute (the last
+  such key of each line, as kcl-language-server shows them); argument names before
+  the positional arguments of calls to functions and schemas with more than one
+  parameter. No hint repeats what the value spells (``key: Schema {``,
+  ``p = Person {}``, ``n = 1``, ``s = "a"``), and an argument that is the
+  parameter's own name gets none.
 """
 
 from __future__ import annotations
@@ -121,7 +124,7 @@ def hints_of(document: Document, model: Model, module: ast.Module) -> list[types
         elif isinstance(node, ast.CallExpr | ast.SchemaExpr):
             hints.extend(_argument_hints(document, model, node))
         elif isinstance(node, ast.ConfigEntry) and node.key is not None:
-            hint = _key_hint(document, model, node.key)
+            hint = _key_hint(document, model, node)
             before = keys.get(hint.position.line) if hint is not None else None
             if hint is not None and (
                 before is None or before.position.character < hint.position.character
@@ -130,21 +133,46 @@ def hints_of(document: Document, model: Model, module: ast.Module) -> list[types
     return hints + list(keys.values())
 
 
-def _key_hint(document: Document, model: Model, key: ast.Expr) -> types.InlayHint | None:
-    """``: type`` after a config key that sets a schema attribute (its declared type)."""
-    symbol = model.symbol_of(key)
-    if symbol is None or symbol.kind != SymbolKind.ATTRIBUTE or key.span is None:
+def _key_hint(document: Document, model: Model, entry: ast.ConfigEntry) -> types.InlayHint | None:
+    """``: type`` after a config key that sets a schema attribute (its declared type),
+    unless the value spells it."""
+    key = entry.key
+    symbol = model.symbol_of(key) if key is not None else None
+    if symbol is None or symbol.kind != SymbolKind.ATTRIBUTE or key is None or key.span is None:
+        return None
+    label = annotation_text(symbol)
+    if _spelled(entry.value, label):
         return None
     return types.InlayHint(
         position=document.lines.position(key.span.end),
-        label=f": {annotation_text(symbol)}",
+        label=f": {label}",
         kind=types.InlayHintKind.Type,
     )
 
 
+def _spelled(value: ast.Expr | None, type_text: str) -> bool:
+    """Whether the value shows its type as plainly as a hint would: a schema
+    instance (``Person {}``), a plain literal of that very type."""
+    if isinstance(value, ast.SchemaExpr):
+        return True
+    obvious = _obvious(value)
+    return obvious is not None and (not type_text or type_text == obvious)
+
+
+def _obvious(value: ast.Expr | None) -> str | None:
+    """The type a literal spells (``1`` int, ``"a"`` str, ``True`` bool)."""
+    if isinstance(value, ast.StringExpr | ast.JoinedStringExpr):
+        return "str"
+    if isinstance(value, ast.NumberExpr) and value.suffix is None:
+        return "float" if isinstance(value.value, float) else "int"
+    if isinstance(value, ast.ConstExpr) and isinstance(value.value, bool):
+        return "bool"
+    return None
+
+
 def _type_hints(document: Document, model: Model, node: ast.AssignStmt) -> list[types.InlayHint]:
     kind = model.type_of(node.value)
-    if kind is None or kind.ty_str() in ("any", ""):
+    if kind is None or kind.ty_str() in ("any", "") or _spelled(node.value, ""):
         return []
     hints = []
     for target in node.targets:
@@ -169,8 +197,8 @@ def _argument_hints(
     kind: Type | None = model.type_of(callee)
     if isinstance(kind, SchemaType):
         kind = kind.info.func
-    if not isinstance(kind, FuncType):
-        return []
+    if not isinstance(kind, FuncType) or len(kind.params) < 2:
+        return []  # one parameter: its name adds nothing
     hints = []
     for argument, param in zip(node.args, kind.params, strict=False):
         if isinstance(argument, ast.NameExpr) and argument.name == param.name:

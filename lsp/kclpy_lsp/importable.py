@@ -30,6 +30,7 @@ from lsprotocol import types
 from kclpy.loader import package_files
 from kclpy.sema.symbols import MAIN, SymbolKind
 from kclpy_lsp.documents import Document, read_text
+from kclpy_lsp.ranking import matches
 from kclpy_lsp.workspace import Analysis, Workspace
 
 _SCHEMA = re.compile(r"^schema\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
@@ -49,9 +50,10 @@ _by_dependency: dict[str, tuple[int, list[Importable]]] = {}  # folder -> (disk 
 
 
 def importable_items(
-    document: Document, analysis: Analysis, workspace: Workspace
+    document: Document, analysis: Analysis, workspace: Workspace, word: str = ""
 ) -> list[types.CompletionItem]:
-    """Completion items for the schemas of packages ``document`` does not import."""
+    """Completion items for the schemas of packages ``document`` does not import
+    (those ``word`` matches, as ``ranking.matches`` has it)."""
     imported = _imported(document, analysis)
     folder = os.path.dirname(document.path)
     dependencies = [
@@ -61,8 +63,10 @@ def importable_items(
     ]
     found = [
         schema
-        for schema in _workspace_schemas(analysis, workspace.all_analyses()) + dependencies
-        if schema.pkgpath not in imported and schema.pkgpath != _package_of(analysis, folder)
+        for schema in _workspace_schemas(analysis, workspace.all_analyses(), word) + dependencies
+        if schema.pkgpath not in imported
+        and schema.pkgpath != _package_of(analysis, folder)
+        and matches(schema.name, word)
     ]
     edit_at = import_position(document) if found else types.Position(0, 0)
     items: dict[tuple[str, str], types.CompletionItem] = {}
@@ -116,11 +120,12 @@ def _package_of(analysis: Analysis, folder: str) -> str:
     return relative.replace(os.sep, ".") if relative != "." else MAIN
 
 
-def _workspace_schemas(analysis: Analysis, analyses: list[Analysis]) -> list[Importable]:
+def _workspace_schemas(analysis: Analysis, analyses: list[Analysis], word: str) -> list[Importable]:
     """Schemas of the workspace's packages as ``analysis``'s program would import them:
     the package folders analysed on their own (under its root), and every package any
     program loaded, when it lies under the same root or in the same external package
-    (the shared models of a monorepo are loaded by its stacks, not analysed alone)."""
+    (the shared models of a monorepo are loaded by its stacks, not analysed alone);
+    those whose name matches the ``word`` typed."""
     root = analysis.program.root
     found = []
     done: set[str] = set()
@@ -142,7 +147,7 @@ def _workspace_schemas(analysis: Analysis, analyses: list[Analysis]) -> list[Imp
                 continue
             done.add(pkgpath)
             found.extend(_schemas_of(other, pkgpath, pkgpath))
-    return found
+    return [schema for schema in found if matches(schema.name, word)]
 
 
 def _schemas_of(analysis: Analysis, package: str, pkgpath: str) -> list[Importable]:

@@ -8,7 +8,10 @@ Every request waits for the analysis that saw the document's current text, asks
 its ``Model`` for the symbol at the position, and answers in LSP terms. A
 symbol's uses are gathered over every analysed program that loads its defining
 file (importers in other folders included); a use written inside a longer key
-(``metadata.name``) is narrowed to the symbol's own name.
+(``metadata.name``) is narrowed to the symbol's own name. A schema attribute's
+uses also cover its redeclarations in related schemas and the untyped uses
+``attributes`` finds (``x.name`` on an ``any`` value, ``name`` keys of untyped
+configs).
 """
 
 from __future__ import annotations
@@ -23,11 +26,10 @@ from kclpy.sema.model import Model
 from kclpy.sema.symbols import Symbol, SymbolKind
 from kclpy.sema.types import FuncType, Type
 from kclpy.source import Span
-from kclpy.syntax import ast
+from kclpy.syntax import ast, parse_source
 from kclpy.syntax.tokens import KEYWORDS
 from kclpy.syntax.walk import walk
 from kclpy_lsp.app import (
-    analysed,
     document_of,
     fresh_analysis,
     location,
@@ -37,7 +39,9 @@ from kclpy_lsp.app import (
     server,
     workspace,
 )
+from kclpy_lsp.attributes import attribute_uses
 from kclpy_lsp.documents import Document
+from kclpy_lsp.outline import outline
 from kclpy_lsp.progress import whole_workspace
 from kclpy_lsp.workspace import Analysis
 
@@ -69,8 +73,18 @@ def name_span(span: Span, name: str) -> Span:
 
 
 def uses(analysis: Analysis, symbol: Symbol, include_definition: bool) -> list[Span]:
-    """Where a symbol is used (and defined), over every program that loads it."""
+    """Where a symbol is used (and defined), over every program that loads it; a
+    schema attribute's uses include those no type records (``attributes``)."""
     spans = list(analysis.model.references(symbol, include_definition))
+    if symbol.kind == SymbolKind.ATTRIBUTE and symbol.owner is not None:
+        family = attribute_uses([analysis, *workspace.all_analyses()], symbol)
+        own = symbol.span
+        spans.extend(
+            span
+            for span in family
+            if span not in spans and (include_definition or own is None or span != own)
+        )
+        return spans
     if symbol.span is None:
         return spans
     defined_in = os.path.abspath(symbol.span.file.path)
@@ -297,40 +311,24 @@ def _kind(symbol: Symbol) -> types.SymbolKind:
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-    """The top-level names of the document, schemas with their attributes."""
-    found_analysis = await analysed(params.text_document.uri)
-    if found_analysis is None:
+    """The outline of the document as a tree (``outline``): schemas with their
+    attributes, configs with their keys; top-level types from the analysis when it
+    saw the current text."""
+    document = document_of(params.text_document.uri)
+    if document is None:
         return []
-    document, analysis = found_analysis
-    model = analysis.model
-    found = []
-    for symbol in _package_of(analysis, document.path).values():
-        span = symbol.span
-        if span is None or os.path.abspath(span.file.path) != document.path:
-            continue
-        children = []
-        if symbol.kind == SymbolKind.SCHEMA:
-            for member in model.members(symbol.type).values():
-                where = member.span
-                if where is not None and os.path.abspath(where.file.path) == document.path:
-                    member_range = document.lines.range(where.start, where.end)
-                    children.append(
-                        types.DocumentSymbol(
-                            member.name, types.SymbolKind.Property, member_range, member_range
-                        )
-                    )
-        where_range = document.lines.range(span.start, span.end)
-        found.append(
-            types.DocumentSymbol(
-                symbol.name,
-                _kind(symbol),
-                where_range,
-                where_range,
-                detail=symbol.type.ty_str(),
-                children=children,
-            )
-        )
-    return found
+    analysis = await fresh_analysis(document)
+    module = None
+    known: dict[str, str] = {}
+    if analysis is not None and analysis.texts.get(document.path) == document.text:
+        module = module_of(analysis, document.path)
+        for name, symbol in _package_of(analysis, document.path).items():
+            span = symbol.span
+            if span is not None and os.path.abspath(span.file.path) == document.path:
+                known[name] = symbol.type.ty_str()
+    if module is None:
+        module = parse_source(document.text, document.path)[0]
+    return outline(document, module, known)
 
 
 def _package_of(analysis: Analysis, path: str) -> dict[str, Symbol]:

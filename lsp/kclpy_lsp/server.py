@@ -6,7 +6,8 @@ Module map of ``kclpy_lsp``:
 * ``workspace``: the analysis model (parse cache, programs, debounce, diagnostics).
 * ``app``: the server object, protocol rules, shared conversions.
 * ``server`` (this module): initialize/exit, didOpen/didChange/didClose/didSave,
-  watched files, formatting (document and range).
+  watched files.
+* ``formatting``: formatting (document and range), ``textdiff`` its line diff.
 * ``navigation``: hover (decorators included), definition, references, rename, symbols.
 * ``completion``: completion and signature help; ``blocks`` reads the config
   blocks around the cursor, ``snippets`` makes attribute-line and docstring
@@ -20,18 +21,16 @@ file of every affected program.
 
 from __future__ import annotations
 
-import difflib
 import os
 
 from lsprotocol import types
 
-from kclpy.tools.format import FormatError, format_code
-from kclpy_lsp import completion, decorations, fixes, navigation
-from kclpy_lsp.app import bind_loop, document_of, documents, note, path_of, server, workspace
+from kclpy_lsp import completion, decorations, fixes, formatting, navigation
+from kclpy_lsp.app import bind_loop, documents, note, path_of, server, workspace
 from kclpy_lsp.scan import refused
 from kclpy_lsp.transport import EXIT_GRACE
 
-FEATURES = (completion, decorations, fixes, navigation)  # registered on import
+FEATURES = (completion, decorations, fixes, formatting, navigation)  # registered on import
 
 
 @server.feature(types.INITIALIZE)
@@ -113,64 +112,6 @@ def did_close(params: types.DidCloseTextDocumentParams) -> None:
 def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
     for change in params.changes:
         workspace.changed(path_of(change.uri))
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-@server.feature(types.TEXT_DOCUMENT_FORMATTING)
-def formatting(params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:
-    """``kcl fmt``'s result as the smallest whole-line edits (None after a syntax error)."""
-    return _format_edits(params.text_document.uri)
-
-
-@server.feature(types.TEXT_DOCUMENT_RANGE_FORMATTING)
-def range_formatting(
-    params: types.DocumentRangeFormattingParams,
-) -> list[types.TextEdit] | None:
-    """The whole-line edits of ``kcl fmt`` that touch the selected lines."""
-    edits = _format_edits(params.text_document.uri)
-    if edits is None:
-        return None
-    first, last = params.range.start.line, params.range.end.line
-    return [
-        edit
-        for edit in edits
-        if edit.range.start.line <= last
-        and max(edit.range.end.line - 1, edit.range.start.line) >= first
-    ]
-
-
-def _format_edits(uri: str) -> list[types.TextEdit] | None:
-    """``kcl fmt``'s edits for a document (None: unreadable, or a syntax error)."""
-    document = document_of(uri)
-    if document is None:
-        return None
-    try:
-        formatted = format_code(document.text, filename=document.path)
-    except (FormatError, RecursionError):
-        return None
-    return line_edits(document.text, formatted)
-
-
-def line_edits(before: str, after: str) -> list[types.TextEdit]:
-    """The smallest whole-line edits turning ``before`` into ``after``."""
-    old = before.splitlines(keepends=True)
-    new = after.splitlines(keepends=True)
-    edits = []
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        if tag == "replace" and i2 - i1 == j2 - j1:  # line for line: one edit a line
-            for line in range(i2 - i1):
-                where = types.Range(types.Position(i1 + line, 0), types.Position(i1 + line + 1, 0))
-                edits.append(types.TextEdit(where, new[j1 + line]))
-            continue
-        start = types.Position(i1, 0)
-        end = types.Position(i2, 0)
-        edits.append(types.TextEdit(types.Range(start, end), "".join(new[j1:j2])))
-    return edits
 
 
 def main() -> int:

@@ -54,6 +54,7 @@ from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_con
 from kclpy.tools.lint_rules import Finding
 from kclpy_lsp.documents import UNTITLED, Documents, read_text
 from kclpy_lsp.incremental import ChunkParser
+from kclpy_lsp.memory import release_memory
 from kclpy_lsp.programs import Unit, Units, read_unit
 from kclpy_lsp.scan import package_folders
 
@@ -266,6 +267,8 @@ class Workspace:
         """A document closed: drop programs that no open document needs and that
         lie outside the workspace."""
         path = os.path.abspath(path)
+        self._parses.pop(path, None)  # the closed buffer's parse and chunks
+        self._chunks.forget(path)
         for folder in list(self._analyses):
             if not self._is_open_folder(folder) and not self._in_workspace(folder):
                 analysis = self._analyses.pop(folder)
@@ -460,6 +463,7 @@ class Workspace:
         began = time.monotonic()
         gc.unfreeze()
         gc.collect()
+        release_memory()
         self._frozen = 0
         self._replaced = 0
         _trace(f"collected in {time.monotonic() - began:.3f}s")

@@ -2,13 +2,27 @@
  * The VS Code side of kclpy: starts the language server (`kcl lsp` unless the
  * `kcl.server.*` settings say otherwise) for `.k` files, restarts it when those
  * settings change or on the "KCL: Restart Language Server" command, and tells
- * the user plainly when it cannot be started. Everything about the command line
- * lives in `launch.ts`; this module only talks to the `vscode` API.
+ * the user plainly when it cannot be started. When the server is not installed
+ * it offers to install it (pip, in a terminal), to locate `kcl`, or to choose the
+ * Python interpreter it is installed for; the choice is saved in the user's
+ * settings and the server restarts. Everything about the command line and the
+ * offers lives in `launch.ts`; this module only talks to the `vscode` API.
  */
 import * as os from "node:os";
 import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions } from "vscode-languageclient/node";
-import { describeLaunch, planLaunch, serverOptionsFor, startFailureMessage, type Launch } from "./launch";
+import {
+  CHOOSE_PYTHON,
+  describeLaunch,
+  isMissing,
+  LOCATE,
+  MISSING_CHOICES,
+  missingAction,
+  planLaunch,
+  serverOptionsFor,
+  startFailureMessage,
+  type Launch,
+} from "./launch";
 
 const CLIENT_ID = "kcl";
 const CLIENT_NAME = "KCL Language Server";
@@ -51,7 +65,12 @@ async function start(): Promise<void> {
   const channel = output ?? vscode.window.createOutputChannel("KCL");
   const settings = vscode.workspace.getConfiguration("kcl.server");
   const plan = planLaunch(
-    { command: settings.get("command"), args: settings.get("args"), env: settings.get("env") },
+    {
+      command: settings.get("command"),
+      args: settings.get("args"),
+      env: settings.get("env"),
+      pythonInterpreter: settings.get("pythonInterpreter"),
+    },
     {
       workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
       home: os.homedir(),
@@ -100,10 +119,45 @@ async function restart(): Promise<void> {
 async function reportStartFailure(launch: Launch, error: unknown, channel: vscode.OutputChannel): Promise<void> {
   const message = startFailureMessage(launch, error);
   channel.appendLine(message);
+  if (isMissing(error)) {
+    await offerInstall(message);
+    return;
+  }
   const choice = await vscode.window.showErrorMessage(message, "Open Settings", "Show Output");
   if (choice === "Open Settings") {
     await vscode.commands.executeCommand("workbench.action.openSettings", "kcl.server");
   } else if (choice === "Show Output") {
     channel.show(true);
+  }
+}
+
+/** The server is not installed: install it, locate `kcl`, or choose a Python. */
+async function offerInstall(message: string): Promise<void> {
+  const choice = await vscode.window.showErrorMessage(message, ...MISSING_CHOICES);
+  let picked: string | undefined;
+  if (choice === LOCATE || choice === CHOOSE_PYTHON) {
+    const files = await vscode.window.showOpenDialog({
+      canSelectFiles: true,
+      canSelectFolders: false,
+      canSelectMany: false,
+      openLabel: choice === LOCATE ? "Use this kcl" : "Use this Python",
+      title: choice === LOCATE ? "The kcl program of kclpy" : "The Python interpreter kclpy is installed for",
+    });
+    picked = files?.[0]?.fsPath;
+  }
+  const python = vscode.workspace.getConfiguration("kcl.server").get<string>("pythonInterpreter") || undefined;
+  const action = missingAction(choice, picked, python);
+  if (action.kind === "install") {
+    const terminal = vscode.window.createTerminal("KCL: install the language server");
+    terminal.show();
+    terminal.sendText(action.commandLine);
+    void vscode.window
+      .showInformationMessage("Once the install has finished, restart the KCL language server.", "Restart")
+      .then(async (answer) => (answer === "Restart" ? restart() : undefined));
+  } else if (action.kind === "setting") {
+    // saving the setting restarts the server (onDidChangeConfiguration)
+    await vscode.workspace
+      .getConfiguration("kcl.server")
+      .update(action.name, action.value, vscode.ConfigurationTarget.Global);
   }
 }

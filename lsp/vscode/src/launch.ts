@@ -2,7 +2,10 @@
  * How the extension starts the language server: turns the user's `kcl.server.*`
  * settings (untrusted JSON) and facts about the host (workspace folder, home,
  * environment) into one command line, plus the problems found in the settings.
- * Also words the message shown when that command cannot be started.
+ * `kcl.server.pythonInterpreter`, when set, wins: the server is that Python's
+ * `-m kclpy_lsp` (the interpreter of the venv kclpy is installed in), whatever
+ * the command. Also words the message shown when the command cannot be started,
+ * and the offers made when the server is not installed (`missingServer`).
  *
  * Pure: no `vscode` import, so the unit tests run it under plain Node.
  */
@@ -11,12 +14,17 @@ import * as path from "node:path";
 /** The server command when nothing is configured: `kcl lsp` (kclpy's CLI). */
 export const DEFAULT_COMMAND = "kcl";
 export const DEFAULT_ARGS: readonly string[] = ["lsp"];
+/** The arguments after `kcl.server.pythonInterpreter`: the server's own module. */
+export const MODULE_ARGS: readonly string[] = ["-m", "kclpy_lsp"];
+/** The distribution that holds `kcl` and the server (`kclpy.install_hint("lsp")`). */
+export const DISTRIBUTION = "kclpy-toolchain";
 
 /** The settings as read from the configuration: anything a user may have typed. */
 export interface RawSettings {
   readonly command?: unknown;
   readonly args?: unknown;
   readonly env?: unknown;
+  readonly pythonInterpreter?: unknown;
 }
 
 /** What the launch depends on besides the settings. */
@@ -46,8 +54,9 @@ export interface LaunchPlan {
 /** The launch for `raw` on `host`; bad settings fall back to the defaults. */
 export function planLaunch(raw: RawSettings, host: Host): LaunchPlan {
   const problems: string[] = [];
-  const command = readCommand(raw.command, problems);
-  const args = readArgs(raw.args, problems);
+  const python = readInterpreter(raw.pythonInterpreter, problems);
+  const command = python ?? readCommand(raw.command, problems);
+  const args = python === undefined ? readArgs(raw.args, problems) : [...MODULE_ARGS];
   const extraEnv = readEnv(raw.env, problems);
   const expand = (text: string): string => expandVariables(text, host, problems);
   const env: Record<string, string> = {};
@@ -73,6 +82,18 @@ function readCommand(value: unknown, problems: string[]): string {
   if (typeof value !== "string" || value.trim() === "") {
     problems.push(`kcl.server.command must be a non-empty string; using "${DEFAULT_COMMAND}".`);
     return DEFAULT_COMMAND;
+  }
+  return value.trim();
+}
+
+/** The interpreter setting: undefined when unset or empty (then the command is used). */
+function readInterpreter(value: unknown, problems: string[]): string | undefined {
+  if (value === undefined || value === null || value === "") {
+    return undefined;
+  }
+  if (typeof value !== "string" || value.trim() === "") {
+    problems.push("kcl.server.pythonInterpreter must be a path to a Python interpreter; ignoring it.");
+    return undefined;
   }
   return value.trim();
 }
@@ -175,17 +196,63 @@ export function serverOptionsFor(launch: Launch): ExecutableOptions {
 export function startFailureMessage(launch: Launch, error: unknown): string {
   const line = describeLaunch(launch);
   const text = error instanceof Error ? error.message : String(error);
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  const has = (name: string): boolean => code === name || new RegExp(`\\b${name}\\b`).test(text);
-  if (has("ENOENT")) {
+  const has = (name: string): boolean => hasCode(error, name);
+  if (isMissing(error)) {
     return (
       `KCL: cannot start the language server: "${launch.command}" was not found. ` +
-      "Install kclpy with its language server (pip install 'kclpy-toolchain[lsp]') " +
-      "or set kcl.server.command to the path of its kcl program."
+      `Install kclpy with its language server (${installCommand()}) ` +
+      "or set kcl.server.command (or kcl.server.pythonInterpreter) to where it is."
     );
   }
   if (has("EACCES")) {
     return `KCL: cannot start the language server: "${launch.command}" is not executable.`;
   }
   return `KCL: the language server (${line}) failed to start: ${text}. Its messages are in the KCL output.`;
+}
+
+function hasCode(error: unknown, name: string): boolean {
+  const text = error instanceof Error ? error.message : String(error);
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === name || new RegExp(`\\b${name}\\b`).test(text);
+}
+
+/** Whether the start failed because the program does not exist (ENOENT). */
+export function isMissing(error: unknown): boolean {
+  return hasCode(error, "ENOENT");
+}
+
+/** The shell command that installs the server: kclpy's own hint, for `python`. */
+export function installCommand(python?: string): string {
+  const pip = python === undefined ? "pip" : `${quote(python)} -m pip`;
+  return `${pip} install '${DISTRIBUTION}[lsp]'`;
+}
+
+/** The buttons offered when the server is not installed, in order. */
+export const INSTALL = "Install with pip";
+export const LOCATE = "Locate kcl…";
+export const CHOOSE_PYTHON = "Choose Python…";
+export const MISSING_CHOICES: readonly string[] = [INSTALL, LOCATE, CHOOSE_PYTHON];
+
+/** What a choice made in the "not installed" prompt changes. */
+export type MissingAction =
+  | { readonly kind: "install"; readonly commandLine: string }
+  | { readonly kind: "setting"; readonly name: "command" | "pythonInterpreter"; readonly value: string }
+  | { readonly kind: "none" };
+
+/**
+ * The action for the button chosen in the "not installed" prompt: `picked` is
+ * the file chosen in the open dialog (for LOCATE and CHOOSE_PYTHON), `python`
+ * the configured interpreter (the install runs with it, else with `pip`).
+ */
+export function missingAction(choice: string | undefined, picked: string | undefined, python: string | undefined): MissingAction {
+  if (choice === INSTALL) {
+    return { kind: "install", commandLine: installCommand(python) };
+  }
+  if (choice === LOCATE && picked !== undefined) {
+    return { kind: "setting", name: "command", value: picked };
+  }
+  if (choice === CHOOSE_PYTHON && picked !== undefined) {
+    return { kind: "setting", name: "pythonInterpreter", value: picked };
+  }
+  return { kind: "none" };
 }

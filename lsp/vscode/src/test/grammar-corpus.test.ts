@@ -3,10 +3,14 @@
  * must be tokenized without an `invalid.illegal` scope, and no begin/end rule
  * may still be open at a top-level definition or at the end of the file (a
  * rule that never closes colours the rest of the file wrongly, the typical
- * grammar bug). The files: the snapshot samples, the repository's examples and
- * parser cases, and, when the git-ignored `.corpus/` is present, the
- * conformance cases that must run, konfig and the Kubernetes models; the
- * conformance cases that must fail are only checked for slow lines.
+ * grammar bug). The files: the extension's own samples (test/snapshots,
+ * test/samples), and the folders named by KCL_GRAMMAR_CORPUS (separated by the
+ * path delimiter; .ci/run names the repository's examples and parser cases).
+ * When one of those folders holds the git-ignored corpus (`kcl-conformance`,
+ * `konfig`, `k8s`), the conformance cases that must run, konfig and the
+ * Kubernetes models are checked too; the conformance cases that must fail only
+ * for slow lines. The extension's folder is all the tests read by default, so
+ * it builds and tests on its own.
  */
 import * as assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -16,8 +20,8 @@ import * as oniguruma from "vscode-oniguruma";
 import { INITIAL, Registry, parseRawGrammar, type IGrammar } from "vscode-textmate";
 
 const extensionRoot = path.join(__dirname, "..", "..");
-const repositoryRoot = path.join(extensionRoot, "..", "..");
-const corpus = path.join(repositoryRoot, ".corpus");
+/** Extra folders of KCL files to tokenize, from the environment (none by default). */
+const extraFolders = (process.env["KCL_GRAMMAR_CORPUS"] ?? "").split(path.delimiter).filter((entry) => entry !== "");
 
 async function loadGrammar(): Promise<IGrammar> {
   const wasm = readFileSync(require.resolve("vscode-oniguruma/release/onig.wasm"));
@@ -87,9 +91,13 @@ function problemIn(grammar: IGrammar, file: string, text: string = readFileSync(
   return state.depth === 1 ? undefined : `${file}: a begin/end rule is still open at the end`;
 }
 
-/** Asserts that `files` have no problem, or with `slowOnly` (invalid programs) no slow line. */
-function checkFiles(grammar: IGrammar, files: string[], slowOnly = false): void {
+/**
+ * Asserts that `files` have no problem, or with `slowOnly` (invalid programs) no
+ * slow line; files under a folder named in `skipped` are left to their own test.
+ */
+function checkFiles(grammar: IGrammar, files: string[], slowOnly = false, skipped: string[] = []): void {
   const problems = files
+    .filter((file) => !file.split(path.sep).some((part) => skipped.includes(part)))
     .map((file) => problemIn(grammar, file))
     .filter((problem) => problem !== undefined && (!slowOnly || problem.endsWith(SLOW)));
   assert.deepEqual(problems.slice(0, 20), [], `${problems.length} of ${files.length} files have problems`);
@@ -108,15 +116,21 @@ test("the check finds rules left open and illegal tokens", async () => {
   assert.equal(problemIn(loaded, "newline.k", 'a = "x ${y\nb = 1\n'), undefined);
 });
 
-test("grammar samples, the repository's examples and parser cases", async () => {
+test("the extension's own samples", async () => {
   const files = [
     ...kclFiles(path.join(extensionRoot, "test", "snapshots")),
-    ...kclFiles(path.join(repositoryRoot, "examples")),
-    ...kclFiles(path.join(repositoryRoot, "tests", "syntax", "cases")),
-    path.join(repositoryRoot, "tests", "syntax", "reference_accepts.k"),
+    ...kclFiles(path.join(extensionRoot, "test", "samples")),
   ];
   assert.ok(files.length >= 4, `only ${files.length} sample files`);
   checkFiles(await grammar, files);
+});
+
+test("the folders of KCL_GRAMMAR_CORPUS", { skip: extraFolders.length === 0 ? "KCL_GRAMMAR_CORPUS is not set" : false }, async () => {
+  const files = extraFolders.flatMap((folder) =>
+    existsSync(folder) && statSync(folder).isFile() ? [folder] : kclFiles(folder),
+  );
+  assert.ok(files.length > 0, `no .k files in ${extraFolders.join(", ")}`);
+  checkFiles(await grammar, files, false, ["kcl-conformance", "konfig", "k8s"]);
 });
 
 const corpora: [string, string, ((file: string) => boolean) | undefined][] = [
@@ -124,18 +138,19 @@ const corpora: [string, string, ((file: string) => boolean) | undefined][] = [
   ["konfig", "konfig", undefined],
   ["Kubernetes models", "k8s", undefined],
 ];
-const absent = (directory: string): string | false =>
-  existsSync(directory) ? false : `${directory} is absent (see benchmarks/README.md)`;
+/** The corpus folder named `name` inside one of the extra folders, if any. */
+const corpusFolder = (name: string): string | undefined =>
+  extraFolders.map((folder) => path.join(folder, name)).find((candidate) => existsSync(candidate));
+const absent = (name: string): string | false =>
+  corpusFolder(name) === undefined ? `no ${name} folder in KCL_GRAMMAR_CORPUS (see benchmarks/README.md)` : false;
 for (const [title, folder, accept] of corpora) {
-  const directory = path.join(corpus, folder);
-  test(title, { skip: absent(directory) }, async () => {
-    checkFiles(await grammar, kclFiles(directory, accept));
+  test(title, { skip: absent(folder) }, async () => {
+    checkFiles(await grammar, kclFiles(corpusFolder(folder) ?? "", accept));
   });
 }
 
-const conformance = path.join(corpus, "kcl-conformance");
-test("conformance cases that fail: broken programs tokenize quickly too", { skip: absent(conformance) }, async () => {
-  const broken = kclFiles(conformance, (file) => !runsCleanly(file));
+test("conformance cases that fail: broken programs tokenize quickly too", { skip: absent("kcl-conformance") }, async () => {
+  const broken = kclFiles(corpusFolder("kcl-conformance") ?? "", (file) => !runsCleanly(file));
   assert.ok(broken.length > 100, `only ${broken.length} broken programs`);
   checkFiles(await grammar, broken, true);
 });

@@ -4,9 +4,17 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import {
+  CHOOSE_PYTHON,
   DEFAULT_ARGS,
   DEFAULT_COMMAND,
   describeLaunch,
+  INSTALL,
+  installCommand,
+  isMissing,
+  LOCATE,
+  MISSING_CHOICES,
+  missingAction,
+  MODULE_ARGS,
   planLaunch,
   serverOptionsFor,
   startFailureMessage,
@@ -30,6 +38,8 @@ test("the defaults declared in package.json are the ones the code falls back to"
   assert.equal(properties["kcl.server.command"].default, DEFAULT_COMMAND);
   assert.deepEqual(properties["kcl.server.args"].default, DEFAULT_ARGS);
   assert.deepEqual(properties["kcl.server.env"].default, {});
+  assert.equal(properties["kcl.server.pythonInterpreter"].default, "");
+  assert.equal(planLaunch({ pythonInterpreter: properties["kcl.server.pythonInterpreter"].default }, host).launch.command, "kcl");
 });
 
 test("a relative path is taken from the workspace folder, a bare name is left to PATH", () => {
@@ -114,4 +124,59 @@ test("start failures say what to do", () => {
     startFailureMessage(launch, new Error("boom")),
     "KCL: the language server (kcl lsp) failed to start: boom. Its messages are in the KCL output.",
   );
+});
+
+test("a Python interpreter runs the server as its module, whatever the command says", () => {
+  const { launch, problems } = planLaunch({ pythonInterpreter: ".venv/bin/python", command: "kcl", args: ["lsp", "-v"] }, host);
+  assert.deepEqual(problems, []);
+  assert.equal(launch.command, "/srv/project/.venv/bin/python");
+  assert.deepEqual(launch.args, [...MODULE_ARGS]);
+  assert.equal(describeLaunch(launch), "/srv/project/.venv/bin/python -m kclpy_lsp");
+  assert.equal(planLaunch({ pythonInterpreter: "~/py/bin/python3" }, host).launch.command, "/var/lib/ada/py/bin/python3");
+  assert.equal(planLaunch({ pythonInterpreter: "python3" }, host).launch.command, "python3");
+});
+
+test("an interpreter setting of the wrong shape is reported and the command is used", () => {
+  for (const value of [42, "   ", ["python"]]) {
+    const { launch, problems } = planLaunch({ pythonInterpreter: value }, host);
+    assert.equal(describeLaunch(launch), "kcl lsp");
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] ?? "", /kcl\.server\.pythonInterpreter/);
+  }
+});
+
+test("a missing server is told apart from other start failures", () => {
+  assert.equal(isMissing("Launching server using command kcl failed. Error: spawn kcl ENOENT"), true);
+  assert.equal(isMissing(Object.assign(new Error("spawn failed"), { code: "ENOENT" })), true);
+  assert.equal(isMissing(Object.assign(new Error("spawn /x/kcl EACCES"), { code: "EACCES" })), false);
+  assert.equal(isMissing(new Error("NOENTRY")), false);
+  const { launch } = planLaunch({ pythonInterpreter: "/usr/bin/python3" }, host);
+  assert.match(startFailureMessage(launch, "spawn /usr/bin/python3 ENOENT"), /kcl\.server\.pythonInterpreter/);
+});
+
+test("the install offer runs pip for the configured interpreter, or plain pip", () => {
+  assert.equal(installCommand(), "pip install 'kclpy-toolchain[lsp]'");
+  assert.equal(installCommand("/my venv/bin/python"), "'/my venv/bin/python' -m pip install 'kclpy-toolchain[lsp]'");
+  assert.deepEqual(missingAction(INSTALL, undefined, undefined), { kind: "install", commandLine: installCommand() });
+  assert.deepEqual(missingAction(INSTALL, undefined, "/usr/bin/python3"), {
+    kind: "install",
+    commandLine: "/usr/bin/python3 -m pip install 'kclpy-toolchain[lsp]'",
+  });
+});
+
+test("locating kcl or choosing a Python saves the setting that starts the server from it", () => {
+  assert.deepEqual(MISSING_CHOICES, [INSTALL, LOCATE, CHOOSE_PYTHON]);
+  assert.deepEqual(missingAction(LOCATE, "/opt/kclpy/bin/kcl", undefined), {
+    kind: "setting",
+    name: "command",
+    value: "/opt/kclpy/bin/kcl",
+  });
+  assert.deepEqual(missingAction(CHOOSE_PYTHON, "/srv/venv/bin/python", undefined), {
+    kind: "setting",
+    name: "pythonInterpreter",
+    value: "/srv/venv/bin/python",
+  });
+  // the dialog was cancelled, or the message dismissed: nothing changes
+  assert.deepEqual(missingAction(LOCATE, undefined, undefined), { kind: "none" });
+  assert.deepEqual(missingAction(undefined, undefined, undefined), { kind: "none" });
 });

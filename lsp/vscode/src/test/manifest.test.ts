@@ -5,7 +5,7 @@
  * they should (and only those), and every snippet is well formed.
  */
 import * as assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import * as path from "node:path";
 import { test } from "node:test";
@@ -26,6 +26,44 @@ test("package.json declares the kcl language, its grammar and snippets with file
     assert.ok(existsSync(path.join(root, file)), `${file} is missing`);
   }
   assert.equal(manifest.main, "./dist/extension.js");
+});
+
+test("kcl.mod and kcl.mod.lock are a language of their own, highlighted by the bundled TOML grammar", () => {
+  const language = manifest.contributes.languages.find((entry: { id: string }) => entry.id === "kcl-mod");
+  assert.ok(language, "no kcl-mod language");
+  assert.deepEqual(language.filenames, ["kcl.mod", "kcl.mod.lock"]);
+  const settings = readJson(language.configuration);
+  assert.equal(settings.comments.lineComment, "#");
+  const grammar = manifest.contributes.grammars.find((entry: { language: string }) => entry.language === "kcl-mod");
+  assert.ok(grammar, "no grammar for kcl-mod");
+  assert.equal(readJson(grammar.path).scopeName, grammar.scopeName);
+  // no other extension is needed for it
+  assert.equal(manifest.extensionDependencies, undefined);
+});
+
+test(".k files (and kcl.mod) have a file icon that ships in the package", () => {
+  const ignored = readFileSync(path.join(root, ".vscodeignore"), "utf8").split("\n").map((line) => line.trim());
+  for (const language of manifest.contributes.languages) {
+    for (const theme of ["light", "dark"]) {
+      const icon: string = language.icon?.[theme];
+      assert.ok(icon !== undefined, `${language.id} has no ${theme} icon`);
+      const file = path.join(root, icon);
+      assert.ok(existsSync(file), `${icon} is missing`);
+      assert.match(readFileSync(file, "utf8"), /^<svg[^>]*viewBox="0 0 16 16"/);
+      const folder = icon.replace(/^\.\//, "").split("/")[0];
+      assert.ok(!ignored.includes(`${folder}/**`), `${icon} is left out of the .vsix`);
+    }
+  }
+});
+
+test("the tests read nothing outside the extension's folder unless told to", () => {
+  const tests = path.join(root, "src", "test");
+  for (const name of readdirSync(tests)) {
+    const source = readFileSync(path.join(tests, name), "utf8");
+    assert.doesNotMatch(source, /"\.\.",\s*"\.\.",\s*"\.\."/, `${name} reaches above the extension's folder`);
+    assert.doesNotMatch(source, /\.\.\/\.\.\/\.\./, `${name} reaches above the extension's folder`);
+  }
+  assert.doesNotMatch(JSON.stringify(manifest.scripts), /\.\.\//, "a script reads outside the folder");
 });
 
 test("the bundle the package ships needs only vscode and Node's own modules", () => {

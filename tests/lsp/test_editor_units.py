@@ -1,0 +1,132 @@
+"""Unit tests of the parts behind issue 31's answers: the linear line diff, where no
+code is typed (strings, comments), the ranking of completion names, one diagnostic
+per problem, and the caches a closed document leaves behind."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from kclpy_lsp.blocks import in_text
+from kclpy_lsp.diagnostics import unique
+from kclpy_lsp.documents import Documents
+from kclpy_lsp.memory import release_memory
+from kclpy_lsp.ranking import LIMIT, Rank, bounded, matches, typed_word
+from kclpy_lsp.textdiff import edits_of, joined_edit, line_changes
+from kclpy_lsp.workspace import Workspace
+from lsprotocol import types
+
+from .helpers import apply_edits
+
+LINES = ["}\n", "\n", "    name = 1\n", "a = S {\n", "    ports = [80]\n", "b = 2\n", "# c\n"]
+
+
+def _text(chooser: random.Random, count: int) -> str:
+    return "".join(chooser.choice(LINES) for _ in range(count))
+
+
+def test_the_line_diff_turns_any_text_into_any_other() -> None:
+    chooser = random.Random(31)
+    for _round in range(300):
+        before = _text(chooser, chooser.randrange(0, 60))
+        lines = before.splitlines(keepends=True)
+        for _edit in range(chooser.randrange(0, 8)):  # small edits of the same text
+            at = chooser.randrange(0, len(lines) + 1)
+            lines[at : at + chooser.randrange(0, 3)] = [chooser.choice(LINES)] * chooser.randrange(
+                3
+            )
+        after = "".join(lines) if chooser.random() < 0.8 else _text(chooser, 40)
+        changes = line_changes(before, after)
+        assert apply_edits(before, edits_of(changes)) == after
+        assert apply_edits(before, joined_edit(changes, before)) == after
+        starts = [change.first for change in changes]
+        assert starts == sorted(starts)
+
+
+def test_the_line_diff_of_a_repetitive_file_is_small_and_quick() -> None:
+    units = "".join(
+        f"a{index} = S {{\n    name = 1\n    ports = [80]\n}}\n" for index in range(20000)
+    )
+    changed = units.replace("a777 = S {\n    name = 1\n", "a777 = S {\n    name = 2\n")
+    changes = line_changes(units, changed)  # difflib took minutes on such files
+    assert [(change.first, change.stop) for change in changes] == [(777 * 4 + 1, 777 * 4 + 2)]
+    assert line_changes(units, units) == []
+
+
+def test_code_is_not_typed_in_strings_and_comments() -> None:
+    def inside(marked: str) -> bool:
+        return in_text(marked.replace("|", ""), marked.index("|"))
+
+    assert inside('x = "ab|c"') and inside('x = """doc\n  te|xt"""') and inside("x = 1 # co|")
+    assert inside("# |") and inside("x = '|")
+    assert not inside('x = "abc"|') and not inside('x = "#" + |') and not inside("x = a|")
+    assert not inside('x = "${a.|}"') and not inside('x = "${a["k"]} ${b.|}"')
+
+
+def test_names_match_the_typed_word_as_editors_match() -> None:
+    assert (
+        typed_word("x = pers") == "pers"
+        and typed_word("x = a.") == ""
+        and typed_word("$if") == "if"
+    )
+    assert (
+        matches("PersonSpec", "pers") and matches("PersonSpec", "PS") and matches("my_name", "mn")
+    )
+    assert matches("anything", "")
+    assert not matches("PersonSpec", "ers") and not matches("name", "nx")
+
+
+def _item(label: str) -> types.CompletionItem:
+    return types.CompletionItem(label=label)
+
+
+def test_completion_lists_rank_sources_and_stop_at_the_limit() -> None:
+    found = bounded(
+        [
+            (Rank.KEYWORD, [_item("if"), _item("import")]),
+            (Rank.UNSET, [_item("image"), _item("id")]),
+            (Rank.SET, [_item("ingress")]),
+        ],
+        "i",
+    )
+    ordered = sorted(found.items, key=lambda item: item.sort_text or "")
+    assert [item.label for item in ordered] == ["id", "image", "ingress", "if", "import"]
+    assert not found.is_incomplete
+    many = bounded([(Rank.LOCAL, [_item(f"v{index}") for index in range(LIMIT + 1)])], "")
+    assert len(many.items) == LIMIT and many.is_incomplete
+
+
+def test_one_diagnostic_per_range_and_code() -> None:
+    where = types.Range(types.Position(0, 0), types.Position(0, 14))
+    other = types.Range(types.Position(1, 0), types.Position(1, 1))
+    found = unique(
+        [
+            types.Diagnostic(where, "pkgpath nothere not found", code="E2F04"),
+            types.Diagnostic(where, "Cannot find the module nothere", code="E2F04"),
+            types.Diagnostic(where, "Module 'nothere' imported but unused", code="W0411"),
+            types.Diagnostic(other, "no code"),
+            types.Diagnostic(other, "no code"),
+        ]
+    )
+    assert [(d.code, d.message) for d in found] == [
+        ("E2F04", "pkgpath nothere not found"),
+        ("W0411", "Module 'nothere' imported but unused"),
+        (None, "no code"),
+    ]
+
+
+def test_a_closed_document_leaves_no_parse_behind(tmp_path: Path) -> None:
+    documents = Documents()
+    workspace = Workspace(documents, lambda path, found, version: None)
+    try:
+        path = str(tmp_path / "main.k")
+        text = "a = 1\n" * 1000
+        documents.did_open((tmp_path / "main.k").as_uri(), text, 1)
+        workspace.parse(path, text, edited=True)
+        assert path in workspace._parses and path in workspace._chunks._chunks
+        documents.did_close((tmp_path / "main.k").as_uri())
+        workspace.forget(path)
+        assert path not in workspace._parses and path not in workspace._chunks._chunks
+    finally:
+        workspace.stop()
+    release_memory()  # glibc gives free pages back; elsewhere nothing happens

@@ -65,8 +65,10 @@ class Printer(ExprPrinter):
             self.following = stmts[index + 1].span.start if index + 1 < len(stmts) else outer
             if previous is not None:
                 # a blank line before a statement's comments or the statement itself
-                # comes out above the comments
-                blank = self.blank_after(previous, stmt)
+                # comes out above the comments (above those moved out of the previous
+                # statement too: they count as lines between the two, as they will be
+                # when the output is formatted again)
+                blank = self.blank_after(previous, stmt, self.unprinted_before(previous.span.end))
                 if (
                     top
                     and isinstance(previous, ast.ImportStmt)
@@ -81,13 +83,14 @@ class Printer(ExprPrinter):
         self.following = outer
         return out
 
-    def blank_after(self, previous: ast.Stmt, stmt: ast.Stmt) -> bool:
+    def blank_after(self, previous: ast.Stmt, stmt: ast.Stmt, displaced: int = 0) -> bool:
         """Whether a blank line separates two statements of a block (the reference's
         rule). One always follows a schema and an ``if`` without ``else``; none
         follows the statements whose extent, for the reference, runs up to the next
         statement (an ``if`` with ``else``, a rule, ``x: T {...}``, an optional,
         decorated or quoted attribute, or one with ``|=``). Otherwise two or more lines
-        between them (blank or comments) give one, and so does a single blank one."""
+        between them (blank or comments) give one, and so does a single blank one;
+        ``displaced`` comment lines moved out of ``previous`` count among them."""
         if self.always_blank_after(previous):
             return True
         if self.runs_on(previous):
@@ -96,12 +99,21 @@ class Printer(ExprPrinter):
         start = self.line_of(stmt.span.start)
         if isinstance(stmt, ast.SchemaStmt | ast.RuleStmt):  # after its decorators
             start = self.line_of(stmt.name_span.start)
-        if start > end + 2:
-            return True
-        if start < end + 2:
-            return False
+        gap = start - end - 1 + displaced
+        if gap != 1:
+            return gap > 1
+        if displaced:
+            return False  # the one line between is a comment
         between = self.text[self.line_starts[end + 1] : self.line_starts[start]].strip()
         return not between.startswith("#")
+
+    def unprinted_before(self, end: int) -> int:
+        """How many comments before ``end`` are not printed yet: those inside a statement
+        whose code was laid out anew (they come out after it, before what follows)."""
+        count = self.next
+        while count < len(self.comments) and self.comments[count].span.start < end:
+            count += 1
+        return count - self.next
 
     @staticmethod
     def always_blank_after(stmt: ast.Stmt) -> bool:

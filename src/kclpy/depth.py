@@ -86,7 +86,8 @@ def run_deep(function: Callable[..., Result], *args: Any, **kwargs: Any) -> Resu
         done.wait()
     except BaseException:  # a signal's exception reaches the main thread: interrupt the
         _interrupt(worker)  # worker, whose handlers clean up (no half-written file),
-        done.wait()  # and report; else the caller's handlers see the signal's exception
+        while not done.wait(RESEND_INTERRUPT):  # and report; else the caller's handlers
+            _interrupt(worker)  # see the signal's exception (sent again if it was lost)
         if outcome:
             return outcome[0]  # type: ignore[no-any-return]
         raise
@@ -153,6 +154,11 @@ def raise_in_thread(ident: int, exception: type[BaseException] | None) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(
         ctypes.c_ulong(ident), ctypes.py_object(exception) if exception else None
     )
+
+
+# seconds before an interrupt the worker has not acted on is sent again: one that lands
+# in a finaliser is printed and lost, and the run would go on to its end
+RESEND_INTERRUPT = 5.0
 
 
 def _interrupt(worker: threading.Thread) -> None:

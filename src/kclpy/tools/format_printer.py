@@ -68,7 +68,8 @@ class Printer(ExprPrinter):
                 # comes out above the comments (above those moved out of the previous
                 # statement too: they count as lines between the two, as they will be
                 # when the output is formatted again)
-                blank = self.blank_after(previous, stmt, self.unprinted_before(previous.span.end))
+                moved = self.unprinted_before(self.end_of_line(previous.span.end))
+                blank = self.blank_after(previous, stmt, moved)
                 if (
                     top
                     and isinstance(previous, ast.ImportStmt)
@@ -107,9 +108,15 @@ class Printer(ExprPrinter):
         between = self.text[self.line_starts[end + 1] : self.line_starts[start]].strip()
         return not between.startswith("#")
 
+    def end_of_line(self, offset: int) -> int:
+        """Where the line after the one holding ``offset`` starts (the text's end)."""
+        line = self.line_of(offset)
+        return self.line_starts[line + 1] if line + 1 < len(self.line_starts) else len(self.text)
+
     def unprinted_before(self, end: int) -> int:
         """How many comments before ``end`` are not printed yet: those inside a statement
-        whose code was laid out anew (they come out after it, before what follows)."""
+        whose code was laid out anew, and on its last line (they come out after it,
+        before what follows)."""
         count = self.next
         while count < len(self.comments) and self.comments[count].span.start < end:
             count += 1

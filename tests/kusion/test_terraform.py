@@ -246,3 +246,13 @@ def test_recorded_state_lets_another_machine_read_and_delete(tmp_path: Path) -> 
     assert dry.attributes == live.attributes  # no-op plan
     elsewhere.delete(applied)
     assert not elsewhere.workspace(applied).exists()
+
+
+def test_a_provider_name_cannot_lead_the_schema_cache_out_of_its_folder(tmp_path: Path) -> None:
+    from kclpy.kusion.runtimes.tfschema import SchemaCache
+
+    cache = SchemaCache(tmp_path / "state")
+    for provider in ("../../../outside/x/1.0.0", "registry.terraform.io/../../../x/5.1.0"):
+        path = cache._file(provider)
+        assert path is not None and path.parent == tmp_path / "state" / "terraform-schemas"
+        assert "/" not in path.name and ".." not in path.name.removesuffix(".json")

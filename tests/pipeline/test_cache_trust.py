@@ -402,3 +402,34 @@ def test_clean_leaves_a_cache_folder_another_user_owns(project: Path, tmp_path: 
         cwd=tmp_path, env=environment, capture_output=True, text=True,
     )  # fmt: skip
     assert again.returncode == 0 and not cache.exists()
+
+
+def test_clean_leaves_a_linked_cache_folder_and_its_target(project: Path, tmp_path: Path) -> None:
+    """A cache folder that is a symbolic link is neither renamed aside nor emptied."""
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "keep.txt").write_text("mine\n")
+    link = tmp_path / "cache"
+    link.symlink_to(target, target_is_directory=True)
+    environment = dict(os.environ, KCLPY_CACHE_DIR=str(link))
+    environment.pop("KCLPY_NO_CACHE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "kclpy", "clean", "-y"],
+        cwd=tmp_path, env=environment, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 1 and "symbolic link" in done.stderr, done.stderr
+    assert link.is_symlink() and (target / "keep.txt").read_text() == "mine\n"
+    assert not list(tmp_path.glob("cache.removing-*"))
+
+
+def test_clean_tolerates_files_appearing_while_it_removes(tmp_path: Path) -> None:
+    """kcl clean renames the cache aside first: a writer then starts a new cache."""
+    from kclpy.cli.misc import _remove_cache
+
+    cache = tmp_path / "cache"
+    (cache / "programs").mkdir(parents=True)
+    for index in range(50):
+        (cache / "programs" / f"e{index}").write_text("x")
+    _remove_cache(str(cache))
+    assert not cache.exists() and not list(tmp_path.glob("cache.removing-*"))
+    _remove_cache(str(cache))  # already gone: nothing to do

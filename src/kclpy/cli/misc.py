@@ -66,6 +66,12 @@ def _clean(args: argparse.Namespace) -> int:
     if not os.path.isdir(folder):
         say(args, f"no cache at {folder}; nothing to clean")
         return EXIT_OK
+    if os.path.islink(folder):  # renaming it aside would move the link, not the cache
+        raise CommandError(
+            f"not removing {folder}: it is a symbolic link (remove the link or its target)",
+            Code.IO_ERROR,
+            1,
+        )
     owner = os.lstat(folder).st_uid
     if owner != os.geteuid():  # (a shared folder another user made: not ours to remove)
         raise CommandError(

@@ -27,6 +27,7 @@ from kclpy.cli.base import (
     write_output,
 )
 from kclpy.diag import Code
+from kclpy.vm.limits import seconds_argument, size_argument
 
 if TYPE_CHECKING:
     from kclpy.pipeline.driver import RunResult
@@ -267,36 +268,21 @@ def _read_standard_input() -> str:
         ) from None
 
 
-def _size(text: str) -> int:
-    from kclpy.vm.limits import parse_size
-
-    try:
-        return parse_size(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid size '{text}' (e.g. 512M, 2G)") from None
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"invalid number of seconds '{text}'")
-    return value
-
-
 def _add_limit_options(parser: argparse.ArgumentParser) -> None:
     """Resource limits and the file-system policy of a run (kclpy.vm.limits, fs_policy)."""
     parser.add_argument(
         "--max-memory",
-        type=_size,
+        type=size_argument,
         metavar="SIZE",
         help="stop the run past this much memory (E3R01); default: the least of 8G, 3/4 of"
         " free memory and 3/4 of what ulimit -v/-d and the cgroup's memory limit leave",
     )
     parser.add_argument(
-        "--timeout", type=_seconds, default=0.0, metavar="SECONDS", help="stop the run after this"
+        "--timeout",
+        type=seconds_argument,
+        default=0.0,
+        metavar="SECONDS",
+        help="stop the run after this",
     )
     parser.add_argument(
         "--allow-fs-read",

@@ -49,7 +49,7 @@ def _count(text: str) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from kclpy.cli.run import _seconds, _size
+    from kclpy.vm.limits import seconds_argument, size_argument
 
     parser.add_argument(
         "--http",
@@ -71,20 +71,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=_seconds,
+        type=seconds_argument,
         default=60.0,
         metavar="SECONDS",
         help="stop a request after this long (default 60; 0: never)",
     )
     parser.add_argument(
         "--max-memory",
-        type=_size,
+        type=size_argument,
         metavar="SIZE",
         help="stop a request past this much process memory (default as kcl run's)",
     )
     parser.add_argument(
         "--max-body",
-        type=_size,
+        type=size_argument,
         default=16 << 20,
         metavar="SIZE",
         help="refuse request bodies larger than this (default 16M)",

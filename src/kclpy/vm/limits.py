@@ -453,3 +453,27 @@ def parse_size(text: str) -> int:
     if value < 0 or value != value:
         raise ValueError(text)
     return int(value * scale)
+
+
+def size_argument(text: str) -> int:
+    """:func:`parse_size` as an argparse type (``--max-memory``): a bad size is a usage
+    error."""
+    import argparse
+
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid size '{text}' (e.g. 512M, 2G)") from None
+
+
+def seconds_argument(text: str) -> float:
+    """A finite number of seconds, 0 or more, as an argparse type (``--timeout``)."""
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"invalid number of seconds '{text}'")
+    return value

@@ -22,6 +22,7 @@ import os
 import sys
 
 from kclpy.tools.importer import MODES
+from kclpy.vm.limits import seconds_argument, size_argument
 
 _SLICE = 1 << 20  # characters written to standard output at once
 
@@ -70,39 +71,20 @@ def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument(
         "--max-input-size",
-        type=_size,
+        type=size_argument,
         default=MAX_INPUT_SIZE,
         metavar="SIZE",
         help="refuse an input longer than this (0: no limit; default: 1G)",
     )
     parser.add_argument(
         "--max-memory",
-        type=_size,
+        type=size_argument,
         metavar="SIZE",
         help="stop past this much memory, as kcl run (E3R01); default: min(8G, 3/4 of free memory)",
     )
     parser.add_argument(
-        "--timeout", type=_seconds, default=0.0, metavar="SECONDS", help="stop after this"
+        "--timeout", type=seconds_argument, default=0.0, metavar="SECONDS", help="stop after this"
     )
-
-
-def _size(text: str) -> int:
-    from kclpy.vm.limits import parse_size
-
-    try:
-        return parse_size(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid size '{text}' (e.g. 512M, 2G)") from None
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"invalid number of seconds '{text}'")
-    return value
 
 
 def main(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""Checked packages reused between programs (``kclpy.sema.reuse`` through the driver's
+"""Checked packages reused between programs (``kclpy.sema.interface`` through the driver's
 in-process tier): the same outputs and diagnostics as checking every package again."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from kclpy.pipeline import driver
 from kclpy.pipeline.cache import MemoryTier
 from kclpy.sema.bindings import Binding
 from kclpy.sema.declare import DeclarationChecker
+from kclpy.sema.interface import ImportMark
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -31,10 +32,9 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     checked: list[str] = []
     original = DeclarationChecker.check_package
 
-    def counted(self: DeclarationChecker, pkgpath: str) -> None:
-        if pkgpath not in self.checked:
-            checked.append(pkgpath)
-        original(self, pkgpath)
+    def counted(self: DeclarationChecker, pkgpath: str, imports: list[ImportMark]) -> None:
+        checked.append(pkgpath)
+        original(self, pkgpath, imports)
 
     monkeypatch.setattr(DeclarationChecker, "check_package", counted)
     return checked

@@ -12,7 +12,7 @@ build workers).
 
 **In process** (:class:`MemoryTier`, handed to the driver by a process that runs
 many programs, such as a ``kcl build`` worker): parsed files by path and content
-digest (``kclpy.loader.ParseMemo``), checked packages (``kclpy.sema.reuse``) and
+digest (``kclpy.loader.ParseMemo``), checked packages (``kclpy.sema.interface``) and
 compiled packages by :func:`package_keys` (content and import context, below), and
 the packages read back from disk entries by the digest of their bytes. So a package
 that many programs import is parsed, checked, compiled and unpickled once per
@@ -70,7 +70,7 @@ from kclpy.loader import MAIN, Loader, ParseMemo, Program, Reads, digest
 from kclpy.source import temporary_name
 
 if TYPE_CHECKING:
-    from kclpy.sema.reuse import CheckedPackage  # not at run time: a hit never checks
+    from kclpy.sema.interface import CheckedPackage  # not at run time: a hit never checks
 
 Entry = TypeVar("Entry")
 

@@ -27,7 +27,7 @@ codes, a schema the run never read as its header (``AbsentSchema``: a later run 
 the entry that reads it compiles it from source, :class:`SourceSchemas`; so a first
 run compiles and stores what it uses only). A process running many programs hands in a
 ``MemoryTier``, which the loader consults per file, :func:`check` (through
-``kclpy.sema.reuse``) and :func:`compile_program` per package. Where the driver needs
+``kclpy.sema.interface``) and :func:`compile_program` per package. Where the driver needs
 the VM's state (the print log after an error, the values of a finished package) it
 reads it through the two adapters at the end.
 """
@@ -265,10 +265,10 @@ def check(
     if memory is None or keep_scopes:
         return check_program(program, keep_scopes, None, tool_facts)
     from kclpy.pipeline.cache import package_keys
-    from kclpy.sema.reuse import PackageReuse
+    from kclpy.sema.interface import PackageMemo
 
-    reuse = PackageReuse(memory.checked, package_keys(program) if keys is None else keys)
-    return check_program(program, keep_scopes, reuse, tool_facts)
+    memo = PackageMemo(memory.checked, package_keys(program) if keys is None else keys)
+    return check_program(program, keep_scopes, memo, tool_facts)
 
 
 def resolve(program: Program) -> Model:

@@ -8,19 +8,18 @@ split is the model): package declarations (``declare``), schemas and rules
 expressions (``config``), calls and lambdas (``calls``), names and members
 (``names``), annotations, assignability and operators.
 
-``check_program(program)`` resolves (``sema.resolve``: the binding of every name
-use, which the walk reads), declares and checks every package (imported ones
-first, as the reference does), then returns the :class:`Model` with the
-diagnostics in source order; given a ``PackageReuse`` (``sema.reuse``), it takes
-the packages this process checked before from its store instead. Errors stop a
-run; warnings do not.
+``check_program(program)`` checks the packages one at a time in import order
+(``sema.interface.check_order``): each is resolved (``sema.resolve``: the binding of
+every name use, which the walk reads), declared and walked, reading the interfaces of
+the packages it imports, into a ``CheckedPackage``. It returns the :class:`Model`
+with the diagnostics in the reference's order (``sema.interface.ordered_diagnostics``);
+given a ``PackageMemo``, a package whose product the store holds is not checked
+again. Errors stop a run; warnings do not.
 """
 
 from __future__ import annotations
 
 import gc
-from typing import TYPE_CHECKING
-
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import Program
@@ -32,6 +31,18 @@ from kclpy.sema.calls import CallChecker
 from kclpy.sema.config import ConfigChecker
 from kclpy.sema.declare import DeclarationChecker
 from kclpy.sema.exprs import ExpressionChecker
+from kclpy.sema.interface import (
+    CheckedPackage,
+    ImportMark,
+    PackageMemo,
+    check_order,
+    install,
+    make_product,
+    ordered_diagnostics,
+    roots,
+    table_sizes,
+    usable,
+)
 from kclpy.sema.model import Model
 from kclpy.sema.names import NameResolver
 from kclpy.sema.operators import OperatorChecker
@@ -39,9 +50,6 @@ from kclpy.sema.schemas import SchemaBuilder
 from kclpy.sema.stmts import StatementChecker
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import FuncType
-
-if TYPE_CHECKING:  # a plain run checks without reuse: kcl build's workers import it
-    from kclpy.sema.reuse import PackageReuse
 
 Part = (
     AnnotationResolver
@@ -58,7 +66,7 @@ Part = (
 class Checker:
     """Resolution and type checking of a whole program: the context and its parts."""
 
-    def __init__(self, program: Program, model: Model, reuse: PackageReuse | None = None) -> None:
+    def __init__(self, program: Program, model: Model, memo: PackageMemo | None = None) -> None:
         self.ctx = ctx = CheckContext(program, model)
         self.operators = OperatorChecker(ctx)
         self.assign = AssignabilityChecker(ctx)
@@ -69,7 +77,10 @@ class Checker:
         self.calls = CallChecker(ctx)
         self.statements = StatementChecker(ctx)
         self.schemas = SchemaBuilder(ctx)
-        self.declarations = DeclarationChecker(ctx) if reuse is None else reuse.declarations(ctx)
+        self.declarations = DeclarationChecker(ctx)
+        self.memo = memo
+        self.products: dict[str, CheckedPackage] = {}
+        self.current: tuple[str, list[Diagnostic], list[ImportMark]] | None = None
         self.parts: list[Part] = [
             self.annotations,
             self.names,
@@ -96,47 +107,102 @@ class Checker:
         self.parts.clear()
 
     def run(self) -> None:
-        packages = self.ctx.program.packages
-        if MAIN in packages:
-            self.declarations.check_package(MAIN)
-        for pkgpath in list(packages):
-            self.declarations.check_package(pkgpath)
+        """Check (or take from the memo) every package, imported ones first."""
+        for pkgpath in check_order(self.ctx.program):
+            product = self.stored(pkgpath)
+            if product is not None:
+                install(self.ctx.model, product, reused=True)
+            else:
+                product = self.check_package(pkgpath)
+            self.products[pkgpath] = product
+
+    def key(self, pkgpath: str) -> str | None:
+        memo = self.memo
+        return memo.keys.get(pkgpath) if memo is not None and pkgpath != MAIN else None
+
+    def stored(self, pkgpath: str) -> CheckedPackage | None:
+        """The memo's product for the package, when it serves this program."""
+        key = self.key(pkgpath)
+        if key is None or self.memo is None:
+            return None
+        product = self.memo.store.get(key)
+        modules = self.ctx.program.packages.get(pkgpath, [])
+        return product if usable(product, modules, self.products) else None
+
+    def check_package(self, pkgpath: str) -> CheckedPackage:
+        ctx = self.ctx
+        model = ctx.model
+        sizes = table_sizes(model)
+        diagnostics: list[Diagnostic] = []
+        imports: list[ImportMark] = []
+        ctx.diagnostics = diagnostics
+        self.current = (pkgpath, diagnostics, imports)
+        self.declarations.check_package(pkgpath, imports)
+        key = self.key(pkgpath)
+        modules = ctx.program.packages.get(pkgpath, [])
+        reported = (diagnostics, imports)
+        product = make_product(model, pkgpath, modules, reported, sizes, self.products, bool(key))
+        self.current = None
+        if key is not None and self.memo is not None:
+            self.memo.store.put(key, product)
+        install(model, product, reused=False)
+        return product
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """The diagnostics of the packages checked so far, in the reference's order;
+        the packages' scopes put in the order the reference starts checking them."""
+        reported = {
+            pkgpath: (product.diagnostics, product.imports)
+            for pkgpath, product in self.products.items()
+        }
+        if self.current is not None:
+            pkgpath, diagnostics, imports = self.current
+            reported[pkgpath] = (diagnostics, imports)
+        found, started = ordered_diagnostics(roots(self.ctx.program), reported)
+        scopes = self.ctx.model.package_scopes
+        ordered = {pkgpath: scopes[pkgpath] for pkgpath in started if pkgpath in scopes}
+        ordered.update(scopes)
+        scopes.clear()
+        scopes.update(ordered)
+        return found
 
 
 def check_program(
     program: Program,
     keep_scopes: bool = False,
-    reuse: PackageReuse | None = None,
+    memo: PackageMemo | None = None,
     tool_facts: bool = True,
 ) -> Model:
     """Resolve and type-check a loaded program; the model holds the diagnostics
     and (``resolution``) the bindings the compiler reads.
 
     ``keep_scopes`` keeps the tree of nested scopes (for editors); package scopes,
-    bindings and types are always kept. With ``reuse`` (not with ``keep_scopes``),
-    packages checked before by this process are taken from its store (``sema.reuse``).
+    bindings and types are always kept. With a ``memo`` (not with ``keep_scopes``),
+    the packages its store holds are not checked again (``sema.interface``).
     With ``tool_facts`` False (a run, which lets the model's tool tables go before
     compiling) no occurrences and references are recorded.
     """
     model = Model(keep_scopes, tool_facts)
-    checker = Checker(program, model, None if keep_scopes else reuse)
+    checker = Checker(program, model, None if keep_scopes else memo)
+    failure: list[Diagnostic] = []
     collecting = gc.isenabled()
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did
     try:
         checker.run()  # each package resolved, then checked
     except RecursionError as error:  # beyond kclpy.depth's budget: say where
-        model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
+        failure.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
     except (MemoryError, SystemError):  # memory ran out: the driver reports it (E3R01)
         raise
     except Exception as error:  # a bug in the checker is an internal error, not a traceback
-        model.diagnostics.append(
+        failure.append(
             make_error(Code.INTERNAL_ERROR, f"internal error in the type checker: {error!r}", None)
         )
     finally:
+        found = checker.diagnostics()
         checker.close()
         if collecting:
             gc.enable()
-    model.diagnostics[:] = dedupe(model.diagnostics)
+    model.diagnostics[:] = dedupe([*found, *failure])
     return model
 
 

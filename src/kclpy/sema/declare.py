@@ -2,8 +2,8 @@
 
 Before a package's statements are walked, its name uses are resolved (the walk
 reads their bindings) and its top-level names are declared so that uses may come
-before definitions: imports (whose user packages are checked
-first), schemas and rules (declared and built by ``schemas.SchemaBuilder``), global
+before definitions: imports (of user packages checked before, whose interfaces the
+model holds; each is marked where its diagnostics go), schemas and rules (declared and built by ``schemas.SchemaBuilder``), global
 variables (a second ``=`` of an exported name is the ImmutableError ``Can not
 change the value of 'a'``), and the signatures of top-level lambdas.
 
@@ -21,6 +21,7 @@ from kclpy.diag import Code, Label
 from kclpy.loader import iter_imports
 from kclpy.sema.base import CheckContext, is_private
 from kclpy.sema.config import literal_keys
+from kclpy.sema.interface import ImportMark
 from kclpy.sema.relations import is_upper_bound
 from kclpy.sema.resolve import Resolver, dotted_name, target_parts
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
@@ -57,7 +58,6 @@ class DeclarationChecker:
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
-        self.checked: set[str] = set()  # packages declared and walked (or under way)
         self.unique_check = True  # the first pass over globals reports a second ``=``
         self.resolver = Resolver(ctx.model)
 
@@ -68,36 +68,26 @@ class DeclarationChecker:
         self.annotations = checker.annotations
         self.calls = checker.calls
 
-    def check_package(self, pkgpath: str) -> None:
-        if pkgpath in self.checked:
-            return
-        self.checked.add(pkgpath)
+    def check_package(self, pkgpath: str, imports: list[ImportMark]) -> None:
+        """Declare and walk a package (the packages it imports checked before);
+        ``imports`` gets a mark for each import of a user package."""
         ctx = self.ctx
         modules = ctx.program.packages.get(pkgpath, [])
-        saved = (ctx.pkgpath, ctx.scope, ctx.scope_level)
         ctx.pkgpath = pkgpath
         ctx.scope = ctx.package_scope(pkgpath)
         ctx.scope_level = 0
-        try:
-            self.resolve_package(pkgpath, modules)
-            for module in modules:
-                ctx.model.files[module.file.path] = module.file
-                self.declare_imports(module)
-            if pkgpath == MAIN:
-                ctx.merged_away = self._merge_groups(modules)
-            infos = self.schemas.declare_schemas(modules)
-            self.declare_globals(modules)
-            self.schemas.build_schemas(infos)
-            self.declare_lambdas(modules)
-            for module in modules:
-                self.statements.stmts(module.body)
-        finally:
-            ctx.pkgpath, ctx.scope, ctx.scope_level = saved
-
-    def resolve_package(self, pkgpath: str, modules: list[ast.Module]) -> None:
-        """The run-time binding of every name use of the package (``sema.resolve``),
-        which the walk reads for every name it reads."""
-        self.resolver.package(modules, self.ctx.program.imports_of)
+        self.resolver.package(modules, ctx.program.imports_of)
+        for module in modules:
+            ctx.model.files[module.file.path] = module.file
+            self.declare_imports(module, imports)
+        if pkgpath == MAIN:
+            ctx.merged_away = self._merge_groups(modules)
+        infos = self.schemas.declare_schemas(modules)
+        self.declare_globals(modules)
+        self.schemas.build_schemas(infos)
+        self.declare_lambdas(modules)
+        for module in modules:
+            self.statements.stmts(module.body)
 
     def _merge_groups(self, modules: list[ast.Module]) -> set[int]:
         """Main-package unifications of one name act as one config (the last statement):
@@ -120,7 +110,7 @@ class DeclarationChecker:
 
     # ------------------------------------------------------------------ imports
 
-    def declare_imports(self, module: ast.Module) -> None:
+    def declare_imports(self, module: ast.Module, imports: list[ImportMark]) -> None:
         table = self.ctx.program.imports_of(module)
         seen: dict[str, str] = {}
         for stmt in iter_imports(module.body):
@@ -143,7 +133,7 @@ class DeclarationChecker:
                 symbol = self.ctx.define(name, SymbolKind.MODULE, module_type, stmt.span, stmt)
                 self.ctx.bindings[stmt.id] = symbol
             if isinstance(module_type, ModuleType) and module_type.kind == MODULE_USER:
-                self.check_package(module_type.pkgpath)
+                imports.append((len(self.ctx.diagnostics), module_type.pkgpath))
 
     def _module_type(self, stmt: ast.ImportStmt, target: str | None) -> Type:
         path = stmt.path

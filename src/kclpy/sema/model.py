@@ -63,7 +63,7 @@ class Model:
         self._sorted.pop(path, None)
 
     def file_occurrences(self, path: str) -> list[tuple[int, int, Symbol]]:
-        """A copy of a file's definitions and uses in recording order (``sema.reuse``)."""
+        """A copy of a file's definitions and uses in recording order (``sema.interface``)."""
         return list(self._occurrences.get(path, ()))
 
     def set_file_occurrences(self, path: str, items: list[tuple[int, int, Symbol]]) -> None:

@@ -1,9 +1,11 @@
 """The checker's parts: each holds the shared context and every part it declares.
 
-A part names its collaborators as class annotations (``exprs: ExpressionChecker``)
-and ``checker.Checker`` connects them; a collaborator left unconnected would only
-fail on the path that uses it, so every declared one is checked here, as is the
-rule table of each walking part (one rule per syntax node type).
+A part names its collaborators as class annotations by their protocols
+(``exprs: Expressions``, ``sema.shared``) and ``checker.Checker`` connects them; a
+collaborator left unconnected would only fail on the path that uses it, so every
+declared one is checked here, as is the rule table of each walking part (one rule
+per syntax node type). No module of the stage imports, even for type checking
+only, a module that imports it back.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from kclpy.loader import Program
+from kclpy.sema import shared
 from kclpy.sema.base import CheckContext
 from kclpy.sema.checker import Checker
 from kclpy.sema.model import Model
@@ -55,7 +58,7 @@ def test_part_holds_the_shared_context_and_its_collaborators(name: str) -> None:
     }
     for attr, annotation in declared.items():
         held = getattr(part, attr)  # AttributeError: declared, never connected
-        assert type(held).__name__ == annotation, (name, attr)
+        assert isinstance(held, getattr(shared, annotation)), (name, attr)
         assert held is getattr(checker, attr)
 
 
@@ -70,3 +73,33 @@ def test_every_expression_and_statement_node_has_a_rule() -> None:
     checker = build()
     assert set(checker.exprs.handlers) == node_types(ast.Expr)
     assert set(checker.statements.handlers) == node_types(ast.Stmt)
+
+
+# types, symbols and relations still form one circle: a schema type points at its
+# SchemaInfo, whose attributes have types, and a dict type joins its entries' types
+# lazily through relations (left to the name model's and the type rules' rework)
+KNOWN_CIRCLES = [["kclpy.sema.relations", "kclpy.sema.symbols", "kclpy.sema.types"]]
+
+
+def test_no_import_circle_inside_sema() -> None:
+    grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter (test extra)")
+    graph = grimp.build_graph("kclpy")
+    modules = sorted(name for name in graph.modules if name.startswith("kclpy.sema."))
+    circles: list[list[str]] = []
+    placed: set[str] = set()
+    for module in modules:
+        if module in placed:
+            continue
+        circle = sorted(
+            other
+            for other in modules
+            if other == module
+            or (
+                graph.chain_exists(module, other, as_packages=False)
+                and graph.chain_exists(other, module, as_packages=False)
+            )
+        )
+        placed.update(circle)
+        if len(circle) > 1:
+            circles.append(circle)
+    assert circles == KNOWN_CIRCLES

@@ -8,9 +8,8 @@ is not defined``, with suggestions of close names.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kclpy.sema.base import CheckContext
+from kclpy.sema.shared import Names, Parts
 from kclpy.sema.types import (
     ANY,
     BOOL_T,
@@ -32,10 +31,6 @@ from kclpy.sema.types import (
 )
 from kclpy.syntax import ast
 
-if TYPE_CHECKING:
-    from kclpy.sema.checker import Checker
-    from kclpy.sema.names import NameResolver
-
 BASIC_TYPES: dict[str, Type] = {
     "int": INT_T,
     "float": FLOAT_T,
@@ -50,13 +45,13 @@ RESERVED_TYPE_LIST = "[" + ", ".join(f'"{name}"' for name in RESERVED_TYPE_NAMES
 class AnnotationResolver:
     """Resolution of type annotations (it holds the context and the name resolver)."""
 
-    names: NameResolver
+    names: Names
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
 
-    def connect(self, checker: Checker) -> None:
-        self.names = checker.names
+    def connect(self, parts: Parts) -> None:
+        self.names = parts.names
 
     def resolve_type(self, node: ast.TypeNode | None) -> Type:
         """The type an annotation denotes (``any`` when there is none)."""

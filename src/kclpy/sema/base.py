@@ -38,7 +38,7 @@ from kclpy.loader import Program
 from kclpy.sema.bindings import BindingKind, TypeKind
 from kclpy.sema.model import Model
 from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, ScopeKind, Symbol
-from kclpy.sema.types import FuncType, Type
+from kclpy.sema.types import Type
 from kclpy.source import Span
 from kclpy.syntax import ast
 
@@ -96,12 +96,8 @@ class CheckContext:
         self.local_vars: dict[str, Symbol] = {}
         self.l_value = False
         self.expect_stack: list[Expect | None] = []
-        self.global_names: dict[str, dict[str, Span]] = {}
-        self.lambda_sigs: dict[str, dict[str, FuncType]] = {}
-        self.merged_away: set[int] = set()
-        self.group_entries: dict[int, list[ast.ConfigEntry | ast.ConfigIfEntry]] = {}
-        self.required_siblings: dict[int, set[str] | None] = {}
-        self.silent_entries: set[int] = set()
+        # the current package's global names, where first assigned (statements, names)
+        self.global_names: dict[str, Span] = {}
         self.suppress = 0
         self.types = model.types
         self.bindings = model.bindings
@@ -240,10 +236,7 @@ class CheckContext:
     # ------------------------------------------------------------------ global names
 
     def globals_of_package(self) -> dict[str, Span]:
-        names = self.global_names.get(self.pkgpath)
-        if names is None:
-            names = self.global_names[self.pkgpath] = {}
-        return names
+        return self.global_names
 
     # ------------------------------------------------------------------ expected types
 

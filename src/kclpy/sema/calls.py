@@ -12,11 +12,10 @@ expression, annotation, assignability and statement checkers it calls.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kclpy.diag import Code
 from kclpy.sema.base import CheckContext, name_span, suggestion_text
 from kclpy.sema.resolve import dotted_name
+from kclpy.sema.shared import Annotations, Assignability, Expressions, Parts, Statements
 from kclpy.sema.symbols import ScopeKind, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -29,13 +28,6 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
-
-if TYPE_CHECKING:
-    from kclpy.sema.annotations import AnnotationResolver
-    from kclpy.sema.assign import AssignabilityChecker
-    from kclpy.sema.checker import Checker
-    from kclpy.sema.exprs import ExpressionChecker
-    from kclpy.sema.stmts import StatementChecker
 
 LAMBDA_LAST_STMT = (ast.ExprStmt, ast.AssignStmt, ast.AugAssignStmt, ast.AssertStmt)
 
@@ -60,19 +52,21 @@ def callee_name(func: ast.Expr) -> str:
 class CallChecker:
     """Call expressions, argument checks, lambdas and parameter lists."""
 
-    exprs: ExpressionChecker
-    annotations: AnnotationResolver
-    assign: AssignabilityChecker
-    statements: StatementChecker
+    exprs: Expressions
+    annotations: Annotations
+    assign: Assignability
+    statements: Statements
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
+        # the current package's top-level lambdas assigned once, without annotation
+        self.signatures: dict[str, FuncType] = {}
 
-    def connect(self, checker: Checker) -> None:
-        self.exprs = checker.exprs
-        self.annotations = checker.annotations
-        self.assign = checker.assign
-        self.statements = checker.statements
+    def connect(self, parts: Parts) -> None:
+        self.exprs = parts.exprs
+        self.annotations = parts.annotations
+        self.assign = parts.assign
+        self.statements = parts.statements
 
     def call_expr(self, node: ast.CallExpr) -> Type:
         callee = self.exprs.expr(node.func)
@@ -105,7 +99,7 @@ class CallChecker:
         symbol = package.symbols.get(func.name)
         if symbol is None or self.ctx.symbol_of(func, func.name) is not symbol:
             return None
-        return self.ctx.lambda_sigs.get(self.ctx.pkgpath, {}).get(func.name)
+        return self.signatures.get(func.name)
 
     def check_arguments(
         self,
@@ -177,6 +171,37 @@ class CallChecker:
             else:
                 self.exprs.expr(keyword.value)
         return given
+
+    def declare_lambdas(self, modules: list[ast.Module]) -> None:
+        """The signatures of the package's lambdas assigned once, without annotation."""
+        signatures = self.signatures = {}
+        if not any(
+            type(stmt) is ast.AssignStmt and type(stmt.value) is ast.LambdaExpr
+            for module in modules
+            for stmt in module.body
+        ):
+            return  # (most packages: no walk keeping every assigned name)
+        seen: set[str] = set()
+        for module in modules:
+            for stmt in module.body:
+                if type(stmt) is not ast.AssignStmt or len(stmt.targets) != 1:
+                    continue
+                target = stmt.targets[0]
+                if type(target) is not ast.NameExpr:
+                    continue
+                name = target.name
+                if name in seen:  # assigned again: no signature
+                    signatures.pop(name, None)
+                    continue
+                seen.add(name)
+                value = stmt.value
+                if stmt.type is None and type(value) is ast.LambdaExpr:
+                    self.ctx.suppress += 1
+                    try:
+                        params = self.parameter_types(value.params)
+                    finally:
+                        self.ctx.suppress -= 1
+                    signatures[name] = FuncType(params, ANY)
 
     def silent_arguments(self, node: ast.SchemaExpr | ast.CallExpr) -> None:
         """Visit call arguments for their bindings only (no argument checks)."""

@@ -20,6 +20,8 @@ again. Errors stop a run; warnings do not.
 from __future__ import annotations
 
 import gc
+from collections.abc import Sequence
+
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import Program
@@ -107,7 +109,11 @@ class Checker:
         self.parts.clear()
 
     def run(self) -> None:
-        """Check (or take from the memo) every package, imported ones first."""
+        """Check (or take from the memo) every package, imported ones first. Every
+        package scope exists from the start: a package of an import cycle that is read
+        before it is checked reads as empty (as the reference, which reads it mid-way)."""
+        for pkgpath in self.ctx.program.packages:
+            self.ctx.package_scope(pkgpath)
         for pkgpath in check_order(self.ctx.program):
             product = self.stored(pkgpath)
             if product is not None:
@@ -151,7 +157,7 @@ class Checker:
     def diagnostics(self) -> list[Diagnostic]:
         """The diagnostics of the packages checked so far, in the reference's order;
         the packages' scopes put in the order the reference starts checking them."""
-        reported = {
+        reported: dict[str, tuple[Sequence[Diagnostic], Sequence[ImportMark]]] = {
             pkgpath: (product.diagnostics, product.imports)
             for pkgpath, product in self.products.items()
         }

@@ -14,11 +14,11 @@ expression, assignability, operator and call checkers it calls.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kclpy.diag import Code, Label
-from kclpy.sema.base import CheckContext, Expect, suggestion_text
+from kclpy.sema.base import CheckContext, Expect, is_private, suggestion_text
 from kclpy.sema.relations import sup
+from kclpy.sema.resolve import dotted_name
+from kclpy.sema.shared import Assignability, Calls, Expressions, Operators, Parts
 from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -43,13 +43,6 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
-
-if TYPE_CHECKING:
-    from kclpy.sema.assign import AssignabilityChecker
-    from kclpy.sema.calls import CallChecker
-    from kclpy.sema.checker import Checker
-    from kclpy.sema.exprs import ExpressionChecker
-    from kclpy.sema.operators import OperatorChecker
 
 
 class _Collect:
@@ -173,21 +166,53 @@ def sibling_keys(
 class ConfigChecker:
     """Config entries, ``**`` unpacking, ``if`` entries and schema expressions."""
 
-    exprs: ExpressionChecker
-    assign: AssignabilityChecker
-    operators: OperatorChecker
-    calls: CallChecker
+    exprs: Expressions
+    assign: Assignability
+    operators: Operators
+    calls: Calls
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
         # the type of each bare key name: one literal type per name, not one per entry
         self.key_types: dict[str, Type] = {}
+        # main-package unifications of one name merged into the last one: the others'
+        # statements, the entries of each group's configs, the keys given beside each
+        # schema expression (None: not checked for required attributes), the entries
+        # a later ``=`` of the same key replaces
+        self.merged: set[int] = set()
+        self.group_entries: dict[int, list[ast.ConfigEntry | ast.ConfigIfEntry]] = {}
+        self.required_siblings: dict[int, set[str] | None] = {}
+        self.silent_entries: set[int] = set()
 
-    def connect(self, checker: Checker) -> None:
-        self.exprs = checker.exprs
-        self.assign = checker.assign
-        self.operators = checker.operators
-        self.calls = checker.calls
+    def connect(self, parts: Parts) -> None:
+        self.exprs = parts.exprs
+        self.assign = parts.assign
+        self.operators = parts.operators
+        self.calls = parts.calls
+
+    # ------------------------------------------------------------------ unifications
+
+    def merge_unifications(self, modules: list[ast.Module]) -> None:
+        """Main-package unifications of one name act as one config (the last statement):
+        their entries are siblings, and the required-attribute check runs once."""
+        merged = self.merged = set()
+        for group in merge_groups(modules):
+            values = [schema_value(stmt) for stmt in group]
+            entries = [e for value in values if value for e in value.config.entries]
+            keys: set[str] | None = set()
+            for value in values:
+                found = literal_keys(value.config.entries) if value else None
+                keys = None if keys is None or found is None else keys | found
+            self.silent_entries.update(overridden_entries(entries))
+            for stmt, value in zip(group, values, strict=True):
+                if value is not None:
+                    self.group_entries[value.config.id] = entries
+                    self.required_siblings[value.id] = keys if stmt is group[-1] else None
+            merged.update(stmt.id for stmt in group[:-1])
+
+    def merged_away(self, stmt: ast.Stmt) -> bool:
+        """Whether a statement is merged into a later unification of its name."""
+        return stmt.id in self.merged
 
     # ------------------------------------------------------------------ expected types
 
@@ -333,8 +358,8 @@ class ConfigChecker:
         ctx = self.ctx
         ctx.enter_scope(ScopeKind.CONFIG, node)
         collected = _Collect()
-        self._note_siblings(ctx.group_entries.get(node.id, entries) if node else entries, entries)
-        silent_entries = ctx.silent_entries
+        self._note_siblings(self.group_entries.get(node.id, entries) if node else entries, entries)
+        silent_entries = self.silent_entries
         try:
             for entry in entries:
                 silent = entry.id in silent_entries
@@ -372,7 +397,7 @@ class ConfigChecker:
             assert entry.key is not None
             parts = key_names(entry.key)
             if parts is not None and len(parts) == 1:
-                self.ctx.required_siblings[entry.value.id] = siblings.get(part_name(parts[0]))
+                self.required_siblings[entry.value.id] = siblings.get(part_name(parts[0]))
 
     def config_entry(self, entry: ast.ConfigEntry, collected: _Collect) -> None:
         key, value = entry.key, entry.value
@@ -662,8 +687,8 @@ class ConfigChecker:
         given = literal_keys(config.entries)
         if given is None:
             return
-        if node.id in self.ctx.required_siblings:
-            extra = self.ctx.required_siblings[node.id]
+        if node.id in self.required_siblings:
+            extra = self.required_siblings[node.id]
             if extra is None:
                 return
             given |= extra
@@ -678,3 +703,48 @@ class ConfigChecker:
                 "Undefined",
                 config.span,
             )
+
+
+def overridden_entries(entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> set[int]:
+    """Entries of merged unifications that a later ``=`` entry of the same key replaces
+    (the reference drops them before checking)."""
+    buckets: dict[str, list[ast.ConfigEntry | ast.ConfigIfEntry]] = {}
+    for entry in entries:
+        name = "$none"
+        if isinstance(entry, ast.ConfigEntry) and entry.key is not None:
+            dotted = dotted_name(entry.key)
+            if dotted is not None:
+                name = dotted
+            elif isinstance(entry.key, ast.StringExpr):
+                name = entry.key.value
+        bucket = buckets.setdefault(name, [])
+        if isinstance(entry, ast.ConfigEntry) and entry.op == "=":
+            bucket.clear()
+        bucket.append(entry)
+    kept = {id(entry) for bucket in buckets.values() for entry in bucket}
+    return {entry.id for entry in entries if id(entry) not in kept}
+
+
+def schema_value(stmt: ast.Stmt) -> ast.SchemaExpr | None:
+    value = stmt.value if isinstance(stmt, (ast.AssignStmt, ast.UnificationStmt)) else None
+    return value if isinstance(value, ast.SchemaExpr) else None
+
+
+def merge_groups(modules: list[ast.Module]) -> list[list[ast.Stmt]]:
+    """Statements the reference folds into the last unification of the same name."""
+    groups: dict[str, list[ast.Stmt]] = {}
+    for module in modules:
+        for stmt in module.body:
+            if isinstance(stmt, ast.UnificationStmt):
+                groups.setdefault(stmt.target.name, []).append(stmt)
+            elif isinstance(stmt, ast.AssignStmt) and isinstance(stmt.value, ast.SchemaExpr):
+                for target in stmt.targets:
+                    if not isinstance(target, ast.NameExpr):
+                        continue
+                    group = groups.get(target.name)
+                    if group is None:
+                        groups[target.name] = [stmt]
+                    elif is_private(target.name):
+                        group.clear()
+                        group.append(stmt)
+    return [group for group in groups.values() if len(group) > 1]

@@ -3,34 +3,33 @@
 Before a package's statements are walked, its name uses are resolved (the walk
 reads their bindings) and its top-level names are declared so that uses may come
 before definitions: imports (of user packages checked before, whose interfaces the
-model holds; each is marked where its diagnostics go), schemas and rules (declared and built by ``schemas.SchemaBuilder``), global
-variables (a second ``=`` of an exported name is the ImmutableError ``Can not
-change the value of 'a'``), and the signatures of top-level lambdas.
+model holds; each is marked where its diagnostics go), schemas and rules (declared
+and built by the schemas part), global variables (a second ``=`` of an exported
+name is the ImmutableError ``Can not change the value of 'a'``), and the
+signatures of top-level lambdas (the calls part's).
 
 :class:`DeclarationChecker` is the part of the checker that runs these passes
-and then has the statement checker walk the package; it holds the context and
-the statement, expression, annotation and call checkers.
+and then has the statement part walk the package; it holds the context and the
+parts it calls, by their protocols (``sema.shared``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from kclpy.diag import Code, Label
 from kclpy.loader import iter_imports
 from kclpy.sema.base import CheckContext, is_private
-from kclpy.sema.config import literal_keys
 from kclpy.sema.interface import ImportMark
 from kclpy.sema.relations import is_upper_bound
-from kclpy.sema.resolve import Resolver, dotted_name, target_parts
+from kclpy.sema.resolve import Resolver, target_parts
+from kclpy.sema.shared import Annotations, Calls, Configs, Expressions, Parts, Schemas, Statements
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import (
     ANY,
     MODULE_PLUGIN,
     MODULE_SYSTEM,
     MODULE_USER,
-    FuncType,
     ModuleType,
     Type,
 )
@@ -38,35 +37,29 @@ from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
-if TYPE_CHECKING:
-    from kclpy.sema.annotations import AnnotationResolver
-    from kclpy.sema.calls import CallChecker
-    from kclpy.sema.checker import Checker
-    from kclpy.sema.exprs import ExpressionChecker
-    from kclpy.sema.schemas import SchemaBuilder
-    from kclpy.sema.stmts import StatementChecker
-
 
 class DeclarationChecker:
     """The declaration passes run on a package before its statements are walked."""
 
-    statements: StatementChecker
-    schemas: SchemaBuilder
-    exprs: ExpressionChecker
-    annotations: AnnotationResolver
-    calls: CallChecker
+    statements: Statements
+    schemas: Schemas
+    exprs: Expressions
+    annotations: Annotations
+    calls: Calls
+    config: Configs
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
         self.unique_check = True  # the first pass over globals reports a second ``=``
         self.resolver = Resolver(ctx.model)
 
-    def connect(self, checker: Checker) -> None:
-        self.statements = checker.statements
-        self.schemas = checker.schemas
-        self.exprs = checker.exprs
-        self.annotations = checker.annotations
-        self.calls = checker.calls
+    def connect(self, parts: Parts) -> None:
+        self.statements = parts.statements
+        self.schemas = parts.schemas
+        self.exprs = parts.exprs
+        self.annotations = parts.annotations
+        self.calls = parts.calls
+        self.config = parts.config
 
     def check_package(self, pkgpath: str, imports: list[ImportMark]) -> None:
         """Declare and walk a package (the packages it imports checked before);
@@ -76,37 +69,19 @@ class DeclarationChecker:
         ctx.pkgpath = pkgpath
         ctx.scope = ctx.package_scope(pkgpath)
         ctx.scope_level = 0
+        ctx.global_names = {}
         self.resolver.package(modules, ctx.program.imports_of)
         for module in modules:
             ctx.model.files[module.file.path] = module.file
             self.declare_imports(module, imports)
         if pkgpath == MAIN:
-            ctx.merged_away = self._merge_groups(modules)
+            self.config.merge_unifications(modules)
         infos = self.schemas.declare_schemas(modules)
         self.declare_globals(modules)
         self.schemas.build_schemas(infos)
-        self.declare_lambdas(modules)
+        self.calls.declare_lambdas(modules)
         for module in modules:
             self.statements.stmts(module.body)
-
-    def _merge_groups(self, modules: list[ast.Module]) -> set[int]:
-        """Main-package unifications of one name act as one config (the last statement):
-        their entries are siblings, and the required-attribute check runs once."""
-        merged: set[int] = set()
-        for group in merge_groups(modules):
-            values = [_schema_value(stmt) for stmt in group]
-            entries = [e for value in values if value for e in value.config.entries]
-            keys: set[str] | None = set()
-            for value in values:
-                found = literal_keys(value.config.entries) if value else None
-                keys = None if keys is None or found is None else keys | found
-            self.ctx.silent_entries.update(overridden_entries(entries))
-            for stmt, value in zip(group, values, strict=True):
-                if value is not None:
-                    self.ctx.group_entries[value.config.id] = entries
-                    self.ctx.required_siblings[value.id] = keys if stmt is group[-1] else None
-            merged.update(stmt.id for stmt in group[:-1])
-        return merged
 
     # ------------------------------------------------------------------ imports
 
@@ -174,7 +149,7 @@ class DeclarationChecker:
         second pass must see again."""
         for stmt in stmts:
             if isinstance(stmt, ast.AssignStmt):
-                if stmt.id not in self.ctx.merged_away:
+                if not self.config.merged_away(stmt):
                     unsettled = self._declare_assign(stmt)
                     if pending is not None and unsettled:
                         pending.append(stmt)
@@ -241,82 +216,3 @@ class DeclarationChecker:
         else:
             symbol = self.ctx.define(name, SymbolKind.VARIABLE, found, stmt.target.span, stmt)
             self.ctx.bindings[stmt.target.id] = symbol
-
-    # ------------------------------------------------------------------ lambdas
-
-    def declare_lambdas(self, modules: list[ast.Module]) -> None:
-        """The signatures of the package's lambdas assigned once, without annotation."""
-        signatures: dict[str, FuncType] = {}
-        self.ctx.lambda_sigs[self.ctx.pkgpath] = signatures
-        if not any(
-            type(stmt) is ast.AssignStmt and type(stmt.value) is ast.LambdaExpr
-            for module in modules
-            for stmt in module.body
-        ):
-            return  # (most packages: no walk keeping every assigned name)
-        seen: set[str] = set()
-        for module in modules:
-            for stmt in module.body:
-                if type(stmt) is not ast.AssignStmt or len(stmt.targets) != 1:
-                    continue
-                target = stmt.targets[0]
-                if type(target) is not ast.NameExpr:
-                    continue
-                name = target.name
-                if name in seen:  # assigned again: no signature
-                    signatures.pop(name, None)
-                    continue
-                seen.add(name)
-                value = stmt.value
-                if stmt.type is None and type(value) is ast.LambdaExpr:
-                    self.ctx.suppress += 1
-                    try:
-                        params = self.calls.parameter_types(value.params)
-                    finally:
-                        self.ctx.suppress -= 1
-                    signatures[name] = FuncType(params, ANY)
-
-
-def overridden_entries(entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> set[int]:
-    """Entries of merged unifications that a later ``=`` entry of the same key replaces
-    (the reference drops them before checking)."""
-    buckets: dict[str, list[ast.ConfigEntry | ast.ConfigIfEntry]] = {}
-    for entry in entries:
-        name = "$none"
-        if isinstance(entry, ast.ConfigEntry) and entry.key is not None:
-            dotted = dotted_name(entry.key)
-            if dotted is not None:
-                name = dotted
-            elif isinstance(entry.key, ast.StringExpr):
-                name = entry.key.value
-        bucket = buckets.setdefault(name, [])
-        if isinstance(entry, ast.ConfigEntry) and entry.op == "=":
-            bucket.clear()
-        bucket.append(entry)
-    kept = {id(entry) for bucket in buckets.values() for entry in bucket}
-    return {entry.id for entry in entries if id(entry) not in kept}
-
-
-def _schema_value(stmt: ast.Stmt) -> ast.SchemaExpr | None:
-    value = stmt.value if isinstance(stmt, (ast.AssignStmt, ast.UnificationStmt)) else None
-    return value if isinstance(value, ast.SchemaExpr) else None
-
-
-def merge_groups(modules: list[ast.Module]) -> list[list[ast.Stmt]]:
-    """Statements the reference folds into the last unification of the same name."""
-    groups: dict[str, list[ast.Stmt]] = {}
-    for module in modules:
-        for stmt in module.body:
-            if isinstance(stmt, ast.UnificationStmt):
-                groups.setdefault(stmt.target.name, []).append(stmt)
-            elif isinstance(stmt, ast.AssignStmt) and isinstance(stmt.value, ast.SchemaExpr):
-                for target in stmt.targets:
-                    if not isinstance(target, ast.NameExpr):
-                        continue
-                    group = groups.get(target.name)
-                    if group is None:
-                        groups[target.name] = [stmt]
-                    elif is_private(target.name):
-                        group.clear()
-                        group.append(stmt)
-    return [group for group in groups.values() if len(group) > 1]

@@ -14,11 +14,11 @@ owns it (names, operators, configs and schema expressions, calls and lambdas).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext
 from kclpy.sema.relations import SUP_LIMIT, sup, widen
+from kclpy.sema.shared import Annotations, Assignability, Calls, Configs, Names, Operators, Parts
 from kclpy.sema.symbols import ScopeKind, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -49,15 +49,6 @@ from kclpy.sema.types import (
 from kclpy.source import Span
 from kclpy.syntax import ast
 
-if TYPE_CHECKING:
-    from kclpy.sema.annotations import AnnotationResolver
-    from kclpy.sema.assign import AssignabilityChecker
-    from kclpy.sema.calls import CallChecker
-    from kclpy.sema.checker import Checker
-    from kclpy.sema.config import ConfigChecker
-    from kclpy.sema.names import NameResolver
-    from kclpy.sema.operators import OperatorChecker
-
 VALID_FORMAT_SPECS = ("#json", "#yaml")
 Handler = Callable[[ast.Expr], Type]
 
@@ -65,12 +56,12 @@ Handler = Callable[[ast.Expr], Type]
 class ExpressionChecker:
     """Expression walking."""
 
-    names: NameResolver
-    operators: OperatorChecker
-    annotations: AnnotationResolver
-    assign: AssignabilityChecker
-    config: ConfigChecker
-    calls: CallChecker
+    names: Names
+    operators: Operators
+    annotations: Annotations
+    assign: Assignability
+    config: Configs
+    calls: Calls
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
@@ -80,13 +71,13 @@ class ExpressionChecker:
         self.expect_stack = ctx.expect_stack
         self.handlers: dict[type, Handler] = {}
 
-    def connect(self, checker: Checker) -> None:
-        self.names = checker.names
-        self.operators = checker.operators
-        self.annotations = checker.annotations
-        self.assign = checker.assign
-        self.config = checker.config
-        self.calls = checker.calls
+    def connect(self, parts: Parts) -> None:
+        self.names = parts.names
+        self.operators = parts.operators
+        self.annotations = parts.annotations
+        self.assign = parts.assign
+        self.config = parts.config
+        self.calls = parts.calls
         self.handlers = self.handler_table()
         if not self.ctx.tool_facts:  # a run: nothing reads the per-node types
             self.expr = self._expr_untracked  # type: ignore[method-assign]

@@ -198,7 +198,9 @@ def make_product(
     scope = model.package_scopes.get(pkgpath) or Scope(ScopeKind.PACKAGE, None)
     entries = new_entries(model, sizes, len(_TABLES) if keep else 1)
     schemas: Mapping[str, SchemaInfo] = entries[0]
-    interface = PackageInterface(pkgpath, MappingProxyType(scope.symbols), MappingProxyType(schemas))
+    interface = PackageInterface(
+        pkgpath, MappingProxyType(scope.symbols), MappingProxyType(schemas)
+    )
     depends: dict[str, CheckedPackage] = {}
     for _, below in reported[1]:
         product = installed.get(below)

@@ -19,6 +19,7 @@ from kclpy.sema.bindings import Binding, TypeBinding
 from kclpy.sema.docstrings import attribute_docs, summary
 from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, Symbol, SymbolKind
 from kclpy.sema.types import SchemaType, Type
+from kclpy.sema.upgrade import upgrade_dict_to_schema
 from kclpy.source import Pos, SourceFile, Span
 
 if TYPE_CHECKING:
@@ -103,8 +104,6 @@ class Model:
         expected = self.expected.get(node.id)
         if found is None or expected is None:
             return found
-        from kclpy.sema.assign import upgrade_dict_to_schema  # assign builds on this module
-
         return upgrade_dict_to_schema(found, expected)
 
     def symbol_of(self, node: ast.Node) -> Symbol | None:

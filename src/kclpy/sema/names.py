@@ -18,12 +18,11 @@ target).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, is_private, suggestion_text
 from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.resolve import target_parts
+from kclpy.sema.shared import Assignability, Configs, Expressions, Parts
 from kclpy.sema.symbols import Symbol, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -47,12 +46,6 @@ from kclpy.sema.types import (
 from kclpy.source import Span
 from kclpy.syntax import ast
 
-if TYPE_CHECKING:
-    from kclpy.sema.assign import AssignabilityChecker
-    from kclpy.sema.checker import Checker
-    from kclpy.sema.config import ConfigChecker
-    from kclpy.sema.exprs import ExpressionChecker
-
 
 def _attr_span(node: ast.Node, attr: str) -> Span:
     """The span of the attribute name at the end of a selector (else the node's span)."""
@@ -65,17 +58,17 @@ def _attr_span(node: ast.Node, attr: str) -> Span:
 class NameResolver:
     """Identifier resolution, attribute loads, subscripts and assignment targets."""
 
-    exprs: ExpressionChecker
-    assign: AssignabilityChecker
-    config: ConfigChecker
+    exprs: Expressions
+    assign: Assignability
+    config: Configs
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
 
-    def connect(self, checker: Checker) -> None:
-        self.exprs = checker.exprs
-        self.assign = checker.assign
-        self.config = checker.config
+    def connect(self, parts: Parts) -> None:
+        self.exprs = parts.exprs
+        self.assign = parts.assign
+        self.config = parts.config
 
     # ------------------------------------------------------------------ identifiers
 

@@ -11,25 +11,18 @@ annotation and call checkers it calls.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kclpy.diag import Code
 from kclpy.sema.annotations import RESERVED_TYPE_LIST, RESERVED_TYPE_NAMES
 from kclpy.sema.base import CheckContext
 from kclpy.sema.builtins import DECORATORS
 from kclpy.sema.relations import is_upper_bound
 from kclpy.sema.resolve import dotted_name
+from kclpy.sema.shared import Annotations, Calls, Expressions, Parts
 from kclpy.sema.stmts import left_identifiers
 from kclpy.sema.symbols import IndexSignatureInfo, SchemaInfo, Symbol, SymbolKind
 from kclpy.sema.types import ANY, FuncType, SchemaType, Type, members_all
 from kclpy.source import Span
 from kclpy.syntax import ast
-
-if TYPE_CHECKING:
-    from kclpy.sema.annotations import AnnotationResolver
-    from kclpy.sema.calls import CallChecker
-    from kclpy.sema.checker import Checker
-    from kclpy.sema.exprs import ExpressionChecker
 
 SchemaNode = ast.SchemaStmt | ast.RuleStmt
 
@@ -37,18 +30,18 @@ SchemaNode = ast.SchemaStmt | ast.RuleStmt
 class SchemaBuilder:
     """Declaration, linking and building of a package's schemas and rules."""
 
-    exprs: ExpressionChecker
-    annotations: AnnotationResolver
-    calls: CallChecker
+    exprs: Expressions
+    annotations: Annotations
+    calls: Calls
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
         self._walked: dict[int, Type] = {}  # the type of each parent, mixin, host read
 
-    def connect(self, checker: Checker) -> None:
-        self.exprs = checker.exprs
-        self.annotations = checker.annotations
-        self.calls = checker.calls
+    def connect(self, parts: Parts) -> None:
+        self.exprs = parts.exprs
+        self.annotations = parts.annotations
+        self.calls = parts.calls
 
     def declare_schemas(self, modules: list[ast.Module]) -> list[SchemaInfo]:
         infos: list[SchemaInfo] = []

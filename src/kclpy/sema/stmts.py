@@ -15,7 +15,6 @@ and call checkers it calls.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from kclpy.diag import Code, Label
 from kclpy.sema.annotations import RESERVED_TYPE_LIST, RESERVED_TYPE_NAMES
@@ -23,18 +22,19 @@ from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext, Expect, SchemaContext, is_private, name_span
 from kclpy.sema.relations import is_upper_bound, sup, widen
 from kclpy.sema.resolve import target_parts
+from kclpy.sema.shared import (
+    Annotations,
+    Assignability,
+    Calls,
+    Configs,
+    Expressions,
+    Names,
+    Operators,
+    Parts,
+)
 from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
 from kclpy.sema.types import ANY, ANY_F, STR_T, SchemaType, Type
 from kclpy.syntax import ast
-
-if TYPE_CHECKING:
-    from kclpy.sema.annotations import AnnotationResolver
-    from kclpy.sema.assign import AssignabilityChecker
-    from kclpy.sema.calls import CallChecker
-    from kclpy.sema.checker import Checker
-    from kclpy.sema.exprs import ExpressionChecker
-    from kclpy.sema.names import NameResolver
-    from kclpy.sema.operators import OperatorChecker
 
 StmtHandler = Callable[[ast.Stmt], Type]
 
@@ -65,24 +65,26 @@ def left_identifiers(body: Iterable[ast.Stmt]) -> list[tuple[str, ast.Node]]:
 class StatementChecker:
     """Statement walking."""
 
-    exprs: ExpressionChecker
-    names: NameResolver
-    annotations: AnnotationResolver
-    assign: AssignabilityChecker
-    operators: OperatorChecker
-    calls: CallChecker
+    exprs: Expressions
+    names: Names
+    annotations: Annotations
+    assign: Assignability
+    operators: Operators
+    calls: Calls
+    config: Configs
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
         self.handlers = self.handler_table()
 
-    def connect(self, checker: Checker) -> None:
-        self.exprs = checker.exprs
-        self.names = checker.names
-        self.annotations = checker.annotations
-        self.assign = checker.assign
-        self.operators = checker.operators
-        self.calls = checker.calls
+    def connect(self, parts: Parts) -> None:
+        self.exprs = parts.exprs
+        self.names = parts.names
+        self.annotations = parts.annotations
+        self.assign = parts.assign
+        self.operators = parts.operators
+        self.calls = parts.calls
+        self.config = parts.config
 
     def handler_table(self) -> dict[type, StmtHandler]:
         """The rule of each statement node type."""
@@ -174,7 +176,7 @@ class StatementChecker:
                     continue
             name = root.name
             fresh = name not in names or is_config or is_private(name)
-            if fresh and self.ctx.scope_level == 0 and node.id not in self.ctx.merged_away:
+            if fresh and self.ctx.scope_level == 0 and not self.config.merged_away(node):
                 names[name] = target.span
             if not path:
                 value_type = self._assign_name(node, target, root)

@@ -170,7 +170,7 @@ def profile(work: Path, count: int) -> dict[str, object]:
         setattr(driver, stage, _timer(getattr(driver, stage), spent, lambda *_, s=stage: s))
     nested: list[float] = []
 
-    def package(_: object, pkgpath: str) -> str:
+    def package(_: object, pkgpath: str, *__: object) -> str:
         return "check: __main__" if pkgpath == "__main__" else "check: imported packages"
 
     check_package = DeclarationChecker.check_package

@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 
 # what kclpy needs on every run: the command line, options, loading, running, printing
+# (kclpy.release and kclpy.diag.parts, like kclpy.syntax.grammar and kclpy.syntax.targets
+# below, hold code split out of kclpy, diag.diagnostic, syntax.parser and sema.resolve to
+# break import circles: more modules, not more code)
 RUN_MODULES = frozenset(
     """
     kclpy kclpy.api kclpy.cli kclpy.cli.base kclpy.cli.build kclpy.cli.doc kclpy.cli.fmt
@@ -36,6 +39,7 @@ RUN_MODULES = frozenset(
     kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schema_plan kclpy.vm.schemas
     kclpy.vm.typecheck kclpy.values kclpy.values.errors kclpy.values.scalars
     kclpy.values.yaml_writer
+    kclpy.release kclpy.diag.parts
     """.split()  # noqa: SIM905
 )
 
@@ -51,7 +55,7 @@ COMPILE_MODULES = frozenset(
     kclpy.sema.types kclpy.syntax.build kclpy.syntax.driver
     kclpy.syntax.grammar_collections kclpy.syntax.grammar_expr kclpy.syntax.grammar_stmt
     kclpy.syntax.layout kclpy.syntax.lexer kclpy.syntax.literals kclpy.syntax.parser
-    kclpy.syntax.parsetab kclpy.syntax.tokens
+    kclpy.syntax.parsetab kclpy.syntax.tokens kclpy.syntax.grammar kclpy.syntax.targets
     """.split()  # noqa: SIM905
 )
 

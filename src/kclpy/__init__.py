@@ -17,17 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"  # the one version source (pyproject.toml reads it)
-# the distribution's name on package indexes (`kclpy` there is an unrelated project)
-DISTRIBUTION = "kclpy-toolchain"
-# the version of the KCL language kclpy implements (that of the reference kcl-lib)
-KCL_VERSION = "0.13.2"
-
-
-def install_hint(extra: str) -> str:
-    """The command that installs kclpy with its optional ``extra`` (``lsp``, ``kusion``...)."""
-    return f"pip install '{DISTRIBUTION}[{extra}]'"
-
+from kclpy.release import DISTRIBUTION, KCL_VERSION, __version__
+from kclpy.release import install_hint as install_hint  # public, not in __all__
 
 if TYPE_CHECKING:
     from kclpy.api import (

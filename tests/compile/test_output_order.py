@@ -10,8 +10,8 @@ from pathlib import Path
 from kclpy.compile.stmts import PackageCompiler
 from kclpy.loader import Loader
 from kclpy.sema import resolve_program
-from kclpy.sema.resolve import walk_setters
 from kclpy.syntax import ast
+from kclpy.syntax.targets import walk_setters
 
 ROOT = Path(__file__).resolve().parents[2]
 

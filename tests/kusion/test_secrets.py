@@ -132,7 +132,7 @@ def run_all(workdir: Path, spec: Path) -> tuple[str, list[int]]:
     codes = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(
-            "kclpy.kusion.runtimes.base.default_runtimes",
+            "kclpy.kusion.runtimes.defaults.default_runtimes",
             lambda *args: Runtimes({LOCAL: lambda: runtime}),
         )
         for command in COMMANDS:
@@ -273,7 +273,7 @@ def run_declaring(workdir: Path, spec: Path) -> tuple[str, list[int]]:
     codes = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(
-            "kclpy.kusion.runtimes.base.default_runtimes",
+            "kclpy.kusion.runtimes.defaults.default_runtimes",
             lambda *args: Runtimes({LOCAL: lambda: runtime}),
         )
         for command in COMMANDS:

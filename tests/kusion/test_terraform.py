@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-from kclpy.kusion.runtimes.terraform import TerraformRuntime, safe_name, terraform_config
+from kclpy.kusion.private import safe_name
+from kclpy.kusion.runtimes.terraform import TerraformRuntime, terraform_config
 from kclpy.kusion.state import open_state
 
 from .support import requires_terraform

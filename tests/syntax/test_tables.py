@@ -16,7 +16,7 @@ import ply.lex
 import ply.yacc
 import pytest
 
-from kclpy.syntax import driver, lexer, parse_source, parser, parsetab, tables
+from kclpy.syntax import driver, grammar, lexer, parse_source, parser, parsetab, tables
 from kclpy.syntax.dump import dump
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -25,7 +25,7 @@ REGEN = "python -m kclpy.syntax.tables --regen"
 
 
 def _reflect() -> ply.yacc.ParserReflect:
-    info = ply.yacc.ParserReflect(parser.grammar_dict())
+    info = ply.yacc.ParserReflect(grammar.grammar_dict())
     info.get_all()
     assert not info.error
     return info
@@ -36,13 +36,13 @@ def test_tables_are_fresh() -> None:
 
 
 def test_signature_without_ply_is_plys() -> None:
-    assert parser.grammar_signature(parser.grammar_dict()) == _reflect().signature()
+    assert grammar.grammar_signature(grammar.grammar_dict()) == _reflect().signature()
 
 
 def test_runtime_tables_parse_like_plys_parser(monkeypatch: pytest.MonkeyPatch) -> None:
     loaded = parser.get_parser()
-    assert isinstance(loaded, parser.Tables)  # the fast path: parsetab.py is fresh
-    built = tables.build_in_memory(parser.grammar_dict())
+    assert isinstance(loaded, grammar.Tables)  # the fast path: parsetab.py is fresh
+    built = tables.build_in_memory(grammar.grammar_dict())
     assert [(r.name, r.len, r.callable) for r in loaded.productions] == [
         (p.name, p.len, p.callable) for p in built.productions
     ]
@@ -79,7 +79,7 @@ def test_stored_machine_data_is_what_the_machine_derives() -> None:
     the ply tables and the rules' marks: stale after a mark changes without --regen."""
     loaded = parser.get_parser()
     assert loaded.derived is not None, f"no machine data in parsetab.py: run {REGEN}"
-    computed = driver.Machine(parser.Tables(_unstored(), parser.grammar_dict())).derived()
+    computed = driver.Machine(grammar.Tables(_unstored(), grammar.grammar_dict())).derived()
     assert loaded.derived == computed, f"stale machine data: run {REGEN}"
     assert driver.Machine(loaded).derived() == computed
 
@@ -87,11 +87,11 @@ def test_stored_machine_data_is_what_the_machine_derives() -> None:
 def test_machine_data_of_other_marks_is_not_used() -> None:
     """Stored data whose rule kinds differ from the rules' marks now (a mark edited
     without --regen) is ignored: the machine derives its own."""
-    stale = parser.Tables(parsetab, parser.grammar_dict())
+    stale = grammar.Tables(parsetab, grammar.grammar_dict())
     assert stale.derived is not None
     kinds, defaults, by_name, _runs, _absorbed = stale.derived
     stale.derived = ([driver.CALL] * len(kinds), defaults, by_name, {}, [])
-    computed = driver.Machine(parser.Tables(_unstored(), parser.grammar_dict())).derived()
+    computed = driver.Machine(grammar.Tables(_unstored(), grammar.grammar_dict())).derived()
     assert driver.Machine(stale).derived() == computed
 
 
@@ -105,8 +105,8 @@ def test_master_regex_without_ply_is_plys() -> None:
 def test_conflicts_are_pinned() -> None:
     log = tables.ConflictLog()
     tables.generate_tables(None, log)
-    assert log.reduce_reduce == parser.REDUCE_REDUCE_CONFLICTS == 0
-    assert log.shift_reduce == parser.SHIFT_REDUCE_CONFLICTS, log.messages
+    assert log.reduce_reduce == grammar.REDUCE_REDUCE_CONFLICTS == 0
+    assert log.shift_reduce == grammar.SHIFT_REDUCE_CONFLICTS, log.messages
 
 
 def _productions_from_parser() -> list[tuple[str, tuple[str, ...]]]:

@@ -20,12 +20,11 @@ from kclpy.cli.base import (
     say,
 )
 from kclpy.diag import Code
+from kclpy.release import KCL_VERSION, __version__
 
 
 def version_text() -> str:
     """``kclpy X.Y.Z (KCL A.B.C)``: kclpy's version and the KCL language it implements."""
-    from kclpy import KCL_VERSION, __version__
-
     return f"kclpy {__version__} (KCL {KCL_VERSION})"
 
 

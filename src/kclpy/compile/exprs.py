@@ -20,6 +20,7 @@ from kclpy.compile.code import (
     FALLBACK_IMPORT,
     FALLBACK_UNDEFINED,
     Code,
+    FunctionProto,
     NameRef,
     ParamSpec,
     TypeRef,
@@ -30,9 +31,9 @@ from kclpy.compile.types import build_type, definition_ref, named_type_ref
 from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
 from kclpy.sema.bindings import Binding, BindingKind, TypeBinding, TypeKind
-from kclpy.sema.resolve import is_int_literal, key_path
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast
+from kclpy.syntax.targets import is_int_literal, key_path
 
 # LOAD_NAME's fallback kind for each kind of binding (its operand's middle field)
 _FALLBACK = {
@@ -86,8 +87,14 @@ class PackageNames:
         self.type_bindings = type_bindings  # node id -> type binding (sema.resolve)
 
 
+# compiles a lambda's body for the expression compiler of the unit that creates it
+LambdaCompiler = Callable[[ast.LambdaExpr, "ExprCompiler"], FunctionProto]
+
+
 class ExprCompiler:
-    """Compiles expressions into one ``Code`` for one unit."""
+    """Compiles expressions into one ``Code`` for one unit; ``lambdas`` compiles the
+    body of a lambda (statements: ``compile.stmts.compile_lambda``, handed in by the
+    statement compiler, which builds every expression compiler)."""
 
     def __init__(
         self,
@@ -95,11 +102,13 @@ class ExprCompiler:
         unit: Unit,
         names: PackageNames,
         diagnostics: list[Diagnostic],
+        lambdas: LambdaCompiler,
     ) -> None:
         self.out = Emitter(code)
         self.unit = unit
         self.names = names
         self.diagnostics = diagnostics
+        self.lambdas = lambdas
         # bare keys defined so far in each config literal being compiled (innermost last)
         self.config_keys: list[set[str]] = []
 
@@ -696,15 +705,13 @@ class ExprCompiler:
     # ------------------------------------------------------------------ lambdas
 
     def lambda_expr(self, node: ast.LambdaExpr) -> None:
-        from kclpy.compile.stmts import compile_lambda
-
         out = self.out
         defaults = 0
         for param in node.params:
             if param.default is not None:
                 self.expr(param.default)
                 defaults += 1
-        proto = compile_lambda(node, self)
+        proto = self.lambdas(node, self)
         self.at(node)
         out.emit(Op.MAKE_FUNCTION, out.const(proto) | defaults << 16)
 

@@ -32,14 +32,14 @@ from kclpy.diag import Code as DiagCode
 from kclpy.diag import Diagnostic, make_error
 from kclpy.sema import Model
 from kclpy.sema.bindings import BindingKind
-from kclpy.sema.resolve import (
+from kclpy.syntax import ast, universe
+from kclpy.syntax.targets import (
     Guard,
     assigned_names,
     target_root,
     target_root_node,
     walk_setters,
 )
-from kclpy.syntax import ast, universe
 
 
 class Setter:
@@ -152,7 +152,8 @@ class PackageCompiler:
         return names
 
     def compiler(self, code: Code, module: ast.Module, unit: Unit | None = None) -> ExprCompiler:
-        return ExprCompiler(code, unit or self.unit, self.names_for(module), self.diagnostics)
+        names = self.names_for(module)
+        return ExprCompiler(code, unit or self.unit, names, self.diagnostics, compile_lambda)
 
     def compile(self) -> PackageCode:
         slots = self.slots
@@ -584,7 +585,7 @@ class SchemaCompiler:
 
     def new_code(self, label: str) -> tuple[Code, ExprCompiler]:
         code = Code(f"{self.stmt.name}.{label}", self.names.file.path)
-        compiler = ExprCompiler(code, self.unit, self.names, self.diagnostics)
+        compiler = ExprCompiler(code, self.unit, self.names, self.diagnostics, compile_lambda)
         return code, compiler
 
     def ref(self, node: ast.Expr) -> NameRef:
@@ -831,7 +832,7 @@ def compile_lambda(node: ast.LambdaExpr, outer: ExprCompiler) -> FunctionProto:
     """A lambda body: sequential statements; the last statement's value is the result."""
     unit = Unit(outer.unit)
     code = Code("<lambda>", outer.out.code.path)
-    compiler = ExprCompiler(code, unit, outer.names, outer.diagnostics)
+    compiler = ExprCompiler(code, unit, outer.names, outer.diagnostics, outer.lambdas)
     params = compiler.params(node.params, unit)
     result = unit.new_local()
     out = compiler.out

@@ -1,40 +1,19 @@
 """The Diagnostic record: a code, a severity, a message, labelled spans and notes.
 
 A note that proposes what to do is a :class:`Suggestion` (a ``str`` everywhere but in
-the human rendering, which prints it ``suggestion: ...`` as the reference does).
+the human rendering, which prints it ``suggestion: ...`` as the reference does); it,
+:class:`Label` and :class:`Severity` live in :mod:`kclpy.diag.parts`. The record
+renders itself through :mod:`kclpy.diag.render`, imported on first use: a run that
+prints no diagnostic never imports the renderer (tests/test_import_set.py).
 """
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 from kclpy.diag.codes import Code
+from kclpy.diag.parts import Label, Severity, Suggestion
 from kclpy.source import Span
 
-
-class Severity(IntEnum):
-    ERROR = 1
-    WARNING = 2
-    INFO = 3
-
-
-class Label:
-    """A span with an optional message; the primary label carries the main message."""
-
-    __slots__ = ("message", "span")
-
-    def __init__(self, span: Span | None, message: str = "") -> None:
-        self.span = span
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"Label({self.span!r}, {self.message!r})"
-
-
-class Suggestion(str):
-    """A note that proposes what to do (``suggestion:`` where plain notes say ``note:``)."""
-
-    __slots__ = ()
+__all__ = ["Diagnostic", "DiagnosticError", "Label", "Severity", "Suggestion", "make_error"]
 
 
 class Diagnostic:

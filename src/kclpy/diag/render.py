@@ -1,5 +1,8 @@
 """Diagnostics to text: the reference's rustc-like style, plus ``short`` and ``json``.
 
+The functions take anything shaped like a diagnostic (:class:`Reported`): the record
+(:class:`kclpy.diag.diagnostic.Diagnostic`) renders itself through them.
+
 Colour is used only when asked for; :func:`use_colour` decides it from the stream
 and the ``NO_COLOR`` / ``FORCE_COLOR`` conventions.
 """
@@ -7,9 +10,38 @@ and the ``NO_COLOR`` / ``FORCE_COLOR`` conventions.
 from __future__ import annotations
 
 import os
-from typing import IO
+from collections.abc import Sequence
+from typing import IO, Protocol
 
-from kclpy.diag.diagnostic import Diagnostic, Label, Severity, Suggestion
+from kclpy.diag.codes import Code
+from kclpy.diag.parts import Label, Severity, Suggestion
+
+
+class Reported(Protocol):
+    """What a renderer reads of a diagnostic (:class:`kclpy.diag.diagnostic.Diagnostic`)."""
+
+    @property
+    def code(self) -> Code: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def severity(self) -> Severity: ...
+
+    @property
+    def labels(self) -> list[Label]: ...
+
+    @property
+    def notes(self) -> list[str]: ...
+
+    @property
+    def stack(self) -> list[Label]: ...
+
+    def location(self) -> str:
+        """``path:line:col`` of the primary span, or "" when there is none."""
+        ...
+
 
 _BLUE = "\x1b[1;38;5;12m"
 _RED = "\x1b[1;38;5;9m"
@@ -27,7 +59,7 @@ def use_colour(stream: IO[str]) -> bool:
     return bool(isatty and isatty())
 
 
-def render(diagnostic: Diagnostic, style: str = "human", colour: bool = False) -> str:
+def render(diagnostic: Reported, style: str = "human", colour: bool = False) -> str:
     """One diagnostic as text in ``human`` (rustc-like), ``short`` or ``json`` style."""
     if style == "short":
         return render_short(diagnostic)
@@ -38,7 +70,7 @@ def render(diagnostic: Diagnostic, style: str = "human", colour: bool = False) -
     return render_human(diagnostic, colour)
 
 
-def render_all(diagnostics: list[Diagnostic], style: str = "human", colour: bool = False) -> str:
+def render_all(diagnostics: Sequence[Reported], style: str = "human", colour: bool = False) -> str:
     """Several diagnostics, separated as the reference separates them."""
     if style == "json":
         import json
@@ -48,12 +80,12 @@ def render_all(diagnostics: list[Diagnostic], style: str = "human", colour: bool
     return sep.join(render(d, style, colour) for d in diagnostics) + "\n"
 
 
-def _header(diagnostic: Diagnostic) -> str:
+def _header(diagnostic: Reported) -> str:
     word = "warning" if diagnostic.severity == Severity.WARNING else "error"
     return f"{word}[{diagnostic.code.id}]: {diagnostic.code.kind}"
 
 
-def render_short(diagnostic: Diagnostic) -> str:
+def render_short(diagnostic: Reported) -> str:
     location = diagnostic.location()
     prefix = f"{location}: " if location else ""
     return f"{prefix}{_header(diagnostic)}: {diagnostic.message}"
@@ -86,7 +118,7 @@ def _label_block(label: Label, colour: bool, mark: str) -> list[str]:
     return lines
 
 
-def render_human(diagnostic: Diagnostic, colour: bool = False) -> str:
+def render_human(diagnostic: Reported, colour: bool = False) -> str:
     mark = _YELLOW if diagnostic.severity == Severity.WARNING else _RED
     out = [_header(diagnostic)]
     labels = diagnostic.labels or [Label(None, diagnostic.message)]
@@ -101,7 +133,7 @@ def render_human(diagnostic: Diagnostic, colour: bool = False) -> str:
     return "\n".join(out)
 
 
-def to_json(diagnostic: Diagnostic) -> dict[str, object]:
+def to_json(diagnostic: Reported) -> dict[str, object]:
     def label(item: Label) -> dict[str, object]:
         span = item.span
         if span is None:

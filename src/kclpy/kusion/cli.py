@@ -324,7 +324,7 @@ def _context(args: argparse.Namespace, masker: Masker) -> Context:
     """Backend, runtimes, journal for the project/workspace; learns the state's secrets."""
     from kclpy.kusion.journal import Journal
     from kclpy.kusion.operations import Context
-    from kclpy.kusion.runtimes.base import RuntimeSettings, default_runtimes
+    from kclpy.kusion.runtimes.defaults import RuntimeSettings, default_runtimes
     from kclpy.kusion.runtimes.kubeclient import timeout_from_environment
     from kclpy.kusion.state import DEFAULT_DIRECTORY, open_state
 

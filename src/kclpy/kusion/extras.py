@@ -5,7 +5,7 @@ The Kubernetes runtime needs ``kubernetes``, the Terraform runtime a
 ``psycopg``: kclpy's ``kusion`` extra. ``require(module, needed_by)`` imports
 one; when it is missing (or cannot be imported) it raises a ``KusionError``
 that names what needs it and how to install the extra
-(``kclpy.install_hint("kusion")``), so a command ends with exit 1 and that
+(``kclpy.release.install_hint("kusion")``), so a command ends with exit 1 and that
 message, never an ImportError traceback.
 """
 
@@ -15,14 +15,13 @@ import importlib
 from types import ModuleType
 
 from kclpy.kusion.model import KusionError
+from kclpy.release import install_hint
 
 EXTRA = "kusion"
 
 
 def install_text() -> str:
     """How to install the kusion extra."""
-    from kclpy import install_hint
-
     return install_hint(EXTRA)
 
 

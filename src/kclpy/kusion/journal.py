@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kclpy.kusion.model import JsonObject, Resource
-from kclpy.kusion.private import private_directory, private_file
-from kclpy.kusion.runtimes.terraform import safe_name
+from kclpy.kusion.private import private_directory, private_file, safe_name
 
 PUT = "put"
 REMOVE = "remove"

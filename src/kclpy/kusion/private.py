@@ -10,7 +10,9 @@ provider credentials), so it is never world- or group-readable:
 - ``private_file(path)`` creates an empty ``path`` with mode 0600 (a file that
   already exists is tightened to 0600 the same way) before anyone writes it;
 - ``write_private(path, text)`` replaces a file's content atomically (a
-  temporary file of mode 0600 in the same folder, then ``os.replace``).
+  temporary file of mode 0600 in the same folder, then ``os.replace``);
+- ``safe_name(text)`` is the name of a folder or file for ``text`` (a project, a
+  workspace, a provider; also a Terraform identifier): stable and collision-free.
 
 Paths are never followed out: a symlink in place of a private folder or file
 is refused (``KusionError``, as is a folder or file that cannot be made or
@@ -21,7 +23,9 @@ chmod elsewhere.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -95,3 +99,13 @@ def write_private(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def safe_name(text: str) -> str:
+    """A directory or Terraform identifier derived from ``text`` (stable, collision-free)."""
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", text).strip("_") or "resource"
+    if cleaned[0].isdigit():
+        cleaned = "r_" + cleaned
+    if cleaned != text:
+        cleaned += "_" + hashlib.sha256(text.encode()).hexdigest()[:8]
+    return cleaned

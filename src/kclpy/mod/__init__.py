@@ -8,7 +8,8 @@ Modules: ``manifest`` (the two files), ``settings`` (cache folder, default regis
 credentials), ``archive`` (tar layout, checksums, atomic installs), ``oci`` and
 ``git`` (sources), ``resolution`` (resolve), ``operations`` (init, add, remove,
 update, pull, push, package, graph, metadata, login, logout), ``entries`` (what
-``kcl run`` runs), ``command`` (the ``kcl mod`` / ``kcl registry`` command lines).
+``kcl run`` runs), ``sources`` (what a package source names: git, OCI, archive),
+``command`` (the ``kcl mod`` / ``kcl registry`` command lines).
 """
 
 from __future__ import annotations

@@ -14,21 +14,10 @@ from __future__ import annotations
 
 import os
 
-# Only ``os`` at import time: ``kcl run`` asks :func:`run_inputs` on every run.
+from kclpy.mod.sources import is_package_source
 
-
-def is_git_url(source: str) -> bool:
-    """Whether ``source`` names a git repository."""
-    if source.startswith(("http://", "https://")):
-        return not source.endswith((".tar", ".tgz"))
-    return source.endswith(".git") or source.startswith(("git@", "git://", "file://", "ssh://"))
-
-
-def is_package_source(item: str) -> bool:
-    """Whether a ``kcl run`` input names a package rather than a file or folder."""
-    if item.startswith("oci://") or item.endswith((".tar", ".tgz")):
-        return True
-    return is_git_url(item) and not os.path.exists(item)
+# Only ``os`` at import time: ``kcl run`` asks :func:`run_inputs` on every run; what
+# pulls a package (:mod:`kclpy.mod.operations`) is imported when one is pulled.
 
 
 def module_entries(folder: str, confined: bool = False) -> list[str]:

@@ -15,7 +15,6 @@ import tempfile
 
 from kclpy.diag import Code
 from kclpy.mod import archive, names, oci
-from kclpy.mod.entries import is_git_url
 from kclpy.mod.errors import PackageError
 from kclpy.mod.manifest import (
     MOD_FILE,
@@ -30,6 +29,7 @@ from kclpy.mod.manifest import (
 )
 from kclpy.mod.resolution import Resolved, Resolver, resolve, vendor_name
 from kclpy.mod.settings import is_locked, load_settings
+from kclpy.mod.sources import is_git_url
 from kclpy.source import write_atomically
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from kclpy.monorepo.report import CompileStack, StackJob, StackOutput, crashed
 from kclpy.monorepo.workers import OnOutput, compile_guarded
+from kclpy.release import install_hint
 
 DEFAULT_BATCH = 8
 CONNECT_TIMEOUT = "10s"
@@ -67,8 +68,6 @@ def run_cluster(
     try:
         from distributed import Client, as_completed
     except ImportError:
-        from kclpy import install_hint
-
         message = f"--cluster needs dask distributed: {install_hint('cluster')}"
         raise ClusterError(message) from None
     try:

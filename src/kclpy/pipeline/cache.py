@@ -64,9 +64,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from kclpy import __version__
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
 from kclpy.loader import MAIN, Loader, ParseMemo, Program, Reads, digest
+from kclpy.release import __version__
 from kclpy.source import temporary_name
 
 if TYPE_CHECKING:

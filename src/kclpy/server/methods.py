@@ -20,6 +20,7 @@ from typing import Any
 
 from kclpy import api
 from kclpy.diag import Diagnostic
+from kclpy.release import KCL_VERSION, __version__
 
 __all__ = ["METHODS", "REQUESTS", "UNSUPPORTED", "Limits", "ServiceError", "call"]
 
@@ -81,8 +82,6 @@ def _list_method(args: dict[str, Any], limits: Limits) -> dict[str, Any]:
 
 
 def _get_version(args: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    from kclpy import KCL_VERSION, __version__
-
     info = f"Version: {KCL_VERSION}\r\nImplementation: kclpy {__version__}"
     return fields(version=KCL_VERSION, version_info=info)
 

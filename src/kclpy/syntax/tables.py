@@ -1,4 +1,4 @@
-"""Generating the parse tables: ply.yacc over the grammar of :mod:`kclpy.syntax.parser`.
+"""Generating the parse tables: ply.yacc over the grammar of :mod:`kclpy.syntax.grammar`.
 
 Run ``python -m kclpy.syntax.tables --regen`` after changing a grammar rule; it writes
 ``parsetab.py`` (the action and goto tables as one marshalled constant). The parser
@@ -20,7 +20,7 @@ import ply.yacc
 
 from kclpy.syntax import grammar_stmt
 from kclpy.syntax.driver import Machine
-from kclpy.syntax.parser import Tables, grammar_dict
+from kclpy.syntax.grammar import Tables, grammar_dict
 
 
 class _NullLog:

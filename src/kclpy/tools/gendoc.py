@@ -36,7 +36,7 @@ from kclpy.loader import package_files
 from kclpy.pipeline import driver
 from kclpy.source import write_atomically
 from kclpy.tools.gendoc_model import ApiType, convert, schema_id
-from kclpy.tools.gendoc_render import FORMATS, render_document
+from kclpy.tools.gendoc_render import FORMATS, Options, render_document
 from kclpy.tools.kcl_types import schema_type_mapping
 
 __all__ = ["FORMATS", "DocError", "Options", "Spec", "collect", "generate", "render"]
@@ -44,15 +44,6 @@ __all__ = ["FORMATS", "DocError", "Options", "Spec", "collect", "generate", "ren
 
 class DocError(Exception):
     """The path, the target or the options cannot be used (the message says why)."""
-
-
-@dataclass
-class Options:
-    """How to render: the format (md, html, openapi) and the documented options."""
-
-    format: str = "md"
-    escape_html: bool = False
-    ignore_deprecated: bool = False
 
 
 @dataclass

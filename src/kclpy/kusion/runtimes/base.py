@@ -1,4 +1,5 @@
-"""The one interface every runtime implements, and the registry that picks them by type.
+"""The one interface every runtime implements, and the registry that picks them by type
+(:class:`Runtimes`; the default runtimes are :mod:`kclpy.kusion.runtimes.defaults`).
 
 A runtime turns a resource into something real and reports what is really
 there: ``read`` the live object, ``apply`` (with ``dry_run`` for preview), ``delete``
@@ -7,8 +8,7 @@ and ``watch`` until ready. A runtime may also have ``check(resource)``: the
 (attribute shapes, paths); its ``apply`` refuses exactly those, and preview
 runs the same check on every resource (``rejections``), so a preview that says
 Create means apply will try. Runtimes are created lazily, on the first
-resource of their type, so a spec without Kubernetes resources never imports
-the client.
+resource of their type.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
-from kclpy.kusion.model import KUBERNETES, LOCAL, TERRAFORM, KusionError, Resource, RuntimeFailure
+from kclpy.kusion.model import KusionError, Resource, RuntimeFailure
 
 
 @dataclass(frozen=True)
@@ -86,50 +85,3 @@ class Runtimes:
                 runtime = factory()
                 self._created[resource_type] = runtime
             return runtime
-
-
-@dataclass(frozen=True)
-class RuntimeSettings:
-    """What the command line tells the default runtimes.
-
-    ``cluster_timeout``: seconds for connecting to a Kubernetes cluster, its API
-    discovery and each request. ``local_roots``: folders besides the working
-    directory where ``Local`` resources may write and delete files.
-    """
-
-    cluster_timeout: float = 30.0
-    local_roots: tuple[Path, ...] = ()
-
-
-def default_runtimes(
-    workdir: Path,
-    project: str = "default",
-    workspace: str = "default",
-    settings: RuntimeSettings | None = None,
-) -> Runtimes:
-    """Kubernetes (official client), Terraform (real CLI) and Local (files).
-
-    Terraform's working directories are keyed by project and workspace; the
-    caches (Kubernetes discovery, Terraform provider schemas) are in
-    ``<workdir>/.kusion/cache``.
-    """
-    settings = settings or RuntimeSettings()
-    cache = workdir / ".kusion" / "cache"
-
-    def kubernetes() -> Runtime:
-        from kclpy.kusion.runtimes.kubernetes import KubernetesRuntime
-
-        return KubernetesRuntime(timeout=settings.cluster_timeout, cache_directory=cache)
-
-    def terraform() -> Runtime:
-        from kclpy.kusion.runtimes.terraform import TerraformRuntime, safe_name
-
-        base = workdir / ".kusion" / "terraform" / safe_name(project) / safe_name(workspace)
-        return TerraformRuntime(base, cache_directory=cache)
-
-    def local() -> Runtime:
-        from kclpy.kusion.runtimes.local import LocalRuntime
-
-        return LocalRuntime(workdir, settings.local_roots)
-
-    return Runtimes({KUBERNETES: kubernetes, TERRAFORM: terraform, LOCAL: local})

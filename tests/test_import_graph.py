@@ -29,10 +29,7 @@ PACKAGES = ("kclpy", "kclpy_lsp")
 ALLOWED: tuple[frozenset[str], ...] = tuple(
     frozenset(f"kclpy.{name}" for name in group.split())
     for group in (
-        "sema.annotations sema.calls sema.checker sema.config sema.declare sema.exprs"
-        " sema.names sema.resolve sema.reuse sema.schemas sema.stmts",
         "sema.relations sema.symbols sema.types",
-        "sema.assign sema.base sema.model",
         "vm.objects vm.schema_plan vm.typecheck",
         "vm.builtins.core vm.builtins.registry vm.builtins.modules.collection_module"
         " vm.builtins.modules.crypto_module vm.builtins.modules.file_module"

@@ -50,9 +50,9 @@ COMPILE_MODULES = frozenset(
     kclpy.sema kclpy.sema.annotations kclpy.sema.assign kclpy.sema.base kclpy.sema.bindings
     kclpy.sema.builtins kclpy.sema.calls kclpy.sema.checker kclpy.sema.config
     kclpy.sema.declare kclpy.sema.docstrings kclpy.sema.exprs kclpy.sema.model
-    kclpy.sema.names kclpy.sema.operators kclpy.sema.relations kclpy.sema.resolve
-    kclpy.sema.schemas kclpy.sema.stmts kclpy.sema.symbols
-    kclpy.sema.types kclpy.syntax.build kclpy.syntax.driver
+    kclpy.sema.interface kclpy.sema.names kclpy.sema.operators kclpy.sema.relations kclpy.sema.resolve
+    kclpy.sema.schemas kclpy.sema.shared kclpy.sema.stmts kclpy.sema.symbols
+    kclpy.sema.types kclpy.sema.upgrade kclpy.syntax.build kclpy.syntax.driver
     kclpy.syntax.grammar_collections kclpy.syntax.grammar_expr kclpy.syntax.grammar_stmt
     kclpy.syntax.layout kclpy.syntax.lexer kclpy.syntax.literals kclpy.syntax.parser
     kclpy.syntax.parsetab kclpy.syntax.tokens kclpy.syntax.grammar kclpy.syntax.targets

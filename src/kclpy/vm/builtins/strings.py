@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from kclpy.patterns import compiled
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.convert import to_str, truthy, type_name
 
@@ -327,16 +328,15 @@ def chars(text: str) -> list[str]:
     return list(text)
 
 
-def join(text: str, iterable: Any) -> str:
+def join(text: str, iter: Value) -> str:
     """Items of a list (or characters of a string, keys of a dict) joined by ``text``;
     non-strings are turned into text with ``str()``."""
-    kind = type(iterable)
-    if kind is list:
-        items = iterable
-    elif kind is str or isinstance(iterable, dict):
-        items = list(iterable)
+    if type(iter) is list:
+        items: list[Value] = iter
+    elif type(iter) is str or isinstance(iter, dict):
+        items = list(iter)
     else:
-        raise KclRuntimeError(f"'{type_name(iterable)}' object is not iterable")
+        raise KclRuntimeError(f"'{type_name(iter)}' object is not iterable")
     return text.join([item if type(item) is str else to_str(item) for item in items])
 
 

@@ -344,7 +344,6 @@ class Interpreter:
         code = here.code
         consts = code.consts
         here.pc = pc
-        rebuild = self.rebuild_in(here.package)
         if op == SCHEMA_NEW:
             config = pop()
             count = arg & 0xFFFF
@@ -389,7 +388,9 @@ class Interpreter:
         elif op == CONFIG_ENTRY_DYN:
             value = pop()
             key = pop()
-            config_dynamic_entry(stack[-1], key, value, _ENTRY_OPS[arg], rebuild)
+            config_dynamic_entry(
+                stack[-1], key, value, _ENTRY_OPS[arg], self.rebuild_in(here.package)
+            )
         elif op == FILTER_ADD:
             item = pop()
             key = pop()
@@ -463,10 +464,12 @@ class Interpreter:
             value = pop()
             index = pop()
             path, op_text = consts[arg]
-            config_index_entry(stack[-1], path, index, value, OPS_BY_TEXT[op_text], rebuild)
+            config_index_entry(
+                stack[-1], path, index, value, OPS_BY_TEXT[op_text], self.rebuild_in(here.package)
+            )
         elif op == CONFIG_UNPACK:
             value = pop()
-            config_unpack(stack[-1], value, rebuild)
+            config_unpack(stack[-1], value, self.rebuild_in(here.package))
         elif op == BUILD_STRING:
             parts = stack[-arg:] if arg else []
             if arg:
@@ -502,7 +505,7 @@ class Interpreter:
         elif op == UNION:
             new = pop()
             old = pop()
-            push(merge.union(old, new, [], rebuild))
+            push(merge.union(old, new, [], self.rebuild_in(here.package)))
         elif op == FILTER_NEW:
             target = pop()
             push(Config() if isinstance(target, dict) else [])
@@ -516,7 +519,9 @@ class Interpreter:
             indices = stack[-count:] if count else []
             if count:
                 del stack[-count:]
-            push(set_path(pop(), consts[arg & 0xFFFF], indices, value, rebuild))
+            push(
+                set_path(pop(), consts[arg & 0xFFFF], indices, value, self.rebuild_in(here.package))
+            )
         elif op == JUMP_IF_NONE:
             value = stack[-1]
             if value is None or value is UNDEFINED:
@@ -660,9 +665,16 @@ class Interpreter:
         self, function: Value, args: list[Value], kwargs: dict[str, Value], frame: Frame | None
     ) -> Value:
         """Call a function value: a builtin, a lambda, or a schema type (an instance)."""
-        if isinstance(function, Builtin):
+        if isinstance(function, Builtin):  # (inline: builtin calls are hot)
             package = frame.package if frame is not None else self.main_package()
-            return self.call_builtin(function, args, kwargs, package)
+            try:
+                return function.call(self, package, args, kwargs)
+            except KclRuntimeError:
+                raise
+            except TypeError as error:
+                raise KclRuntimeError(_call_message(function.name, error)) from None
+            except (ValueError, ArithmeticError, LookupError) as error:
+                raise KclRuntimeError(str(error)) from None
         if isinstance(function, Function):
             return self.call_function(function, args, kwargs, frame)
         if isinstance(function, SchemaType):
@@ -693,18 +705,6 @@ class Interpreter:
     def context(self, package: PackageState) -> BuiltinContext:
         """What a builtin called from ``package`` may see of the run."""
         return BuiltinContext(self, package)
-
-    def call_builtin(
-        self, function: Builtin, args: list[Value], kwargs: dict[str, Value], package: PackageState
-    ) -> Value:
-        try:
-            return function.call(self, package, args, kwargs)
-        except KclRuntimeError:
-            raise
-        except TypeError as error:
-            raise KclRuntimeError(_call_message(function.name, error)) from None
-        except (ValueError, ArithmeticError, LookupError) as error:
-            raise KclRuntimeError(str(error)) from None
 
     def call_function(
         self, function: Function, args: list[Value], kwargs: dict[str, Value], frame: Frame | None

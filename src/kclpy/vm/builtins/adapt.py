@@ -281,6 +281,20 @@ class _Adapter:
         high = 1 << 30 if self.variadic else len(self.declared)
         checked = self.checked
         slow = self.slow
+        if self.method and not checked:
+
+            def plain_method(
+                receiver: Value,
+                host: Host,
+                package: PackageState,
+                args: list[Value],
+                kwargs: dict[str, Value],
+            ) -> Value:
+                if kwargs or not low <= len(args) <= high:
+                    return slow(host, package, args, kwargs, receiver)
+                return function(receiver, *args)
+
+            return plain_method
         if self.method:
 
             def method(

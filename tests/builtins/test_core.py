@@ -17,6 +17,7 @@ from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins import compare, convert, core
 from kclpy.vm.builtins.core import BUILTINS
 from kclpy.vm.builtins.registry import takes_context
+from tests.builtins.calling import call_builtin
 
 
 class Stub:
@@ -84,11 +85,8 @@ def same(left: Any, right: Any) -> bool:
 
 
 def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    function = BUILTINS[name]
     try:
-        if takes_context(function):
-            return function(FakeContext(), *args, **kwargs)
-        return function(*args, **kwargs)
+        return call_builtin(name, FakeContext(), args, kwargs)
     except KclRuntimeError as error:
         return Error(error.message)
 

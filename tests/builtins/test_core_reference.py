@@ -28,6 +28,7 @@ from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins import compare
 from kclpy.vm.builtins.core import BUILTINS
 from kclpy.vm.builtins.strings import STRING_METHODS
+from tests.builtins.calling import call_builtin, call_method
 from tests.reference import call_reference_lines, reference_available
 
 # ------------------------------------------------------------------ the harness
@@ -187,11 +188,8 @@ class Case:
         if self.kind == "op":
             return OPERATORS[self.name](*args)
         if self.kind == "method":
-            return STRING_METHODS[self.name](*args, **kwargs)
-        function = BUILTINS[self.name]
-        if self.name in ("print", "reduce"):
-            return function(context, *args, **kwargs)
-        return function(*args, **kwargs)
+            return call_method(self.name, args[0], args[1:], kwargs)
+        return call_builtin(self.name, context, args, kwargs)
 
     def __str__(self) -> str:
         return self.kcl()

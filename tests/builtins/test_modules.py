@@ -20,9 +20,10 @@ import pytest
 from kclpy.values import UNDEFINED
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins import modules as modules_package
-from kclpy.vm.builtins.registry import SYSTEM_MODULES, system_module, takes_context
+from kclpy.vm.builtins.registry import SYSTEM_MODULES, implementations, system_module, takes_context
 from kclpy.vm.fs_policy import DEFAULT_POLICY
 from kclpy.vm.merge import bit_or
+from tests.builtins.calling import call_member
 
 
 class FakeContext:
@@ -54,16 +55,13 @@ class FakeContext:
 
 
 def member(module: str, name: str) -> Any:
-    members = system_module(module)
+    members = implementations(module)
     assert members is not None
     return members[name]
 
 
 def call(module: str, name: str, *args: Any, ctx: Any = None, **kwargs: Any) -> Any:
-    function = member(module, name)
-    if takes_context(function):
-        return function(ctx or FakeContext(), *args, **kwargs)
-    return function(*args, **kwargs)
+    return call_member(module, name, ctx or FakeContext(), args, kwargs)
 
 
 def fails(message: str, module: str, name: str, *args: Any, **kwargs: Any) -> None:
@@ -96,7 +94,7 @@ CONTEXT_MEMBERS = {
 
 def test_context_functions_are_marked() -> None:
     for module in SYSTEM_MODULES:
-        for name, value in (system_module(module) or {}).items():
+        for name, value in (implementations(module) or {}).items():
             if callable(value):
                 assert takes_context(value) == ((module, name) in CONTEXT_MEMBERS), (module, name)
 

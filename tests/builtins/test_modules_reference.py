@@ -26,8 +26,9 @@ from reference import call_reference
 
 from kclpy.values import UNDEFINED, UndefinedType
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.builtins.registry import system_module, takes_context
+from kclpy.vm.builtins.registry import implementations
 from kclpy.vm.fs_policy import DEFAULT_POLICY
+from tests.builtins.calling import call_member
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("kcl_lib") is None, reason="the reference (kcl_lib) is not installed"
@@ -133,12 +134,7 @@ def kcl_literal(value: Any) -> str:
 def invoke(
     module: str, member: str, args: tuple[Any, ...], kwargs: dict[str, Any], ctx: Any
 ) -> Any:
-    members = system_module(module)
-    assert members is not None
-    function = members[member]
-    if takes_context(function):
-        return function(ctx, *args, **kwargs)
-    return function(*args, **kwargs)
+    return call_member(module, member, ctx, args, kwargs)
 
 
 def C(module: str, member: str, *args: Any, loose: bool = False, **kwargs: Any) -> Case:
@@ -155,7 +151,7 @@ def K(kcl: str, call: Callable[[FakeContext], Any], loose: bool = False) -> Case
 
 
 def M(module: str) -> dict[str, Any]:
-    members = system_module(module)
+    members = implementations(module)
     assert members is not None
     return members
 
@@ -1592,7 +1588,7 @@ def test_every_member_is_covered() -> None:
         ("math", "log1p"),  # deliberately different everywhere: see test_modules.py
     }  # fmt: skip
     for module in MODULES:
-        members = system_module(module)
+        members = implementations(module)
         assert members is not None
         text = " ".join(case.kcl for case in CASES[module])
         for name, member in members.items():

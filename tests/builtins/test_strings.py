@@ -14,6 +14,7 @@ import pytest
 from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.strings import STRING_METHODS, format_value
+from tests.builtins.calling import call_method
 
 
 class Stub:
@@ -31,7 +32,7 @@ class Error:
 
 def run(method: str, receiver: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     try:
-        return STRING_METHODS[method](receiver, *args, **kwargs)
+        return call_method(method, receiver, args, kwargs)
     except KclRuntimeError as error:
         return Error(error.message)
 
@@ -180,7 +181,7 @@ DIFFERENCES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], Any]] = [
     ("find", "abc", (), {"sub": "b", "start": 0, "end": 3}, 1),
     ("replace", "aa", (), {"old": "a", "new": "b", "count": 1}, "ba"),
     ("strip", "xax", (), {"chars": "x"}, "a"),
-    ("join", ",", (), {"iterable": ["a"]}, "a"),
+    ("join", ",", (), {"iter": ["a"]}, "a"),  # the declared name
     # digits beyond the first plane: the reference says True for "\U000100b2"
     ("isdigit", "\U000100b2", (), {}, False),
 ]

@@ -31,6 +31,7 @@ from kclpy.compile.code import (
     SchemaProto,
 )
 from kclpy.compile.opcodes import OPERATORS, Op
+from kclpy.syntax import universe
 from kclpy.syntax.universe import is_plugin
 from kclpy.values import (
     OP_UNION,
@@ -55,7 +56,7 @@ from kclpy.vm.access import (
     set_path,
     swap_removed_order,
 )
-from kclpy.vm.builtins import registry
+from kclpy.vm.builtins import adapt, registry
 from kclpy.vm.builtins.context import BuiltinContext
 from kclpy.vm.builtins.convert import to_str, truthy
 from kclpy.vm.limits import LimitExceeded, limit_error
@@ -160,8 +161,13 @@ class Interpreter:
         self.runtime = runtime
         self.schemas = SchemaBuilder(runtime, self)
         self.types = self.schemas.types
-        self.rebuild = self.schemas.rebuild
-        self.context = BuiltinContext(runtime, self.call_value, self.union)
+        self.rebuild_in = self.schemas.rebuild_in
+        self.instances = adapt.method_adapter(
+            "schema member functions",
+            "instances",
+            universe.schema_member_functions()["instances"].signature,
+            self.schemas.schema_instances,
+        )
         self.depth = 0  # nested executions (MAX_DEPTH)
         self.binary_ops = operand_table(BINARY)
 
@@ -189,9 +195,7 @@ class Interpreter:
         binary_ops = self.binary_ops
         compare_ops = _COMPARE_OPS
         pc = 0
-        runtime = self.runtime
-        saved_package = runtime.current_package
-        runtime.current_package = package
+        rebuild = self.rebuild_in(package)
         try:
             while True:
                 op = ops[pc]
@@ -206,7 +210,7 @@ class Interpreter:
                     function = binary_ops[arg]
                     if function is None:  # `|`: may union configs and schemas
                         here.pc = pc
-                        stack[-1] = merge.bit_or(stack[-1], right, self.rebuild)
+                        stack[-1] = merge.bit_or(stack[-1], right, rebuild)
                     else:
                         stack[-1] = function(stack[-1], right)
                 elif op == STORE_LOCAL:
@@ -232,7 +236,7 @@ class Interpreter:
                     value = pop()
                     path, op_text = consts[arg]
                     here.pc = pc
-                    config_entry(stack[-1], path, value, OPS_BY_TEXT[op_text], self.rebuild)
+                    config_entry(stack[-1], path, value, OPS_BY_TEXT[op_text], rebuild)
                 elif op == LOAD_NAME:
                     name = consts[arg][0]
                     state = scope.instance
@@ -324,7 +328,6 @@ class Interpreter:
             raise failure from None
         finally:
             self.depth -= 1
-            runtime.current_package = saved_package
 
     def execute_rare(
         self,
@@ -385,7 +388,9 @@ class Interpreter:
         elif op == CONFIG_ENTRY_DYN:
             value = pop()
             key = pop()
-            config_dynamic_entry(stack[-1], key, value, _ENTRY_OPS[arg], self.rebuild)
+            config_dynamic_entry(
+                stack[-1], key, value, _ENTRY_OPS[arg], self.rebuild_in(here.package)
+            )
         elif op == FILTER_ADD:
             item = pop()
             key = pop()
@@ -459,10 +464,12 @@ class Interpreter:
             value = pop()
             index = pop()
             path, op_text = consts[arg]
-            config_index_entry(stack[-1], path, index, value, OPS_BY_TEXT[op_text], self.rebuild)
+            config_index_entry(
+                stack[-1], path, index, value, OPS_BY_TEXT[op_text], self.rebuild_in(here.package)
+            )
         elif op == CONFIG_UNPACK:
             value = pop()
-            config_unpack(stack[-1], value, self.rebuild)
+            config_unpack(stack[-1], value, self.rebuild_in(here.package))
         elif op == BUILD_STRING:
             parts = stack[-arg:] if arg else []
             if arg:
@@ -482,9 +489,9 @@ class Interpreter:
             args = pop()
             push(self.call(pop(), list(args), dict(kwargs), here))
         elif op == TYPE_CHECK:
-            push(self.types.check(pop(), consts[arg]))
+            push(self.types.check(pop(), consts[arg], here.package))
         elif op == AS_TYPE:
-            push(self.types.check(pop(), consts[arg], strict=True))
+            push(self.types.check(pop(), consts[arg], here.package, strict=True))
         elif op == ASSERT:
             message = pop()
             if not truthy(pop()):
@@ -498,7 +505,7 @@ class Interpreter:
         elif op == UNION:
             new = pop()
             old = pop()
-            push(merge.union(old, new, [], self.rebuild))
+            push(merge.union(old, new, [], self.rebuild_in(here.package)))
         elif op == FILTER_NEW:
             target = pop()
             push(Config() if isinstance(target, dict) else [])
@@ -512,7 +519,9 @@ class Interpreter:
             indices = stack[-count:] if count else []
             if count:
                 del stack[-count:]
-            push(set_path(pop(), consts[arg & 0xFFFF], indices, value, self.rebuild))
+            push(
+                set_path(pop(), consts[arg & 0xFFFF], indices, value, self.rebuild_in(here.package))
+            )
         elif op == JUMP_IF_NONE:
             value = stack[-1]
             if value is None or value is UNDEFINED:
@@ -602,16 +611,10 @@ class Interpreter:
         cache = self.runtime.builtin_cache
         cached = cache.get(name)
         if cached is None:
-            if name == "option":
-                from kclpy.vm.options import option
-
-                cached = Builtin("option", option, True)
-            else:
-                function = registry.builtin_functions().get(name)
-                if function is None:
-                    raise KclRuntimeError(f"name '{name}' is not defined")
-                cached = Builtin(name, function, registry.takes_context(function))
-            cache[name] = cached
+            function = registry.builtin_functions().get(name)
+            if function is None:
+                raise KclRuntimeError(f"name '{name}' is not defined")
+            cached = cache[name] = Builtin(name, function)
         return cached
 
     # ------------------------------------------------------------------ attributes
@@ -626,11 +629,10 @@ class Interpreter:
             method = registry.string_methods().get(name)
             if method is None:
                 raise KclRuntimeError(f"str object attr '{name}' not found")
-            return Builtin(name, functools.partial(method, value), False)
+            return Builtin(name, functools.partial(method, value))
         if isinstance(value, SchemaType):
             if name == "instances":
-                instances = functools.partial(self.schemas.schema_instances, value)
-                return Builtin("instances", instances, False)
+                return Builtin("instances", functools.partial(self.instances, value))
             raise KclRuntimeError(f"schema object attr '{name}' not found")
         # the reference's words, None and Undefined included
         kind = value_type_name(value)
@@ -642,8 +644,8 @@ class Interpreter:
             if name not in module.members:
                 raise KclRuntimeError(f"module '{module.name}' has no attribute '{name}'")
             member = module.members[name]
-            if callable(member) and not isinstance(member, type):
-                return Builtin(f"{module.name}.{name}", member, registry.takes_context(member))
+            if callable(member):
+                return Builtin(f"{module.name}.{name}", member)
             result: Value = member
             return result
         package = module.package
@@ -663,37 +665,46 @@ class Interpreter:
         self, function: Value, args: list[Value], kwargs: dict[str, Value], frame: Frame | None
     ) -> Value:
         """Call a function value: a builtin, a lambda, or a schema type (an instance)."""
-        if isinstance(function, Builtin):
-            return self.call_builtin(function, args, kwargs)
+        if isinstance(function, Builtin):  # (inline: builtin calls are hot)
+            package = frame.package if frame is not None else self.main_package()
+            try:
+                return function.call(self, package, args, kwargs)
+            except KclRuntimeError:
+                raise
+            except TypeError as error:
+                raise KclRuntimeError(_call_message(function.name, error)) from None
+            except (ValueError, ArithmeticError, LookupError) as error:
+                raise KclRuntimeError(str(error)) from None
         if isinstance(function, Function):
             return self.call_function(function, args, kwargs, frame)
         if isinstance(function, SchemaType):
             return self.schemas.instantiate(function, Config(), args, kwargs, frame)
         raise KclRuntimeError(f"'{value_type_name(function)}' object is not callable")
 
-    def call_value(self, function: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
-        """A call from outside the loop (a builtin, the host): at the running package."""
-        runtime = self.runtime
-        package = runtime.current_package or runtime.main_package
+    def main_package(self) -> PackageState:
+        """The main package (an empty one before the run starts)."""
+        package = self.runtime.main_package
         if package is None:
-            package = PackageState(PackageCode("__main__"))
+            package = self.runtime.main_package = PackageState(PackageCode("__main__"))
+        return package
+
+    def call_value(self, function: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """A call from the host (``kcl test`` calls the program's lambdas): from main."""
+        return self.call_from(function, args, kwargs, self.main_package())
+
+    def call_from(
+        self, function: Value, args: list[Value], kwargs: dict[str, Value], package: PackageState
+    ) -> Value:
+        """A call from outside the loop (a builtin such as ``reduce``): from ``package``."""
         return self.call(function, args, kwargs, Frame(_HOST_CODE, package.scope, package, None))
 
     def union(self, left: Value, right: Value) -> Value:
         """``left | right`` (for builtins)."""
-        return merge.bit_or(left, right, self.rebuild)
+        return merge.bit_or(left, right, self.rebuild_in(None))
 
-    def call_builtin(self, function: Builtin, args: list[Value], kwargs: dict[str, Value]) -> Value:
-        try:
-            if function.needs_context:
-                return function.function(self.context, *args, **kwargs)
-            return function.function(*args, **kwargs)
-        except KclRuntimeError:
-            raise
-        except TypeError as error:
-            raise KclRuntimeError(_call_message(function.name, error)) from None
-        except (ValueError, ArithmeticError, LookupError) as error:
-            raise KclRuntimeError(str(error)) from None
+    def context(self, package: PackageState) -> BuiltinContext:
+        """What a builtin called from ``package`` may see of the run."""
+        return BuiltinContext(self, package)
 
     def call_function(
         self, function: Function, args: list[Value], kwargs: dict[str, Value], frame: Frame | None
@@ -703,19 +714,14 @@ class Interpreter:
         parent = function.scope
         scope = Scope(proto.nlocals, parent, parent.instance)
         bind_arguments(function, scope.values, args, kwargs)
-        runtime = self.runtime
-        saved = runtime.current_package
-        runtime.current_package = function.package
         values = scope.values
-        try:
-            for index, param in enumerate(proto.params):
-                if param.type is not None:
-                    values[index] = self.types.check(values[index], param.type)
-            result = self.execute(proto.code, scope, function.package, frame)
-            if proto.return_type is not None:
-                result = self.types.check(result, proto.return_type)
-        finally:
-            runtime.current_package = saved
+        package = function.package
+        for index, param in enumerate(proto.params):
+            if param.type is not None:
+                values[index] = self.types.check(values[index], param.type, package)
+        result = self.execute(proto.code, scope, package, frame)
+        if proto.return_type is not None:
+            result = self.types.check(result, proto.return_type, package)
         return result
 
 

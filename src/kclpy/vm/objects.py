@@ -87,15 +87,16 @@ class Function:
 
 
 class Builtin:
-    """A Python-backed function (a builtin, a system-module member, a bound method)."""
+    """A Python-backed function (a builtin, a system-module member, a bound method):
+    its name and its adapter (:mod:`kclpy.vm.builtins.adapt`), called as
+    ``call(host, calling package, args, kwargs)``."""
 
-    __slots__ = ("function", "name", "needs_context")
+    __slots__ = ("call", "name")
     kcl_type_name = "function"
 
-    def __init__(self, name: str, function: Callable[..., Value], needs_context: bool) -> None:
+    def __init__(self, name: str, call: Callable[..., Value]) -> None:
         self.name = name
-        self.function = function
-        self.needs_context = needs_context
+        self.call = call
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Builtin) and other.name == self.name

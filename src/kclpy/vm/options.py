@@ -10,8 +10,10 @@ from kclpy.patterns import compiled
 from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.context import BuiltinContext
+from kclpy.vm.builtins.marks import needs_context
 
 
+@needs_context
 def option(
     context: BuiltinContext,
     key: str,

@@ -102,7 +102,10 @@ class _Members(dict[str, Callable[..., Value]]):
 
 
 def _wrap(plugin: str, name: str, function: Callable[..., Any]) -> Callable[..., Value]:
-    def call(*args: Value, **kwargs: Value) -> Value:
+    """The adapter of a host function: (host, package, args, kwargs) -> its JSON result
+    (plugins declare no signature: every argument goes to the function as it is)."""
+
+    def call(host: object, package: object, args: list[Value], kwargs: dict[str, Value]) -> Value:
         try:
             encoded_args = json.loads(json.dumps([_to_json(a) for a in args]))
             encoded_kwargs = json.loads(json.dumps({k: _to_json(v) for k, v in kwargs.items()}))

@@ -1,7 +1,7 @@
 """The state of one program run, apart from the loop that advances it.
 
 A ``Runtime`` holds what the whole run shares: the compiled packages and the loaded
-ones (``modules``, by package path), the package whose code is running, the options,
+ones (``modules``, by package path), the options,
 the print output and the output stream a builtin may set, warnings, the file-system
 policy and resource limits, and the builtin values made so far. The
 interpreter (:mod:`kclpy.vm.interp`) and the schema builder (:mod:`kclpy.vm.schemas`)
@@ -11,7 +11,6 @@ read and update it; builtins see a part of it through
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from kclpy.compile.code import PackageCode
@@ -48,20 +47,11 @@ class Runtime:
         self.limits = limits
         self.modules: dict[str, ModuleValue] = {}  # loaded packages and system modules
         self.main_package: PackageState | None = None
-        self.current_package: PackageState | None = None  # whose code is running
         self.output: list[str] = []  # print() text, in order
         self.stream: tuple[list[Value], dict[str, Value]] | None = None  # yaml_stream
         self.warnings: list[tuple[str, Location | None]] = []
         self.expression_values: list[ExpressionValue] = []
         self.builtin_cache: dict[str, Builtin] = {}
-
-    @property
-    def current_file(self) -> str:
-        """Absolute path of the first file of the running package ("" for none)."""
-        package = self.current_package
-        if package is not None and package.code.files:
-            return os.path.abspath(package.code.files[0])
-        return ""
 
     @property
     def log(self) -> str:

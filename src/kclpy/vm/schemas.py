@@ -57,6 +57,7 @@ class SchemaBuilder:
         self.evaluator = evaluator
         self.execute = evaluator.execute  # (one lookup on the hot path)
         self.types = TypeChecker(self.resolve_type, self.coerce, self.is_subschema)
+        self.rebuilders: dict[PackageState | None, merge.Rebuild] = {}
 
     # ------------------------------------------------------------------ references
 
@@ -83,11 +84,9 @@ class SchemaBuilder:
             raise KclRuntimeError(f"'{ref.name}' is not a schema")
         return value
 
-    def resolve_type(self, ref: NameRef) -> SchemaType:
-        """The schema a type names, its parents resolved (union selection reads the
-        inherited attributes)."""
-        package = self.runtime.current_package
-        assert package is not None
+    def resolve_type(self, ref: NameRef, package: PackageState) -> SchemaType:
+        """The schema a type names in ``package``, its parents resolved (union
+        selection reads the inherited attributes)."""
         schema = self.resolve_schema(ref, package)
         self.prepare(schema)
         return schema
@@ -155,7 +154,6 @@ class SchemaBuilder:
                 state.values[stored] = literal
                 continue
             scope = self.scope_for(state, member)
-            self.runtime.current_package = member.package
             self.execute(setter, scope, member.package, frame)
 
     def is_subschema(self, schema: SchemaType, base: SchemaType) -> bool:
@@ -176,8 +174,9 @@ class SchemaBuilder:
             return True
         return name in state.config and state.plan.signature is not None
 
-    def coerce(self, schema: SchemaType, value: dict[str, Value]) -> Value:
-        return self.instantiate(schema, value, [], {}, None)
+    def coerce(self, schema: SchemaType, value: dict[str, Value], site: PackageState) -> Value:
+        """A dict converted into an instance of ``schema`` by a type check in ``site``."""
+        return self.instantiate(schema, value, [], {}, None, site)
 
     def schema_new(
         self,
@@ -190,13 +189,27 @@ class SchemaBuilder:
         if isinstance(target, SchemaType):
             return self.instantiate(target, config, args, kwargs, frame)
         if isinstance(target, SchemaInstance):
-            return self.rebuild(target, config)
+            return self.rebuild(target, config, frame.package)
         if isinstance(target, dict):
-            return merge.union_dicts(target, config, [], self.rebuild)
+            return merge.union_dicts(target, config, [], self.rebuild_in(frame.package))
         raise KclRuntimeError(f"'{value_type_name(target)}' object is not callable")
 
-    def rebuild(self, instance: SchemaInstance, delta: dict[str, Value]) -> Value:
-        """``instance | delta``: the schema built again from its config unified with delta."""
+    def rebuild_in(self, site: PackageState | None) -> merge.Rebuild:
+        """:meth:`rebuild` for the merges of code running in ``site`` (made once)."""
+        found = self.rebuilders.get(site)
+        if found is None:
+
+            def rebuild(instance: SchemaInstance, delta: dict[str, Value]) -> Value:
+                return self.rebuild(instance, delta, site)
+
+            found = self.rebuilders[site] = rebuild
+        return found
+
+    def rebuild(
+        self, instance: SchemaInstance, delta: dict[str, Value], site: PackageState | None
+    ) -> Value:
+        """``instance | delta``: the schema built again from its config unified with
+        delta, by code running in ``site``."""
         schema = instance.schema
         assert isinstance(schema, SchemaType)
         base = instance.config
@@ -211,8 +224,8 @@ class SchemaBuilder:
                 args, kwargs = delta.arguments
             if delta.config is not None:
                 delta = delta.config
-        merged = merge.union_dicts(base, delta, [], self.rebuild)
-        return self.instantiate(schema, merged, list(args), dict(kwargs), None)
+        merged = merge.union_dicts(base, delta, [], self.rebuild_in(site))
+        return self.instantiate(schema, merged, list(args), dict(kwargs), None, site)
 
     def instantiate(
         self,
@@ -221,8 +234,10 @@ class SchemaBuilder:
         args: list[Value],
         kwargs: dict[str, Value],
         frame: Frame | None,
+        site: PackageState | None = None,
     ) -> Value:
-        """A new instance of ``schema`` (a rule gives an empty config when it holds)."""
+        """A new instance of ``schema`` (a rule gives an empty config when it holds),
+        made by code running in ``site`` (the frame's package when there is a frame)."""
         proto = schema.proto
         if proto.kind == "rule" and proto.parent is None:
             return self.run_rule(schema, config, args, kwargs, frame)
@@ -239,18 +254,15 @@ class SchemaBuilder:
             raise KclRuntimeError(
                 f"Cannot add member '{extra[0]}' to schema '{schema.name}'", "CompileError"
             )
-        runtime = self.runtime
-        saved = runtime.current_package
-        try:
-            self.evaluate(state, extra, frame)
-        finally:
-            runtime.current_package = saved
+        self.evaluate(state, extra, frame)
         instance = new_instance(state, extra, args, kwargs)
         if proto.kind == "rule":  # `rule R for P {...}` is worth its (checked) config
             return Config(instance)
-        site = saved.code.pkgpath if saved is not None else ""
+        if frame is not None:
+            site = frame.package
+        pkgpath = site.code.pkgpath if site is not None else ""
         for member in plan.lineage:
-            member.instances.append((instance, site))
+            member.instances.append((instance, pkgpath))
         return instance
 
     def evaluate(self, state: SchemaState, extra: list[str], frame: Frame | None) -> None:
@@ -258,10 +270,8 @@ class SchemaBuilder:
         keys (those only the index signature declares; put in output order here), then
         run the checks, base first."""
         config, scopes, plan = state.config, state.scopes, state.plan
-        runtime = self.runtime
         execute = self.execute
         for member, body in plan.bodies:
-            runtime.current_package = member.package
             execute(body, scopes[member], member.package, frame)
         force_attr = self.force_attr
         for name in plan.table:
@@ -278,7 +288,6 @@ class SchemaBuilder:
             last = next(key for key in reversed(config) if key not in table)
             self.scope_for(state, signature[1]).values[signature[0].key_slot] = last
         for member, checks in plan.checks:
-            runtime.current_package = member.package
             try:
                 execute(checks, scopes[member], member.package, frame)
             except CheckFailure as failure:
@@ -308,14 +317,9 @@ class SchemaBuilder:
                     f"expected {len(params)} positional argument"
                     f"{'s' if len(params) != 1 else ''}, found {len(args)}"
                 )
-            saved = self.runtime.current_package
-            self.runtime.current_package = member.package
-            try:
-                scope.values[index] = self.types.check(value, param.type)
-                if isinstance(scope.values[index], dict | list):
-                    self.require(scope.values[index])
-            finally:
-                self.runtime.current_package = saved
+            scope.values[index] = self.types.check(value, param.type, member.package)
+            if isinstance(scope.values[index], dict | list):
+                self.require(scope.values[index])
         defaults = member.proto.param_defaults
         if defaults is not None:
             self.execute(defaults, scope, member.package, None)
@@ -344,8 +348,7 @@ class SchemaBuilder:
         states[name] = IN_PROGRESS
         op = state.ops.get(name, OP_UNION) if in_config else OP_UNION
         overridden = in_config and op == OP_OVERRIDE
-        runtime = self.runtime
-        saved = runtime.current_package
+        site = state.schema.package  # where merges of the attribute's values run
         try:
             if overridden:
                 value = config[name]
@@ -354,7 +357,7 @@ class SchemaBuilder:
                     self.run_setters(state, attr.whole, frame)
                 value = state.values.get(name, UNDEFINED)
                 if in_config:
-                    value = self.combine(value, config[name], op, name)
+                    value = self.combine(value, config[name], op, name, site)
             if attr.into and not overridden:
                 # `name.b = v` in a body assigns into the value the config was merged
                 # into, and the config is merged again on top (it wins), as the
@@ -363,7 +366,7 @@ class SchemaBuilder:
                 self.run_setters(state, attr.into, frame)
                 value = state.values.get(name, UNDEFINED)
                 if in_config and op == OP_UNION:
-                    value = self.combine(value, config[name], op, name)
+                    value = self.combine(value, config[name], op, name, site)
             if attr.deprecations and in_config:
                 for arguments in attr.deprecations:
                     self.deprecated(name, arguments)
@@ -375,15 +378,12 @@ class SchemaBuilder:
             ):
                 # the declaring schema's package: a parent from another package names
                 # its attribute types in its own scope
-                runtime.current_package = attr.owner
-                value = self.check_attr_type(value, check_type, state.schema, name)
+                value = self.check_attr_type(value, check_type, attr.owner)
             if attr.spec is not None and isinstance(value, CONTAINERS):
                 self.require(value, attr.where)
         except BaseException:
             states[name] = 0
             raise
-        finally:
-            runtime.current_package = saved
         state.values[name] = value
         states[name] = DONE
         return value
@@ -407,15 +407,18 @@ class SchemaBuilder:
                 scope.values[spec.key_slot] = key
             if spec.default is not None:
                 default = self.execute(spec.default, scope, member.package, frame)
-                value = self.combine(default, value, state.ops.get(key, OP_UNION), key)
+                op = state.ops.get(key, OP_UNION)
+                value = self.combine(default, value, op, key, member.package)
             if spec.value_type is not None:
-                self.runtime.current_package = member.package
-                value = self.check_attr_type(value, spec.value_type, state.schema, key)
+                value = self.check_attr_type(value, spec.value_type, member.package)
         state.values[key] = value
         state.states[key] = DONE
 
-    def combine(self, default: Value, value: Value, op: int, name: str) -> Value:
-        """A config entry against the value the schema body computed."""
+    def combine(
+        self, default: Value, value: Value, op: int, name: str, site: PackageState
+    ) -> Value:
+        """A config entry against the value the schema body computed (merged as code
+        running in ``site``)."""
         if op == OP_OVERRIDE:
             return value
         if op == OP_INSERT:
@@ -426,21 +429,20 @@ class SchemaBuilder:
             return value
         if isinstance(default, dict) and isinstance(value, dict):
             if isinstance(default, SchemaInstance):
-                return self.rebuild(default, value)
-            return merge.union_dicts(default, value, [name], self.rebuild)
+                return self.rebuild(default, value, site)
+            return merge.union_dicts(default, value, [name], self.rebuild_in(site))
         if isinstance(default, list) and isinstance(value, list):
             merged = [
-                self.combine(old, new, OP_UNION, name) if isinstance(old, dict) else new
+                self.combine(old, new, OP_UNION, name, site) if isinstance(old, dict) else new
                 for old, new in zip(default, value, strict=False)
             ]
             return merged + default[len(merged) :] + value[len(merged) :]
         return value
 
-    def check_attr_type(
-        self, value: Value, type_ref: TypeRef, schema: SchemaType, name: str
-    ) -> Value:
+    def check_attr_type(self, value: Value, type_ref: TypeRef, package: PackageState) -> Value:
+        """``value`` checked against an attribute's type, whose names resolve in ``package``."""
         try:
-            return self.types.check(value, type_ref)
+            return self.types.check(value, type_ref, package)
         except CheckFailure:
             raise
         except KclRuntimeError as error:

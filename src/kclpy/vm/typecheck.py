@@ -13,12 +13,12 @@ from typing import Final
 from kclpy.compile.code import NameRef, TypeRef
 from kclpy.values import UNDEFINED, Config, NumberMultiplier, SchemaInstance, UndefinedType, Value
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.objects import SchemaType
+from kclpy.vm.objects import PackageState, SchemaType
 
 # (schema type, config) -> instance; raises KclRuntimeError when it does not fit
-Instantiate = Callable[[SchemaType, dict[str, Value]], Value]
+Instantiate = Callable[[SchemaType, dict[str, Value], PackageState], Value]
 # schema reference -> the runtime schema type, its parents resolved
-ResolveSchema = Callable[[NameRef], SchemaType]
+ResolveSchema = Callable[[NameRef, PackageState], SchemaType]
 
 
 def value_type_name(value: object) -> str:
@@ -62,20 +62,27 @@ class TypeChecker:
         self.strict = False
         self.unchanged: dict[TypeRef, frozenset[type] | None] = {}  # unchanged_types, cached
 
-    def check(self, value: Value, type_ref: TypeRef | None, strict: bool = False) -> Value:
+    def check(
+        self,
+        value: Value,
+        type_ref: TypeRef | None,
+        package: PackageState,
+        strict: bool = False,
+    ) -> Value:
         """``value`` converted to ``type_ref``; raises ``expect T, got U`` when it does not fit.
 
         As in the reference, only ``strict`` checks (``x as T``) compare a schema
         instance's schema with the expected one; elsewhere the static checker has
         judged it, so any instance passes where a schema is expected (konfig's
-        frontend ``Affinity`` into the k8s model's ``Affinity``, say).
+        frontend ``Affinity`` into the k8s model's ``Affinity``, say). Schema names
+        resolve in ``package``, which also makes the instances a dict converts into.
         """
         if type_ref is None or value is None or value is UNDEFINED:
             return value
         outer = self.strict
         self.strict = strict
         try:
-            converted = self.convert(value, type_ref)
+            converted = self.convert(value, type_ref, package)
         finally:
             self.strict = outer
         if converted is _MISMATCH:
@@ -84,7 +91,7 @@ class TypeChecker:
             )
         return converted
 
-    def convert(self, value: Value, type_ref: TypeRef) -> Converted:
+    def convert(self, value: Value, type_ref: TypeRef, package: PackageState) -> Converted:
         kind = type_ref.kind
         if kind == "any":
             return value
@@ -100,13 +107,13 @@ class TypeChecker:
         if kind == "bool":
             return value if value_kind is bool else _MISMATCH
         if kind == "list":
-            return self.convert_list(value, type_ref.args[0])
+            return self.convert_list(value, type_ref.args[0], package)
         if kind == "dict":
-            return self.convert_dict(value, type_ref.args[1])
+            return self.convert_dict(value, type_ref.args[1], package)
         if kind == "schema":
-            return self.convert_schema(value, type_ref.args[0])
+            return self.convert_schema(value, type_ref.args[0], package)
         if kind == "union":
-            return self.convert_union(value, type_ref.args)
+            return self.convert_union(value, type_ref.args, package)
         if kind == "literal":
             return self.convert_literal(value, type_ref.args)
         if kind == "number_multiplier":
@@ -115,7 +122,7 @@ class TypeChecker:
             return value if getattr(value, "kcl_type_name", "") == "function" else _MISMATCH
         return value
 
-    def convert_list(self, value: Value, elem: TypeRef | None) -> Converted:
+    def convert_list(self, value: Value, elem: TypeRef | None, package: PackageState) -> Converted:
         if not isinstance(value, list):
             return _MISMATCH
         if elem is None or self.passes_all(value, elem):
@@ -123,14 +130,14 @@ class TypeChecker:
         out: list[Value] = []
         changed = False
         for item in value:
-            converted = self.convert(item, elem)
+            converted = self.convert(item, elem, package)
             if converted is _MISMATCH:
                 return _MISMATCH
             changed = changed or converted is not item
             out.append(converted)
         return out if changed else value
 
-    def convert_dict(self, value: Value, elem: TypeRef | None) -> Converted:
+    def convert_dict(self, value: Value, elem: TypeRef | None, package: PackageState) -> Converted:
         if not isinstance(value, dict) or isinstance(value, SchemaInstance):
             return _MISMATCH
         if elem is None or self.passes_all(value.values(), elem):
@@ -140,7 +147,7 @@ class TypeChecker:
         if isinstance(value, Config) and isinstance(out, Config):
             out.ops = dict(value.ops)
         for key, item in value.items():
-            converted = self.convert(item, elem)
+            converted = self.convert(item, elem, package)
             if converted is _MISMATCH:
                 return _MISMATCH
             changed = changed or converted is not item
@@ -155,8 +162,8 @@ class TypeChecker:
             passes = self.unchanged[elem] = unchanged_types(elem)
         return passes is None or all(type(item) in passes for item in items)
 
-    def convert_schema(self, value: Value, ref: NameRef) -> Converted:
-        schema = self.resolve(ref)
+    def convert_schema(self, value: Value, ref: NameRef, package: PackageState) -> Converted:
+        schema = self.resolve(ref, package)
         if isinstance(value, SchemaInstance):
             instance_schema = value.schema
             assert isinstance(instance_schema, SchemaType)
@@ -168,18 +175,20 @@ class TypeChecker:
                 return value
             if not self.fits(value, schema):
                 raise KclRuntimeError(_not_convertible(value, schema))
-            return self.instantiate(schema, value)
+            return self.instantiate(schema, value, package)
         return _MISMATCH
 
-    def convert_union(self, value: Value, members: tuple[TypeRef, ...]) -> Converted:
+    def convert_union(
+        self, value: Value, members: tuple[TypeRef, ...], package: PackageState
+    ) -> Converted:
         plain_dict = isinstance(value, dict) and not isinstance(value, SchemaInstance)
         for member in members:
             if plain_dict and isinstance(value, dict) and member.kind == "schema":
-                schema = self.resolve(member.args[0])
+                schema = self.resolve(member.args[0], package)
                 if not self.fits(value, schema):
                     continue
             try:
-                converted = self.convert(value, member)
+                converted = self.convert(value, member, package)
             except KclRuntimeError:
                 continue
             if converted is not _MISMATCH:

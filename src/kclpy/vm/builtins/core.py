@@ -22,12 +22,12 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from kclpy.patterns import compiled
-from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
+from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.compare import equal, greater, less, sort_compare
 from kclpy.vm.builtins.context import BuiltinContext
 from kclpy.vm.builtins.convert import is_function, to_str, truthy, type_name, typeof
-from kclpy.vm.builtins.registry import needs_context
+from kclpy.vm.builtins.marks import needs_context
 
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1
@@ -85,14 +85,13 @@ def kcl_print(ctx: BuiltinContext, *args: Any, end: Any = "\n", **_ignored: Any)
     ctx.write_output(text + to_str(end))
 
 
-def kcl_len(value: Any, /) -> int:
+def kcl_len(inval: Value) -> int:
     """``len``: UTF-8 bytes of a string, items of a list, keys of a dict or schema."""
-    kind = type(value)
-    if kind is str:
-        return len(value) if value.isascii() else len(value.encode())
-    if kind is list or isinstance(value, dict):
-        return len(value)
-    raise KclRuntimeError(f"object of type '{type_name(value)}' has no len()")
+    if type(inval) is str:
+        return len(inval) if inval.isascii() else len(inval.encode())
+    if type(inval) is list or isinstance(inval, dict):
+        return len(inval)
+    raise KclRuntimeError(f"object of type '{type_name(inval)}' has no len()")
 
 
 def kcl_str(x: Any = "") -> str:
@@ -245,13 +244,12 @@ def _add_pairs(result: dict[str, Any], elements: list[Any]) -> None:
 # ------------------------------------------------------------------- arithmetic
 
 
-def kcl_abs(x: Any, /) -> Any:
+def kcl_abs(inval: Value) -> Value:
     """``abs(x)`` of an int or float; Undefined for anything else."""
-    kind = type(x)
-    if kind is int:
-        return check_int(abs(x))
-    if kind is float:
-        return abs(x)
+    if type(inval) is int:
+        return check_int(abs(inval))
+    if type(inval) is float:
+        return abs(inval)
     return UNDEFINED
 
 
@@ -491,16 +489,15 @@ def kcl_min(*args: Any, **_ignored: Any) -> Any:
     return best
 
 
-def kcl_sorted(iterable: Any, /, reverse: Any = False) -> list[Any]:
+def kcl_sorted(inval: Value, reverse: Value = False) -> list[Value]:
     """``sorted(iterable, reverse=False)`` of a list, a string's characters or dict keys;
     a stable sort of numbers or of strings only."""
-    kind = type(iterable)
     if (
-        kind is list
-        or kind is str
-        or (isinstance(iterable, dict) and not isinstance(iterable, SchemaInstance))
+        type(inval) is list
+        or type(inval) is str
+        or (isinstance(inval, dict) and not isinstance(inval, SchemaInstance))
     ):
-        items = list(iterable)
+        items: list[Value] = list(inval)
     else:
         raise KclRuntimeError("sorted only for str|list|dict type")
     backwards = truthy(reverse)
@@ -581,15 +578,15 @@ def any_true(inval: Any) -> bool:
 
 
 @needs_context
-def reduce(ctx: BuiltinContext, reducer: Any, iterable: Any, initial: Any = NO_ARGUMENT) -> Any:
+def reduce(ctx: BuiltinContext, reducer: Value, list_: Value, initial: Value = UNDEFINED) -> Value:
     """``reduce(reducer, list, initial?)``: a left fold; without ``initial`` the first
     item seeds it, and an empty list gives None."""
     if not is_function(reducer):
         raise KclRuntimeError("reduce() argument 'reducer' must be a function")
-    if type(iterable) is not list:
+    if type(list_) is not list:
         raise KclRuntimeError("invalid list value")
-    items: list[Any] = iterable
-    if initial is NO_ARGUMENT or initial is UNDEFINED:
+    items: list[Value] = list_
+    if initial is UNDEFINED:
         if not items:
             accumulator_type = _first_parameter_type(reducer)
             if accumulator_type is not None and not _nullable(accumulator_type):

@@ -2,11 +2,13 @@
 
 Takes the declarations (builtin functions, string methods, system modules and their
 members) and the Python functions that implement them: :data:`BUILTINS
-<kclpy.vm.builtins.core.BUILTINS>`, :data:`STRING_METHODS
-<kclpy.vm.builtins.strings.STRING_METHODS>` and, for each system module, the
-``MEMBERS`` dict of its module under :mod:`kclpy.vm.builtins.modules`. Returns the
-implementation of a name, loaded on first use. Each table is checked against its
-declaration when it is first bound: a name declared but not implemented, or
+<kclpy.vm.builtins.core.BUILTINS>`, :func:`~kclpy.vm.options.option`,
+:data:`STRING_METHODS <kclpy.vm.builtins.strings.STRING_METHODS>` and, for each
+system module, the ``MEMBERS`` dict of its module under
+:mod:`kclpy.vm.builtins.modules`. Returns the adapter of each function
+(:mod:`kclpy.vm.builtins.adapt`), made on first use, which is how the VM calls it.
+Each table is checked against its declaration when it is first bound: a name
+declared but not implemented, or
 implemented but not declared, is a bug in kclpy (:class:`BindingError`), never a
 user error.
 """
@@ -15,39 +17,39 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Final, cast
 
 from kclpy.syntax import universe
 from kclpy.syntax.universe import SYSTEM_MODULES
+from kclpy.values import Value
+from kclpy.vm.builtins.adapt import Adapter, BindingError, MethodAdapter, adapter, method_adapter
+from kclpy.vm.builtins.marks import needs_context, takes_context
 
-F = TypeVar("F", bound=Callable[..., Any])
+__all__ = [
+    "RUNTIME_BUILTINS",
+    "BindingError",
+    "bind",
+    "builtin_functions",
+    "implementations",
+    "needs_context",
+    "string_methods",
+    "system_module",
+    "takes_context",
+]
 
-RUNTIME_BUILTINS = frozenset({"option"})
+RUNTIME_BUILTINS: Final = frozenset({"option"})
 """Declared builtins that the runtime itself implements (they read the run's options)."""
 
-_loaded: dict[str, dict[str, Any]] = {}
-
-
-class BindingError(AssertionError):
-    """Declarations and implementations of builtins disagree: a bug in kclpy."""
-
-
-def needs_context(function: F) -> F:
-    """Mark a builtin that takes the BuiltinContext as its first argument."""
-    function.__kcl_context__ = True  # type: ignore[attr-defined]
-    return function
-
-
-def takes_context(function: object) -> bool:
-    return getattr(function, "__kcl_context__", False) is True
+_loaded: dict[str, dict[str, object]] = {}
+_adapted: dict[str, dict[str, object]] = {}
 
 
 def bind(
     owner: str,
     declared: Collection[str],
-    implemented: Mapping[str, Any],
+    implemented: Mapping[str, object],
     elsewhere: Collection[str] = (),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """``implemented`` when it implements exactly the ``declared`` names (but those
     implemented ``elsewhere``); otherwise a :class:`BindingError` naming the difference."""
     missing = sorted(set(declared) - set(implemented) - set(elsewhere))
@@ -60,30 +62,40 @@ def bind(
     return dict(implemented)
 
 
-def builtin_functions() -> Mapping[str, Callable[..., Any]]:
-    """The builtin functions but those in :data:`RUNTIME_BUILTINS`, by KCL name."""
-    table = _loaded.get("#builtins")
+def builtin_functions() -> Mapping[str, Adapter]:
+    """The adapters of the builtin functions, ``option`` included, by KCL name."""
+    table = _adapted.get("#builtins")
     if table is None:
         from kclpy.vm.builtins.core import BUILTINS
+        from kclpy.vm.options import option
 
         declared = universe.builtin_functions()
-        table = _loaded["#builtins"] = bind("builtins", declared, BUILTINS, RUNTIME_BUILTINS)
-    return table
+        implemented = bind("builtins", declared, BUILTINS, RUNTIME_BUILTINS)
+        implemented["option"] = option
+        table = _adapted["#builtins"] = _adapt("builtins", "", declared, implemented)
+    return cast(Mapping[str, Adapter], table)
 
 
-def string_methods() -> Mapping[str, Callable[..., Any]]:
-    """The methods of strings, by KCL name; each takes the string first."""
-    table = _loaded.get("#str")
+def string_methods() -> Mapping[str, MethodAdapter]:
+    """The adapters of the methods of strings, by KCL name; each takes the string first."""
+    table = _adapted.get("#str")
     if table is None:
         from kclpy.vm.builtins.strings import STRING_METHODS
 
         declared = universe.string_methods()
-        table = _loaded["#str"] = bind("string methods", declared, STRING_METHODS)
-    return table
+        implemented = bind("string methods", declared, STRING_METHODS)
+        table = _adapted["#str"] = {
+            name: method_adapter(
+                "string methods", name, declared[name].signature, cast(Callable[..., Value], method)
+            )
+            for name, method in implemented.items()
+        }
+    return cast(Mapping[str, MethodAdapter], table)
 
 
-def system_module(name: str) -> dict[str, Any] | None:
-    """The members of system module ``name``, or None when there is no such module."""
+def implementations(name: str) -> dict[str, object] | None:
+    """The Python functions (and values) of system module ``name``, by member name;
+    None when there is no such module."""
     members = _loaded.get(name)
     if members is None:
         if name not in SYSTEM_MODULES:
@@ -92,6 +104,34 @@ def system_module(name: str) -> dict[str, Any] | None:
         declared = universe.module_members(name)
         members = _loaded[name] = bind(f"system module {name}", declared, implemented)
     return members
+
+
+def system_module(name: str) -> dict[str, object] | None:
+    """The members of system module ``name`` as the VM sees them (functions by their
+    adapters, values as they are), or None when there is no such module."""
+    members = _adapted.get(name)
+    if members is None:
+        implemented = implementations(name)
+        if implemented is None:
+            return None
+        declared = universe.module_members(name)
+        members = _adapted[name] = _adapt(f"system module {name}", name, declared, implemented)
+    return members
+
+
+def _adapt(
+    owner: str, module: str, declared: Mapping[str, universe.Declaration], table: dict[str, object]
+) -> dict[str, object]:
+    adapted: dict[str, object] = {}
+    for name, value in table.items():
+        declaration = declared[name]
+        if declaration.is_function:
+            label = f"{module}.{name}" if module else name
+            function = cast(Callable[..., Value], value)
+            adapted[name] = adapter(owner, label, declaration.signature, function)
+        else:
+            adapted[name] = value
+    return adapted
 
 
 def _import_module(name: str) -> ModuleType:

@@ -32,11 +32,13 @@ import re
 import string
 import unicodedata
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from kclpy.patterns import compiled
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.convert import to_str, truthy, type_name
+from kclpy.vm.builtins.marks import OMIT, Fail, on_mismatch
 
 # Python's whitespace minus \x1c-\x1f: the Unicode White_Space property.
 WHITESPACE: Final = (
@@ -57,76 +59,72 @@ _DIGIT_CHARACTERS: Final = frozenset(
 _DIGRAPHS: Final = compiled("[\u01c4\u01c7\u01ca\u01f1]")
 
 
-def _need_str(value: Any, method: str) -> str:
-    if type(value) is str:
-        return value
-    raise KclRuntimeError(f"Invalid str object in str_{method}")
-
-
-def _position(value: Any) -> int | None:
-    """A start/end argument: ints count, anything else means "not given"."""
-    return value if type(value) is int else None
+# a non-string where a string is expected is the reference's error; a non-int
+# start, end, count or maxsplit means "not given"
+_CHECKS: Final = on_mismatch(
+    Fail("Invalid str object in str_{function}"), start=OMIT, end=OMIT, count=OMIT, maxsplit=OMIT
+)
 
 
 # ------------------------------------------------------------ byte-offset search
 
 
-def find(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+@_CHECKS
+def find(text: str, sub: str, start: int | None = None, end: int | None = None) -> int:
     """Lowest byte offset of ``sub`` in ``text[start:end]``, or -1."""
-    sub = _need_str(sub, "find")
     if text.isascii():
-        return text.find(sub, _position(start), _position(end))
-    return text.encode().find(sub.encode(), _position(start), _position(end))
+        return text.find(sub, start, end)
+    return text.encode().find(sub.encode(), start, end)
 
 
-def rfind(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+@_CHECKS
+def rfind(text: str, sub: str, start: int | None = None, end: int | None = None) -> int:
     """Highest byte offset of ``sub`` in ``text[start:end]``, or -1."""
-    sub = _need_str(sub, "rfind")
     if text.isascii():
-        return text.rfind(sub, _position(start), _position(end))
-    return text.encode().rfind(sub.encode(), _position(start), _position(end))
+        return text.rfind(sub, start, end)
+    return text.encode().rfind(sub.encode(), start, end)
 
 
-def index(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+@_CHECKS
+def index(text: str, sub: str, start: int | None = None, end: int | None = None) -> int:
     """Like :func:`find`, but "substring not found" is an error."""
-    sub = _need_str(sub, "index")
     found = find(text, sub, start, end)
     if found < 0:
         raise KclRuntimeError("substring not found")
     return found
 
 
-def rindex(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+@_CHECKS
+def rindex(text: str, sub: str, start: int | None = None, end: int | None = None) -> int:
     """Like :func:`rfind`, but "substring not found" is an error."""
-    sub = _need_str(sub, "rindex")
     found = rfind(text, sub, start, end)
     if found < 0:
         raise KclRuntimeError("substring not found")
     return found
 
 
-def count(text: str, sub: Any, start: Any = None, end: Any = None) -> int:
+@_CHECKS
+def count(text: str, sub: str, start: int | None = None, end: int | None = None) -> int:
     """Non-overlapping occurrences of ``sub`` in ``text[start:end]`` (byte positions)."""
-    sub = _need_str(sub, "count")
     if text.isascii():
-        return text.count(sub, _position(start), _position(end))
-    return text.encode().count(sub.encode(), _position(start), _position(end))
+        return text.count(sub, start, end)
+    return text.encode().count(sub.encode(), start, end)
 
 
-def startswith(text: str, val: Any, start: Any = None, end: Any = None) -> bool:
+@_CHECKS
+def startswith(text: str, val: str, start: int | None = None, end: int | None = None) -> bool:
     """Whether ``text[start:end]`` (byte positions) begins with ``val``."""
-    val = _need_str(val, "startswith")
     if text.isascii():
-        return text.startswith(val, _position(start), _position(end))
-    return text.encode().startswith(val.encode(), _position(start), _position(end))
+        return text.startswith(val, start, end)
+    return text.encode().startswith(val.encode(), start, end)
 
 
-def endswith(text: str, val: Any, start: Any = None, end: Any = None) -> bool:
+@_CHECKS
+def endswith(text: str, val: str, start: int | None = None, end: int | None = None) -> bool:
     """Whether ``text[start:end]`` (byte positions) ends with ``val``."""
-    val = _need_str(val, "endswith")
     if text.isascii():
-        return text.endswith(val, _position(start), _position(end))
-    return text.encode().endswith(val.encode(), _position(start), _position(end))
+        return text.endswith(val, start, end)
+    return text.encode().endswith(val.encode(), start, end)
 
 
 # --------------------------------------------------------------------- case
@@ -203,79 +201,73 @@ def istitle(text: str) -> bool:
 # ------------------------------------------------------------- strip and affixes
 
 
-def _strip_characters(chars: Any, method: str) -> str | None:
-    if chars is None:
-        return None
-    return _need_str(chars, method)
-
-
-def strip(text: str, chars: Any = None) -> str:
+@_CHECKS
+def strip(text: str, chars: str | None = None) -> str:
     """Remove leading and trailing ``chars`` (default: Unicode whitespace)."""
-    characters = _strip_characters(chars, "strip")
+    characters = chars
     if characters is None and _SEPARATORS.search(text) is not None:
         characters = WHITESPACE
     return text.strip(characters)
 
 
-def lstrip(text: str, chars: Any = None) -> str:
+@_CHECKS
+def lstrip(text: str, chars: str | None = None) -> str:
     """Remove leading ``chars`` (default: Unicode whitespace)."""
-    characters = _strip_characters(chars, "lstrip")
+    characters = chars
     if characters is None and _SEPARATORS.search(text) is not None:
         characters = WHITESPACE
     return text.lstrip(characters)
 
 
-def rstrip(text: str, chars: Any = None) -> str:
+@_CHECKS
+def rstrip(text: str, chars: str | None = None) -> str:
     """Remove trailing ``chars`` (default: Unicode whitespace)."""
-    characters = _strip_characters(chars, "rstrip")
+    characters = chars
     if characters is None and _SEPARATORS.search(text) is not None:
         characters = WHITESPACE
     return text.rstrip(characters)
 
 
-def removeprefix(text: str, prefix: Any) -> str:
-    return text.removeprefix(_need_str(prefix, "removeprefix"))
+@_CHECKS
+def removeprefix(text: str, prefix: str) -> str:
+    return text.removeprefix(prefix)
 
 
-def removesuffix(text: str, suffix: Any) -> str:
-    return text.removesuffix(_need_str(suffix, "removesuffix"))
+@_CHECKS
+def removesuffix(text: str, suffix: str) -> str:
+    return text.removesuffix(suffix)
 
 
-def replace(text: str, old: Any, new: Any, count: Any = -1) -> str:
+@_CHECKS
+def replace(text: str, old: str, new: str, count: int = -1) -> str:
     """Replace ``old`` by ``new``, at most ``count`` times (negative: all)."""
-    old = _need_str(old, "replace")
-    new = _need_str(new, "replace")
-    return text.replace(old, new, count if type(count) is int else -1)
+    return text.replace(old, new, count)
 
 
 # -------------------------------------------------------------------- splitting
 
 
-def _maxsplit(value: Any) -> int:
-    return value if type(value) is int else -1
-
-
-def split(text: str, sep: Any = None, maxsplit: Any = -1) -> list[str]:
+@_CHECKS
+def split(text: str, sep: str | None = None, maxsplit: int = -1) -> list[str]:
     """Split at ``sep`` (default: runs of whitespace), at most ``maxsplit`` times."""
-    limit = _maxsplit(maxsplit)
+    limit = maxsplit
     if sep is None:
         if _NOT_ASCII_SPACE.search(text) is None:
             return text.split(None, limit)
         return _split_whitespace(text, limit)
-    sep = _need_str(sep, "split")
     if not sep:
         return _split_empty(text, limit)
     return text.split(sep, limit)
 
 
-def rsplit(text: str, sep: Any = None, maxsplit: Any = -1) -> list[str]:
+@_CHECKS
+def rsplit(text: str, sep: str | None = None, maxsplit: int = -1) -> list[str]:
     """Split from the right at ``sep`` (default: runs of whitespace)."""
-    limit = _maxsplit(maxsplit)
+    limit = maxsplit
     if sep is None:
         if _NOT_ASCII_SPACE.search(text) is None:
             return text.rsplit(None, limit)
         return [part[::-1] for part in reversed(_split_whitespace(text[::-1], limit))]
-    sep = _need_str(sep, "rsplit")
     if not sep:
         return [part[::-1] for part in reversed(_split_empty(text[::-1], limit))]
     return text.rsplit(sep, limit)
@@ -307,7 +299,7 @@ def _split_empty(text: str, limit: int) -> list[str]:
     return ["", *text[: limit - 1], text[limit - 1 :]]
 
 
-def splitlines(text: str, keepends: Any = False) -> list[str]:
+def splitlines(text: str, keepends: Value = False) -> list[str]:
     """Lines split at ``\\n``, ``\\r\\n`` and ``\\r`` only."""
     keep = truthy(keepends)
     if _OTHER_LINE_BREAKS.search(text) is None:
@@ -327,16 +319,15 @@ def chars(text: str) -> list[str]:
     return list(text)
 
 
-def join(text: str, iterable: Any) -> str:
+def join(text: str, iter: Value) -> str:
     """Items of a list (or characters of a string, keys of a dict) joined by ``text``;
     non-strings are turned into text with ``str()``."""
-    kind = type(iterable)
-    if kind is list:
-        items = iterable
-    elif kind is str or isinstance(iterable, dict):
-        items = list(iterable)
+    if type(iter) is list:
+        items: list[Value] = iter
+    elif type(iter) is str or isinstance(iter, dict):
+        items = list(iter)
     else:
-        raise KclRuntimeError(f"'{type_name(iterable)}' object is not iterable")
+        raise KclRuntimeError(f"'{type_name(iter)}' object is not iterable")
     return text.join([item if type(item) is str else to_str(item) for item in items])
 
 
@@ -351,7 +342,7 @@ _SPEC: Final = compiled(
 _FIELD_PART: Final = compiled(r"\.([^.\[]+)|\[([^\]]+)\]")
 
 
-def format(text: str, *args: Any, **kwargs: Any) -> str:
+def format(text: str, *args: Value, **kwargs: Value) -> str:
     """``text.format(*args, **kwargs)`` (see the module docstring for the rules)."""
     parts: list[str] = []
     automatic = 0
@@ -378,8 +369,8 @@ def _parse(text: str) -> tuple[tuple[str, str | None, str], ...]:
 
 
 def _field_value(
-    field: str, args: tuple[Any, ...], kwargs: dict[str, Any], automatic: int
-) -> tuple[Any, int]:
+    field: str, args: tuple[Value, ...], kwargs: dict[str, Value], automatic: int
+) -> tuple[Value, int]:
     if not field and automatic < len(args):  # `{}`
         return args[automatic], automatic + 1
     cut = len(field)
@@ -404,7 +395,7 @@ def _field_value(
     return value, automatic
 
 
-def _select(value: Any, attribute: str | None, key: str | None) -> Any:
+def _select(value: Value, attribute: str | None, key: str | None) -> Value:
     if attribute is not None or (key is not None and not key.isdigit()):
         name = attribute if attribute is not None else key
         if not isinstance(value, dict) or name not in value:
@@ -419,13 +410,13 @@ def _select(value: Any, attribute: str | None, key: str | None) -> Any:
     return value[position]
 
 
-def format_value(value: Any, spec: str) -> str:
+def format_value(value: Value, spec: str) -> str:
     """One replacement field: int/float/str by the format spec, others by ``str()``."""
     kind = type(value)
     if kind is not str and kind is not int and kind is not float:
         return to_str(value)
     if not spec:
-        return value if kind is str else _python_format(value, "")
+        return value if isinstance(value, str) else _python_format(value, "")
     if "{" in spec:
         raise KclRuntimeError("Invalid format specifier")
     match = _SPEC.fullmatch(spec)
@@ -446,7 +437,7 @@ def format_value(value: Any, spec: str) -> str:
     return _python_format(value, spec)
 
 
-def _python_format(value: Any, spec: str) -> str:
+def _python_format(value: Value, spec: str) -> str:
     try:
         return builtins.format(value, spec)
     except ValueError as error:
@@ -456,7 +447,7 @@ def _python_format(value: Any, spec: str) -> str:
         raise KclRuntimeError(message) from None
 
 
-STRING_METHODS: Final[dict[str, Callable[..., Any]]] = {
+STRING_METHODS: Final[dict[str, Callable[..., object]]] = {
     "capitalize": capitalize,
     "chars": chars,
     "count": count,

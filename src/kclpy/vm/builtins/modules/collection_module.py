@@ -1,4 +1,4 @@
-"""The ``collection`` system module: ``union_all(data)``.
+"""The ``collection`` system module: ``union_all(num)``.
 
 ``union_all`` folds a list with the ``|`` operator: ``union_all([a, b, c])`` is
 ``a | b | c`` (None and Undefined items are skipped; an empty list gives ``{}``).
@@ -9,27 +9,24 @@ declaration and the documentation describe.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from kclpy.values import UNDEFINED
-from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.builtins.registry import needs_context
+from kclpy.values import UNDEFINED, Value
+from kclpy.vm.builtins.marks import Fail, needs_context, on_mismatch
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext
 
 
 @needs_context
-def union_all(ctx: BuiltinContext, data: Any) -> Any:
-    """``data[0] | data[1] | ...``; ``{}`` for an empty list."""
-    if not isinstance(data, list):
-        from kclpy.vm.builtins.convert import type_name
-
-        raise KclRuntimeError(f"union_all() expected a list, got {type_name(data)}")
-    result: Any = UNDEFINED
-    for item in data:
+@needs_context
+@on_mismatch(Fail("union_all() expected a list, got {kcl}"))
+def union_all(ctx: BuiltinContext, num: list[Value]) -> Value:
+    """``num[0] | num[1] | ...``; ``{}`` for an empty list."""
+    result: Value = UNDEFINED
+    for item in num:
         result = ctx.union(result, item)
     return {} if result is UNDEFINED else result
 
 
-MEMBERS: Final[dict[str, Any]] = {"union_all": union_all}
+MEMBERS: Final[dict[str, object]] = {"union_all": union_all}

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from kclpy.values import UNDEFINED
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.builtins.registry import needs_context
+from kclpy.vm.builtins.marks import needs_context
 from kclpy.vm.fs_policy import READ, WRITE, Access, replace_in
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.builtins.registry import needs_context
+from kclpy.vm.builtins.marks import needs_context
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext

@@ -19,8 +19,8 @@ A side that fails (non-zero exit, crash, timeout) is marked failed with the
 first line of its error and not run again; the other side still runs.
 
 Workloads (see README.md): ``startup``, ``k8s_models``, ``konfig``, the
-synthetic families ``schemas``, ``unify``, ``compute`` at ``--sizes`` (or one
-size: ``schemas-10000``; ``synthetic`` = all three), the front-end families
+synthetic families ``schemas``, ``unify``, ``compute``, ``merge`` at ``--sizes`` (or one
+size: ``schemas-10000``; ``synthetic`` = all four), the front-end families
 ``assign`` and ``list`` (``source-10mb`` = 700k assignments, ``list-1m`` = a
 1M-element list on one line), and ``parse`` (parse throughput over the k8s
 models, in lines/s, one process per side).
@@ -464,7 +464,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "workloads",
         nargs="*",
-        help="startup, k8s_models, konfig, schemas, unify, compute, synthetic, "
+        help="startup, k8s_models, konfig, schemas, unify, compute, merge, synthetic, "
         "assign, list, FAMILY-N, source-10mb, list-1m, parse, "
         "all (default: all)",
     )

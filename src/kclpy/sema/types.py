@@ -190,7 +190,7 @@ class DictType(Type):
     are never read (a literal checked against a schema is judged by its ``attrs``), and
     the unions were a fifth of checking a big config."""
 
-    __slots__ = ("_entries", "attrs", "key", "val")
+    __slots__ = ("_entries", "attrs", "fits", "key", "val")
 
     def __init__(self, key: Type, val: Type, attrs: dict[str, DictAttr] | None = None) -> None:
         super().__init__(DICT)
@@ -198,6 +198,10 @@ class DictType(Type):
         self.val = val
         self.attrs = attrs
         self._entries: tuple[list[Type], list[Type]] | None = None
+        # a dict type this one was checked against and fits with nothing to report (the
+        # checker's ``check_type`` of a config literal: an enclosing literal's check
+        # meets each nested one again, against the same type)
+        self.fits: Type | None = None
 
     @classmethod
     def of_entries(cls, keys: list[Type], vals: list[Type], attrs: dict[str, DictAttr]) -> DictType:
@@ -206,12 +210,17 @@ class DictType(Type):
         Type.__init__(lazy, DICT)
         lazy.attrs = attrs
         lazy._entries = (keys, vals)
+        lazy.fits = None
         return lazy
 
     def pending_keys(self) -> list[Type] | None:
         """The entries' key types while ``key`` (their union) is not computed yet."""
         entries = self._entries
         return entries[0] if entries is not None else None
+
+    def pending_entries(self) -> tuple[list[Type], list[Type]] | None:
+        """The entries' key and value types while their unions are not computed yet."""
+        return self._entries
 
     def __getattr__(self, name: str) -> Type:
         # called only for an unset slot: the unions of a config literal, read first now

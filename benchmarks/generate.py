@@ -17,11 +17,14 @@ of an implementation each:
   blocks of 10 keys (``data: {"g<i>-<m>": {"k<j>": {"x": j}}}``); the
   implementation must check every nested block against the dict type and
   merge the ten parts.
+* ``mergeblocks``: the same instance and keys, each group written as a block of
+  its own (``data: {"g<i>-<m>": {...}}`` N/100 times in each file's instance):
+  the key ``data`` repeated in one config, whose value types are joined.
 * ``assign``: N top-level assignments of literals (ints, strings, small lists
   and dicts); 700k of them make a 10 MB source.  Stresses the front end.
 * ``list``: one list literal of N ints and strings on a single line.
 
-    python benchmarks/generate.py OUT_DIR [--families schemas,unify,compute,merge]
+    python benchmarks/generate.py OUT_DIR [--families schemas,unify,compute,merge,mergeblocks]
         [--sizes 1k,10k,100k]
 
 Folders are named ``<family>-<N>`` (``schemas-1000``).  Generation is
@@ -36,7 +39,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-FAMILIES = ("schemas", "unify", "compute", "merge")
+FAMILIES = ("schemas", "unify", "compute", "merge", "mergeblocks")
 BIG_FAMILIES = ("assign", "list")
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 UNIFY_FILES = 10
@@ -200,18 +203,34 @@ schema App:
 
 
 def _merge(n: int) -> dict[str, str]:
+    return _merged_instance(n, repeat_key=False)
+
+
+def _merge_blocks(n: int) -> dict[str, str]:
+    return _merged_instance(n, repeat_key=True)
+
+
+def _merged_instance(n: int, repeat_key: bool) -> dict[str, str]:
+    """Ten files adding N/100 groups of 10 keys to ``app.data``: in one ``data``
+    block per file, or (``repeat_key``) in one block per group."""
     files = {"schema.k": MERGE_SCHEMA.format(files=MERGE_FILES)}
     per_file = max(1, n // MERGE_FILES)
     groups = max(1, per_file // MERGE_GROUP)
+    indent = "    " if repeat_key else "        "
     for part in range(MERGE_FILES):
-        lines = [f'"""Part {part} of the merged instance."""', "", "app: App {", "    data: {"]
+        lines = [f'"""Part {part} of the merged instance."""', "", "app: App {"]
+        if not repeat_key:
+            lines.append("    data: {")
         for group in range(groups):
-            lines.append(f'        "g{part}-{group}": {{')
+            opening = f'"g{part}-{group}": {{'
+            lines.append(f"    data: {{{opening}" if repeat_key else indent + opening)
             for key in range(MERGE_GROUP):
                 value = group * MERGE_GROUP + key
-                lines.append(f'            "k{key}": {{"x": {value}}}')
-            lines.append("        }")
-        lines += ["    }", "}"]
+                lines.append(f'{indent}    "k{key}": {{"x": {value}}}')
+            lines.append("    }}" if repeat_key else indent + "}")
+        if not repeat_key:
+            lines.append("    }")
+        lines.append("}")
         files[f"part{part:02d}.k"] = "\n".join(lines) + "\n"
     files["summary.k"] = "groupCount = len(app.data)\n"
     return files
@@ -246,6 +265,7 @@ GENERATORS: dict[str, Callable[[int], dict[str, str]]] = {
     "unify": _unify,
     "compute": _compute,
     "merge": _merge,
+    "mergeblocks": _merge_blocks,
     "assign": _assign,
     "list": _list,
 }
@@ -253,7 +273,7 @@ GENERATORS: dict[str, Callable[[int], dict[str, str]]] = {
 
 def entry_files(family: str, files: dict[str, str]) -> list[str]:
     """The `kcl run` inputs for a generated folder, in order."""
-    if family in ("unify", "merge"):
+    if family in ("unify", "merge", "mergeblocks"):
         parts = sorted(name for name in files if name.startswith("part"))
         first = "schemas.k" if family == "unify" else "schema.k"
         return [first, *parts, "summary.k"]

@@ -19,6 +19,7 @@ from kclpy.sema import check_program
 from kclpy.sema.assign import AssignabilityChecker
 from kclpy.sema.base import CheckContext
 from kclpy.sema.model import Model
+from kclpy.sema.relations import subsume
 from kclpy.sema.types import INT_T, STR_T, VOID_T, DictAttr, DictType, Type, int_lit, str_lit
 
 
@@ -121,3 +122,65 @@ def test_check_type_builds_no_union_on_the_way_that_fits(exact: bool) -> None:
     )
     assert not checker.check_type(outer, DictType(STR_T, DictType(STR_T, STR_T)), None)
     assert outer.pending_entries() is None  # the failed trial went on with the unions
+
+
+REPEATED_KEY = """\
+schema App:
+    data: {str:{str:{str:int}}} = {}
+
+app: App {
+    data: {"g0": {"k0": {"x": 0}, "k1": {"x": 1}}}
+    data: {"g1": {"k0": {"x": "s"}, "k1": {"x": 1}}}
+    data: {"g2": {"k0": {"x": 2.5}}}
+}
+"""
+
+
+def test_a_repeated_key_reports_as_the_unions() -> None:
+    # one block per group under the same key: the value types are joined per block
+    # (relations.sup of two) and compared on their entries; messages as on main
+    assert diagnostics(REPEATED_KEY) == [
+        (6, 26, "expected int, got str(s)"),
+        (6, 19, "expected {str:int}, got {str(x):str(s)}"),
+        (
+            6,
+            12,
+            "expected {str:{str:int}}, got {str(k0) | str(k1):{str(x):str(s)} | {str(x):int(1)}}",
+        ),
+        (
+            6,
+            5,
+            "expected {str:{str:{str:int}}}, got {str(g1):{str(k0) | str(k1):"
+            "{str(x):str(s)} | {str(x):int(1)}}}",
+        ),
+        (7, 26, "expected int, got float(2.5)"),
+        (7, 19, "expected {str:int}, got {str(x):float(2.5)}"),
+        (7, 12, "expected {str:{str:int}}, got {str(k0):{str(x):float(2.5)}}"),
+        (7, 5, "expected {str:{str:{str:int}}}, got {str(g2):{str(k0):{str(x):float(2.5)}}}"),
+    ]
+
+
+def test_subsume_decides_on_entries_without_unions() -> None:
+    wide = DictType(STR_T, DictType(STR_T, DictType(STR_T, INT_T)))
+    inner = _literal(
+        [str_lit(f"k{n}") for n in range(10)],
+        [_literal([str_lit("x")], [int_lit(n)]) for n in range(10)],
+    )
+    block = _literal([str_lit("g")], [inner])
+    assert subsume(block, wide, False)  # each entry fits: the literal fits
+    assert not subsume(wide, block, False)  # no entry takes {str:int}
+    assert inner.pending_part(1) is not None  # the union of ten dicts is not built
+
+
+def test_subsume_past_the_union_limit_builds_the_union() -> None:
+    # 65 distinct keys: their union is ``any``, which fits ``str`` only with
+    # check_left_any; the entries alone would say it fits
+    keys: list[Type] = [str_lit(f"a{n}") for n in range(65)]
+    vals: list[Type] = [INT_T] * 65
+    for check_left_any in (False, True):
+        lazy = _literal(keys, vals)
+        built = _literal(keys, vals)
+        assert built.key is not None and built.val is not None
+        expected = DictType(STR_T, INT_T)
+        answer = subsume(lazy, expected, check_left_any)
+        assert answer == subsume(built, expected, check_left_any) == check_left_any

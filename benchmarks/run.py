@@ -301,11 +301,9 @@ class Commands:
 
     def for_side(self, side: str, workload: Workload) -> list[str]:
         if workload.kind == "parse":
-            python = self.kclpy_python if side == "kclpy" else self.ref_python
-            cmd = [python, str(HERE / "parse_bench.py")]
-            if side == "ref":
-                cmd.append("--reference")
-            return cmd + workload.argv
+            python = self.ref_python if side == "ref" else self.kclpy_python
+            api = self.ref_parse_api if side == "ref" else "kclpy"
+            return [python, str(HERE / "parse_bench.py"), "--report", api, *workload.argv]
         base = self.ref if side == "ref" else self.kclpy
         return base + workload.argv
 

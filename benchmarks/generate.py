@@ -12,11 +12,19 @@ of an implementation each:
   unify the ten parts.
 * ``compute``: list/dict comprehensions, arithmetic, string formatting and
   builtins over ranges of size N; a small literal program, heavy evaluation.
+* ``merge``: one instance ``app: App`` of a schema whose attribute is typed
+  ``{str:{str:{str:int}}}``, declared in 10 files, each adding N/100 nested
+  blocks of 10 keys (``data: {"g<i>-<m>": {"k<j>": {"x": j}}}``); the
+  implementation must check every nested block against the dict type and
+  merge the ten parts.
+* ``mergeblocks``: the same instance and keys, each group written as a block of
+  its own (``data: {"g<i>-<m>": {...}}`` N/100 times in each file's instance):
+  the key ``data`` repeated in one config, whose value types are joined.
 * ``assign``: N top-level assignments of literals (ints, strings, small lists
   and dicts); 700k of them make a 10 MB source.  Stresses the front end.
 * ``list``: one list literal of N ints and strings on a single line.
 
-    python benchmarks/generate.py OUT_DIR [--families schemas,unify,compute]
+    python benchmarks/generate.py OUT_DIR [--families schemas,unify,compute,merge,mergeblocks]
         [--sizes 1k,10k,100k]
 
 Folders are named ``<family>-<N>`` (``schemas-1000``).  Generation is
@@ -31,10 +39,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-FAMILIES = ("schemas", "unify", "compute")
+FAMILIES = ("schemas", "unify", "compute", "merge", "mergeblocks")
 BIG_FAMILIES = ("assign", "list")
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 UNIFY_FILES = 10
+MERGE_FILES = 10
+MERGE_GROUP = 10  # keys of each nested block
 
 SCHEMAS_HEADER = '''\
 """Synthetic workload: N schema instances with inheritance, defaults and checks."""
@@ -183,6 +193,49 @@ def _unify(n: int) -> dict[str, str]:
     return files
 
 
+MERGE_SCHEMA = '''\
+"""Synthetic workload: one instance of a nested-dict schema merged across {files} files."""
+
+schema App:
+    name: str = "app"
+    data: {{str:{{str:{{str:int}}}}}} = {{}}
+'''
+
+
+def _merge(n: int) -> dict[str, str]:
+    return _merged_instance(n, repeat_key=False)
+
+
+def _merge_blocks(n: int) -> dict[str, str]:
+    return _merged_instance(n, repeat_key=True)
+
+
+def _merged_instance(n: int, repeat_key: bool) -> dict[str, str]:
+    """Ten files adding N/100 groups of 10 keys to ``app.data``: in one ``data``
+    block per file, or (``repeat_key``) in one block per group."""
+    files = {"schema.k": MERGE_SCHEMA.format(files=MERGE_FILES)}
+    per_file = max(1, n // MERGE_FILES)
+    groups = max(1, per_file // MERGE_GROUP)
+    indent = "    " if repeat_key else "        "
+    for part in range(MERGE_FILES):
+        lines = [f'"""Part {part} of the merged instance."""', "", "app: App {"]
+        if not repeat_key:
+            lines.append("    data: {")
+        for group in range(groups):
+            opening = f'"g{part}-{group}": {{'
+            lines.append(f"    data: {{{opening}" if repeat_key else indent + opening)
+            for key in range(MERGE_GROUP):
+                value = group * MERGE_GROUP + key
+                lines.append(f'{indent}    "k{key}": {{"x": {value}}}')
+            lines.append("    }}" if repeat_key else indent + "}")
+        if not repeat_key:
+            lines.append("    }")
+        lines.append("}")
+        files[f"part{part:02d}.k"] = "\n".join(lines) + "\n"
+    files["summary.k"] = "groupCount = len(app.data)\n"
+    return files
+
+
 def _compute(n: int) -> dict[str, str]:
     return {"main.k": COMPUTE_TEMPLATE.format(n=n)}
 
@@ -211,6 +264,8 @@ GENERATORS: dict[str, Callable[[int], dict[str, str]]] = {
     "schemas": _schemas,
     "unify": _unify,
     "compute": _compute,
+    "merge": _merge,
+    "mergeblocks": _merge_blocks,
     "assign": _assign,
     "list": _list,
 }
@@ -218,9 +273,10 @@ GENERATORS: dict[str, Callable[[int], dict[str, str]]] = {
 
 def entry_files(family: str, files: dict[str, str]) -> list[str]:
     """The `kcl run` inputs for a generated folder, in order."""
-    if family == "unify":
+    if family in ("unify", "merge", "mergeblocks"):
         parts = sorted(name for name in files if name.startswith("part"))
-        return ["schemas.k", *parts, "summary.k"]
+        first = "schemas.k" if family == "unify" else "schema.k"
+        return [first, *parts, "summary.k"]
     return ["main.k"]
 
 

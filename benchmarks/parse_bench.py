@@ -1,6 +1,7 @@
 """Parse throughput: kclpy's syntax stage over a folder of ``.k`` files.
 
     python benchmarks/parse_bench.py [FOLDER ...] [--repeat N] [--reference] [--profile]
+    python benchmarks/parse_bench.py [FOLDER ...] --report {kclpy,file,program}
 
 Reads every ``.k`` file under the folders (default: ``.corpus/k8s``), parses
 them all ``--repeat`` times and prints the number of files and lines, the time
@@ -8,6 +9,12 @@ and lines per second (best run, CPU time of the process). ``--reference`` also
 times the real KCL (``kcl_lib``'s ``parse_file``, in a subprocess, CPU time as
 well) on the same sources and prints the ratio; ``--profile`` prints the top of
 a cProfile run.
+
+``--report SIDE`` (what ``run.py``'s ``parse`` workload runs, one process per side)
+times one parse loop of one side in this process and prints one JSON line: ``lines``,
+``files``, ``cpu_seconds`` (the loop's ``process_time``), ``errors``. Sides:
+``kclpy``, ``file`` (the reference's ``parse_file`` per file) and ``program`` (one
+``parse_program`` call on all files).
 """
 
 from __future__ import annotations
@@ -82,17 +89,45 @@ def run_reference(sources: list[tuple[str, str]], repeat: int) -> float | None:
     return float(result.stdout.strip())
 
 
+def report(sources: list[tuple[str, str]], side: str) -> dict[str, object]:
+    """One timed parse loop of ``side`` over ``sources``, in this process."""
+    lines = sum(text.count("\n") + 1 for _, text in sources)
+    if side == "kclpy":
+        seconds, errors = run_kclpy(sources, 1)
+        return {"lines": lines, "files": len(sources), "cpu_seconds": seconds, "errors": errors}
+    import kcl_lib.api as api  # the reference, in this benchmark process only
+
+    reference = api.API()
+    reference.parse_file(api.ParseFileArgs(path="warmup.k", source="a = 1"))
+    start = time.process_time()
+    if side == "program":
+        paths = [path for path, _ in sources]
+        texts = [text for _, text in sources]
+        reference.parse_program(api.ParseProgramArgs(paths=paths, sources=texts))
+    else:
+        for path, text in sources:
+            reference.parse_file(api.ParseFileArgs(path=path, source=text))
+    seconds = time.process_time() - start
+    return {"lines": lines, "files": len(sources), "cpu_seconds": seconds, "errors": 0}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="*", default=[".corpus/k8s"])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--reference", action="store_true", help="also time kcl_lib")
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary")
+    parser.add_argument(
+        "--report", choices=("kclpy", "file", "program"), help="time one side, print JSON"
+    )
     args = parser.parse_args(argv)
     sources = collect(args.folders)
     if not sources:
         print("no .k files found", file=sys.stderr)
         return 1
+    if args.report:
+        print(json.dumps(report(sources, args.report)))
+        return 0
     lines = sum(text.count("\n") + 1 for _, text in sources)
     size = sum(len(text) for _, text in sources)
     print(f"{len(sources)} files, {lines} lines, {size / 1e6:.2f} M characters")

@@ -19,8 +19,8 @@ A side that fails (non-zero exit, crash, timeout) is marked failed with the
 first line of its error and not run again; the other side still runs.
 
 Workloads (see README.md): ``startup``, ``k8s_models``, ``konfig``, the
-synthetic families ``schemas``, ``unify``, ``compute`` at ``--sizes`` (or one
-size: ``schemas-10000``; ``synthetic`` = all three), the front-end families
+synthetic families ``schemas``, ``unify``, ``compute``, ``merge`` at ``--sizes`` (or one
+size: ``schemas-10000``; ``synthetic`` = all four), the front-end families
 ``assign`` and ``list`` (``source-10mb`` = 700k assignments, ``list-1m`` = a
 1M-element list on one line), and ``parse`` (parse throughput over the k8s
 models, in lines/s, one process per side).
@@ -301,11 +301,9 @@ class Commands:
 
     def for_side(self, side: str, workload: Workload) -> list[str]:
         if workload.kind == "parse":
-            python = self.kclpy_python if side == "kclpy" else self.ref_python
-            cmd = [python, str(HERE / "parse_bench.py")]
-            if side == "ref":
-                cmd.append("--reference")
-            return cmd + workload.argv
+            python = self.ref_python if side == "ref" else self.kclpy_python
+            api = self.ref_parse_api if side == "ref" else "kclpy"
+            return [python, str(HERE / "parse_bench.py"), "--report", api, *workload.argv]
         base = self.ref if side == "ref" else self.kclpy
         return base + workload.argv
 
@@ -464,7 +462,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "workloads",
         nargs="*",
-        help="startup, k8s_models, konfig, schemas, unify, compute, synthetic, "
+        help="startup, k8s_models, konfig, schemas, unify, compute, merge, synthetic, "
         "assign, list, FAMILY-N, source-10mb, list-1m, parse, "
         "all (default: all)",
     )

@@ -1,6 +1,7 @@
 """Where a cold ``kcl run`` spends its time and memory: one line per pipeline stage.
 
     python benchmarks/stages.py FILE_OR_FOLDER... [-E NAME=PATH]... [--tracemalloc]
+        [--stop-after STAGE]
 
 Runs the driver's stages (``kclpy.pipeline.driver``: load, check, compile, run,
 render) one after the other in this process, cycle collector off as in ``kcl run``,
@@ -8,7 +9,10 @@ and prints each stage's ``process_time`` and the resident set size after it (cur
 and peak, from ``/proc/self/status``). With ``--tracemalloc`` it also prints the
 bytes Python has allocated after each stage (slower: read the sizes, not the times).
 A measurement only; the stages are called the way ``driver.run`` calls them (the
-program and its model are let go once compiled, as there).
+program and its model are let go once compiled, as there). ``--stop-after STAGE``
+(``imports``, ``load``, ``check``, ``compile``, ``run``, ``render``) ends the
+process after that stage: instruction counts per stage are the differences of
+``valgrind --tool=callgrind`` runs stopping after each stage.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any
 
 from kclpy.emit import EmitOptions
 from kclpy.pipeline import driver
+
+STAGES = ("imports", "load", "check", "compile", "run", "render")
 
 
 def memory_mb() -> tuple[float, float]:
@@ -42,6 +48,7 @@ def main() -> None:
     arguments.add_argument("inputs", nargs="+")
     arguments.add_argument("-E", dest="externals", action="append", default=[], metavar="NAME=PATH")
     arguments.add_argument("--tracemalloc", action="store_true")
+    arguments.add_argument("--stop-after", choices=STAGES, default="render")
     options = arguments.parse_args()
     files = [
         os.path.join(path, name) if os.path.isdir(path) else path
@@ -66,16 +73,26 @@ def main() -> None:
             traced = f", traced {size / 2**20:.0f} MB (peak {top / 2**20:.0f} MB)"
         print(f"{name:8} {seconds:7.3f} s  RSS {current:6.0f} MB (peak {peak:6.0f} MB){traced}")
 
+    def stop_after(name: str) -> None:
+        if options.stop_after == name:
+            sys.stdout.flush()
+            os._exit(0)
+
+    stop_after("imports")
     inputs = driver.Inputs(files, os.getcwd(), externals)
     diagnostics: list[Any] = []
     stage("load", lambda: driver.load(inputs))
+    stop_after("load")
     stage("check", lambda: driver.check(state["load"], tool_facts=False))
+    stop_after("check")
     state["check"].drop_tool_facts()  # as driver.front_end does
     diagnostics.extend(state["check"].diagnostics)
     stage("compile", lambda: driver.compile_program(state["load"], state.pop("check"), diagnostics))
+    stop_after("compile")
     compiled = driver.Compiled(state.pop("compile"), state.pop("load").root, {}, "")
     runner = driver.start(compiled, driver.RunSettings())
     stage("run", lambda: driver.execute(runner, driver.RunSettings()))
+    stop_after("run")
     stage("render", lambda: driver.render(state["run"], EmitOptions()))
     if diagnostics:
         print(f"{len(diagnostics)} diagnostics, first: {diagnostics[0].message}", file=sys.stderr)

@@ -21,6 +21,7 @@ from kclpy.sema.types import (
     LITERAL,
     PRIMITIVE,
     STR,
+    VOID,
     DictType,
     ListType,
     LitType,
@@ -39,6 +40,7 @@ class AssignabilityChecker:
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
+        self.exact = False  # in an exact check after a failed trial: no more trials
 
     def must_assignable_to(
         self,
@@ -70,6 +72,9 @@ class AssignabilityChecker:
             return self.check_type(value.elem, expected.elem, span)
         if isinstance(value, DictType):
             if isinstance(expected, DictType):
+                pending = value.pending_entries()
+                if pending is not None and not self.exact:
+                    return self._check_entries(value, pending, expected, span)
                 return self.check_type(value.key, expected.key, span) and self.check_type(
                     value.val, expected.val, span
                 )
@@ -80,6 +85,57 @@ class AssignabilityChecker:
         if isinstance(expected, UnionType):
             return any(self.check_type(value, member, span) for member in expected.types)
         return assignable_to(value, expected)
+
+    def _check_entries(
+        self,
+        value: DictType,
+        entries: tuple[list[Type], list[Type]],
+        expected: DictType,
+        span: Span | None,
+    ) -> bool:
+        """``check_type`` of a config literal's dict type against a dict type, made on
+        the entries' key and value types one by one instead of on their unions.
+
+        The unions (``relations.sup``) compare their members pairwise: for a literal of
+        n nested configs that is n² structural comparisons, and a nested literal builds
+        one union per level. Checking the entries one by one gives the same answer when
+        each fits without a report: every member of the union is one of them (or the
+        union is ``any``, which fits anything), and ``check_type`` of a union checks its
+        members. Otherwise the reports of the trial are dropped and the unions are
+        checked, as before, with no trial below (so a failing nest costs twice, not
+        twice per level)."""
+        if value.fits is expected:
+            return True
+        ctx = self.ctx
+        diagnostics = ctx.diagnostics
+        reported = len(diagnostics)
+        keys, vals = entries
+        if (
+            self._each_fits(keys, expected.key, span)
+            and self._each_fits(vals, expected.val, span)
+            and len(diagnostics) == reported
+        ):
+            if not ctx.suppress:  # (a suppressed report would not be seen)
+                value.fits = expected
+            return True
+        del diagnostics[reported:]
+        self.exact = True
+        try:
+            return self.check_type(value.key, expected.key, span) and self.check_type(
+                value.val, expected.val, span
+            )
+        finally:
+            self.exact = False
+
+    def _each_fits(self, members: list[Type], expected: Type, span: Span | None) -> bool:
+        previous: Type | None = None
+        for member in members:
+            if member is previous or member.flags & VOID:
+                continue  # (the union has no void member: void is the bottom type)
+            if not self.check_type(member, expected, span):
+                return False
+            previous = member
+        return True
 
     def dict_assignable_to_schema(
         self, value: DictType, info: SchemaInfo, span: Span | None

@@ -472,6 +472,17 @@ class ConfigChecker:
         if top is None:
             return None
         owner = top.type
+        if type(owner) is DictType and name:
+            # a dict: any key is fine and every value is expected to have its value type
+            # (what the general way below does; an empty key is expected nothing)
+            expected = owner.val
+            stack.append(Expect(expected, top.span))
+            try:
+                value_type = self._walk(value, rest, op)
+                self.assign.must_assignable_to(value_type, expected, key.span, top.span)
+            finally:
+                ctx.pop_expect(1)
+            return value_type
         if isinstance(owner, SchemaType):
             info = owner.info
             attr = info.get_attr(name)
@@ -518,8 +529,31 @@ class ConfigChecker:
         if not bound:
             bindings[node.id] = symbol
 
+    def _string_entry(
+        self, entry: ast.ConfigEntry, key: ast.StringExpr, collected: _Collect
+    ) -> None:
+        """A quoted key ``"k": v`` (what ``_other_entry`` does for it, without walking
+        the key under the value's expected type: a string literal reads no context)."""
+        value = entry.value
+        literal = key.value
+        val_type = self._checked_value(literal, key, value, None, "")
+        if val_type is None:  # no expected type here
+            depth = self.ctx.push_expect(None)
+            try:
+                val_type = self.exprs.expr(value)
+            finally:
+                self.ctx.pop_expect(depth)
+        key_type = self.exprs.expr(key)  # a string literal type: always a valid key
+        self._add_literal_key(literal, val_type, key.span, key, collected)
+        collected.keys.append(key_type)
+        collected.vals.append(val_type)
+        self._check_insert(entry.op, val_type, value.span)
+
     def _other_entry(self, entry: ast.ConfigEntry, key: ast.Expr, collected: _Collect) -> None:
         """Quoted, interpolated, computed ``(k)`` and index ``l[0]`` keys."""
+        if type(key) is ast.StringExpr:
+            self._string_entry(entry, key, collected)
+            return
         value = entry.value
         checked: Type | None = None
         subscript_name = _constant_index_subscript(key)

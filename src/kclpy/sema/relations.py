@@ -120,14 +120,69 @@ def subsume(lhs: Type, rhs: Type, check_left_any: bool) -> bool:
     if isinstance(lhs, ListType) and isinstance(rhs, ListType):
         return subsume(lhs.elem, rhs.elem, check_left_any)
     if isinstance(lhs, DictType) and isinstance(rhs, DictType):
-        return subsume(lhs.key, rhs.key, check_left_any) and subsume(
-            lhs.val, rhs.val, check_left_any
+        return _subsume_part(lhs, rhs, 0, check_left_any) and _subsume_part(
+            lhs, rhs, 1, check_left_any
         )
     if lflags & STR and isinstance(rhs, LitType) and rflags & STR:
         return True
     if isinstance(lhs, FuncType) and isinstance(rhs, FuncType):
         return _subsume_function(lhs, rhs, check_left_any)
     return equal(lhs, rhs)
+
+
+def _subsume_part(lhs: DictType, rhs: DictType, index: int, check_left_any: bool) -> bool:
+    """``subsume`` of the key (``index`` 0) or value (1) types of two dicts.
+
+    A config literal's key and value types are the unions of its entries' (built when
+    first read, ``DictType.of_entries``), and building a union compares its members
+    pairwise. Where the entries decide the answer the unions are not built: every
+    member of a union is one of the entries (or of their unions), so the union on the
+    left fits when each entry fits, and the union on the right takes nothing that no
+    entry takes; ``_members`` leaves out the entries whose union is ``any``."""
+    left = lhs.pending_part(index)
+    if left is not None:
+        members = _members(left)
+        if members is not None:
+            target = _part(rhs, index)
+            # (a union checks its members without ``check_left_any``: the stricter way)
+            if all(subsume(member, target, False) for member in members):
+                return True
+    source = _part(lhs, index)
+    right = rhs.pending_part(index)
+    if right is not None and not _fits_anything(source, check_left_any):
+        members = _members(right)
+        if members is not None and not any(
+            subsume(source, member, check_left_any) for member in members
+        ):
+            return False
+    return subsume(source, _part(rhs, index), check_left_any)
+
+
+def _part(t: DictType, index: int) -> Type:
+    return t.val if index else t.key
+
+
+def _fits_anything(source: Type, check_left_any: bool) -> bool:
+    """Whether ``subsume`` answers for ``source`` before looking at the target (or,
+    for a union, looks at the target member by member)."""
+    flags = source.flags
+    return bool((check_left_any and flags & ANY_F) or flags & NONE_F) or isinstance(
+        source, UnionType
+    )
+
+
+def _members(entries: list[Type]) -> list[Type] | None:
+    """The members of the union of ``entries`` may be (each entry, a union's members),
+    voids left out; None when that union may be ``any`` (no member, or more than
+    ``SUP_LIMIT``)."""
+    members: list[Type] = []
+    for entry in entries:
+        if isinstance(entry, UnionType):
+            members.extend(entry.types)
+        else:
+            members.append(entry)
+    members = [member for member in members if not member.flags & 1]  # void: the bottom
+    return members if 0 < len(members) <= SUP_LIMIT else None
 
 
 def _subsume_multiplier(lhs: NumMulType, rhs: NumMulType) -> bool:
@@ -180,6 +235,10 @@ def sup(types: list[Type]) -> Type:
         first = types[0]  # one type, or the same one each time (identity: a C loop)
         if type(first) is not UnionType and types.count(first) == len(types):
             return first if not first.flags & 1 else ANY
+        if len(types) == 2:
+            pair = _sup_of_two(first, types[1])
+            if pair is not None:
+                return pair
     distinct: dict[object, Type] = {}
     for item in types:
         _flatten(item, distinct)
@@ -193,6 +252,22 @@ def sup(types: list[Type]) -> Type:
     if len(flat) == 1:
         return flat[0]
     return UnionType(tuple(flat))
+
+
+def _sup_of_two(first: Type, second: Type) -> Type | None:
+    """``sup([first, second])`` of two types that are not unions, voids or both
+    literals, without their ``type_key``s (which read every level of a config literal's
+    type): types with equal keys are ``equal``, and ``_drop_subsumed`` drops the second
+    of two equal types as the keys would have; None for any other pair."""
+    if (
+        type(first) is UnionType
+        or type(second) is UnionType
+        or (first.flags | second.flags) & 1
+        or (type(first) is LitType and type(second) is LitType)
+    ):
+        return None
+    kept = _drop_subsumed([first, second])
+    return kept[0] if len(kept) == 1 else UnionType((first, second))
 
 
 def _flatten(item: Type, out: dict[object, Type]) -> None:

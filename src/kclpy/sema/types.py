@@ -186,11 +186,12 @@ class DictType(Type):
     """``{K:V}``; a dict literal also remembers the type of each literal key.
 
     The type of a config literal (:meth:`of_entries`) computes ``key`` and ``val``, the
-    unions of its entries' key and value types, when one of them is first read: most
-    are never read (a literal checked against a schema is judged by its ``attrs``), and
-    the unions were a fifth of checking a big config."""
+    unions of its entries' key and value types, each when it is first read: most are
+    never read (a literal checked against a schema is judged by its ``attrs``, and the
+    checker's relations decide what its entries decide without them), and the unions
+    were a fifth of checking a big config."""
 
-    __slots__ = ("_entries", "attrs", "key", "val")
+    __slots__ = ("_entries", "_unset", "attrs", "fits", "key", "val")
 
     def __init__(self, key: Type, val: Type, attrs: dict[str, DictAttr] | None = None) -> None:
         super().__init__(DICT)
@@ -198,6 +199,11 @@ class DictType(Type):
         self.val = val
         self.attrs = attrs
         self._entries: tuple[list[Type], list[Type]] | None = None
+        self._unset = 0  # bit 0: ``key`` not computed yet, bit 1: ``val``
+        # a dict type this one was checked against and fits with nothing to report (the
+        # checker's ``check_type`` of a config literal: an enclosing literal's check
+        # meets each nested one again, against the same type)
+        self.fits: Type | None = None
 
     @classmethod
     def of_entries(cls, keys: list[Type], vals: list[Type], attrs: dict[str, DictAttr]) -> DictType:
@@ -206,26 +212,41 @@ class DictType(Type):
         Type.__init__(lazy, DICT)
         lazy.attrs = attrs
         lazy._entries = (keys, vals)
+        lazy._unset = 3
+        lazy.fits = None
         return lazy
 
     def pending_keys(self) -> list[Type] | None:
         """The entries' key types while ``key`` (their union) is not computed yet."""
+        return self.pending_part(0)
+
+    def pending_part(self, index: int) -> list[Type] | None:
+        """The entries' key (``index`` 0) or value (1) types while their union is not
+        computed yet."""
         entries = self._entries
-        return entries[0] if entries is not None else None
+        return entries[index] if entries is not None and self._unset >> index & 1 else None
+
+    def pending_entries(self) -> tuple[list[Type], list[Type]] | None:
+        """The entries' key and value types while a union of them is not computed yet."""
+        return self._entries
 
     def __getattr__(self, name: str) -> Type:
-        # called only for an unset slot: the unions of a config literal, read first now
-        if name not in ("key", "val"):
+        # called only for an unset slot: a union of a config literal's entries, read now
+        index = 0 if name == "key" else 1 if name == "val" else -1
+        entries = self._entries
+        if index < 0 or entries is None:
             raise AttributeError(name)
         from kclpy.sema.relations import sup  # relations builds on this module
 
-        entries = self._entries
-        if entries is None:
-            raise AttributeError(name)
-        self.key = sup(entries[0])
-        self.val = sup(entries[1])
-        self._entries = None
-        return self.key if name == "key" else self.val
+        union = sup(entries[index])
+        if index:
+            self.val = union
+        else:
+            self.key = union
+        self._unset &= ~(1 << index)
+        if not self._unset:
+            self._entries = None
+        return union
 
     def ty_str(self) -> str:
         return f"{{{self.key.ty_str()}:{self.val.ty_str()}}}"

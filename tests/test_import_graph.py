@@ -31,10 +31,6 @@ ALLOWED: tuple[frozenset[str], ...] = tuple(
     for group in (
         "sema.relations sema.symbols sema.types",
         "vm.objects vm.schema_plan vm.typecheck",
-        "vm.builtins.core vm.builtins.registry vm.builtins.modules.collection_module"
-        " vm.builtins.modules.crypto_module vm.builtins.modules.file_module"
-        " vm.builtins.modules.json_module vm.builtins.modules.manifests_module"
-        " vm.builtins.modules.runtime_module vm.builtins.modules.yaml_module",
     )
 )
 

@@ -34,6 +34,7 @@ RUN_MODULES = frozenset(
     kclpy.pipeline kclpy.pipeline.cache kclpy.pipeline.driver
     kclpy.patterns kclpy.patterntab
     kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.syntax.universe kclpy.vm kclpy.vm.builtins
+    kclpy.vm.builtins.adapt kclpy.vm.builtins.marks
     kclpy.vm.builtins.compare kclpy.vm.builtins.context kclpy.vm.builtins.convert
     kclpy.vm.builtins.registry kclpy.vm.access kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects
     kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schema_plan kclpy.vm.schemas
@@ -50,7 +51,8 @@ COMPILE_MODULES = frozenset(
     kclpy.sema kclpy.sema.annotations kclpy.sema.assign kclpy.sema.base kclpy.sema.bindings
     kclpy.sema.builtins kclpy.sema.calls kclpy.sema.checker kclpy.sema.config
     kclpy.sema.declare kclpy.sema.docstrings kclpy.sema.exprs kclpy.sema.model
-    kclpy.sema.interface kclpy.sema.names kclpy.sema.operators kclpy.sema.relations kclpy.sema.resolve
+    kclpy.sema.interface kclpy.sema.names kclpy.sema.operators
+    kclpy.sema.relations kclpy.sema.resolve
     kclpy.sema.schemas kclpy.sema.shared kclpy.sema.stmts kclpy.sema.symbols
     kclpy.sema.types kclpy.sema.upgrade kclpy.syntax.build kclpy.syntax.driver
     kclpy.syntax.grammar_collections kclpy.syntax.grammar_expr kclpy.syntax.grammar_stmt

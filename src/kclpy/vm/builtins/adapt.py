@@ -24,7 +24,6 @@ per call; the annotations and defaults are read here, once.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, cast
 
@@ -188,17 +187,50 @@ def _annotated_types(annotation: object) -> frozenset[type] | None:
     return frozenset(found)
 
 
+_EMPTY: Final = object()  # a parameter without a default
+
+
+class _Implemented:
+    """One positional parameter of an implementation, as its code object declares it."""
+
+    __slots__ = ("annotation", "default", "name", "positional_only")
+
+    def __init__(self, name: str, positional_only: bool, default: object, annotation: object):
+        self.name = name
+        self.positional_only = positional_only
+        self.default = default
+        self.annotation = annotation
+
+
+def _positional_parameters(owner: str, function: Callable[..., Value]) -> list[_Implemented]:
+    """The positional parameters of ``function``, read from its code object (not with
+    ``inspect``, which ``kcl run`` would otherwise import at start for this alone)."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        raise BindingError(f"{owner}: the implementation is not a Python function")
+    bound = 1 if getattr(function, "__self__", None) is not None else 0  # a bound method
+    count = code.co_argcount
+    names = code.co_varnames[bound:count]
+    defaults = getattr(function, "__defaults__", None) or ()
+    annotations = getattr(function, "__annotations__", {})
+    first_default = count - bound - len(defaults)
+    return [
+        _Implemented(
+            name,
+            index + bound < code.co_posonlyargcount,
+            defaults[index - first_default] if index >= first_default else _EMPTY,
+            annotations.get(name, _EMPTY),
+        )
+        for index, name in enumerate(names)
+    ]
+
+
 def _prepare(
     owner: str, declared: list[Parameter], function: Callable[..., Value], skip: int
 ) -> None:
     """Read the implementation once: its defaults, its typed parameters, its mismatch
     actions; a :class:`BindingError` when it does not implement the declaration."""
-    python = list(inspect.signature(function).parameters.values())[skip:]
-    positional = [
-        parameter
-        for parameter in python
-        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)
-    ]
+    positional = _positional_parameters(owner, function)[skip:]
     names = [parameter.name.rstrip("_") for parameter in positional]  # list_ for list
     if names[: len(declared)] != [parameter.name for parameter in declared]:
         raise BindingError(
@@ -207,9 +239,9 @@ def _prepare(
         )
     default, actions = mismatch_actions(function)
     for parameter, implemented in zip(declared, positional, strict=False):
-        parameter.keyword = implemented.kind != implemented.POSITIONAL_ONLY
-        if implemented.default is not implemented.empty:
-            parameter.default = implemented.default
+        parameter.keyword = not implemented.positional_only
+        if implemented.default is not _EMPTY:
+            parameter.default = cast(Value, implemented.default)
         elif parameter.optional:
             raise BindingError(f"{owner}: optional parameter {parameter.name} has no default")
         checked = _annotated_types(implemented.annotation)

@@ -220,13 +220,14 @@ class CallChecker:
         self.ctx.enter_scope(ScopeKind.LAMBDA, node)
         try:
             for typed, param_node in zip(params, node.params, strict=True):
-                self.ctx.declared[param_node.id] = self.ctx.define(
+                symbol = self.ctx.define(
                     typed.name,
                     SymbolKind.PARAMETER,
                     typed.type,
                     name_span(param_node, typed.name),
                     param_node,
                 )
+                self.ctx.declare(param_node, symbol)
             real = self._lambda_body(node, ret)
         finally:
             self.ctx.leave_scope()

@@ -97,7 +97,7 @@ class DeclarationChecker:
     def resolve_package(self, pkgpath: str, modules: list[ast.Module]) -> None:
         """The run-time binding of every name use of the package (``sema.resolve``),
         which the walk reads for every name it reads."""
-        self.resolver.package(modules, self.ctx.program.imports_of)
+        self.resolver.package(modules, self.ctx.program.imports_of, pkgpath)
 
     def _merge_groups(self, modules: list[ast.Module]) -> set[int]:
         """Main-package unifications of one name act as one config (the last statement):

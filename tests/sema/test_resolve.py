@@ -322,3 +322,24 @@ def test_an_import_the_loader_did_not_find_is_still_an_import() -> None:
     use = [n for n in walk(module) if isinstance(n, ast.NameExpr) and n.name == "nosuch"]
     assert [model.resolution[n.id].kind for n in use] == [BindingKind.IMPORT]
     assert model.bindings[use[0].id].kind == SymbolKind.MODULE
+
+
+def test_a_key_of_an_if_block_is_a_sibling_at_run_time_only() -> None:
+    # the run time looks the key up in the whole literal; the checker (as the
+    # reference's) sees the keys of the ``if`` block inside the block only
+    text = "c = True\nx = {\n    if c:\n        a = 1\n        d = a\n    b = a\n}\n"
+    model, module = resolve_text(text, check=True)
+    inside, after = (
+        n
+        for n in walk(module)
+        if isinstance(n, ast.NameExpr) and n.name == "a" and n.id in model.resolution
+    )
+    for read in (inside, after):
+        binding = model.resolution[read.id]
+        assert binding.kind == BindingKind.CONFIG_KEY
+        assert binding.fallback is not None and binding.fallback.kind == BindingKind.UNDEFINED
+    declaration = model.resolution[inside.id].declaration
+    assert declaration is not None and declaration.symbol is not None
+    assert declaration.symbol.kind == SymbolKind.CONFIG_KEY
+    assert model.resolution[after.id].declaration is None
+    assert [d.message for d in model.diagnostics] == ["name 'a' is not defined"]

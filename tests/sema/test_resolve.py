@@ -3,8 +3,8 @@
 Each program marks its lines with ``# B: name=binding ...``: every use of ``name``
 on that line must have that binding. Bindings are written ``local`` (``local+1``:
 one code unit out), ``global``, ``import:pkgpath``, ``builtin``, ``undefined``,
-prefixed ``schema/`` when the schema's attribute is looked up first and ``key/``
-when a sibling config key is.
+prefixed ``schema/`` when the schema's attribute is looked up first (an
+``ATTRIBUTE`` binding) and ``key/`` when a sibling config key is (``CONFIG_KEY``).
 """
 
 from __future__ import annotations
@@ -71,15 +71,16 @@ f = lambda x {
 
 
 def descriptor(binding: Binding) -> str:
+    fallback = binding.fallback
+    if binding.kind == BindingKind.CONFIG_KEY and fallback is not None:
+        return "key/" + descriptor(fallback)
+    if binding.kind == BindingKind.ATTRIBUTE and fallback is not None:
+        return "schema/" + descriptor(fallback)
     text = KINDS[binding.kind]
     if binding.kind == BindingKind.LOCAL and binding.depth:
         text += f"+{binding.depth}"
     if binding.kind == BindingKind.IMPORT:
         text += f":{binding.pkgpath}"
-    if binding.dynamic:
-        text = "schema/" + text
-    if binding.config_key:
-        text = "key/" + text
     return text
 
 
@@ -228,14 +229,18 @@ def wrong_symbols(model: Model, module: ast.Module) -> list[str]:
         if binding is None:
             continue  # a literal config key, a schema's name in its own statement
         symbol = model.bindings.get(node.id)
-        if binding.config_key:
+        dynamic = binding.kind == BindingKind.ATTRIBUTE
+        if dynamic and binding.fallback is not None:
+            binding = binding.fallback
+        if binding.kind == BindingKind.CONFIG_KEY:
             ok = symbol is not None and symbol.kind == SymbolKind.CONFIG_KEY
         elif binding.kind == BindingKind.UNDEFINED:
-            ok = symbol is None or binding.dynamic
+            ok = symbol is None or dynamic
         elif binding.kind == BindingKind.LOCAL:
-            ok = symbol is not None and symbol.node is not None
-            ok = ok and symbol.node.id == binding.declaration
-        elif binding.dynamic and symbol is not None and symbol.kind == SymbolKind.ATTRIBUTE:
+            declaration = binding.declaration
+            ok = symbol is not None and declaration is not None
+            ok = ok and symbol is declaration.symbol and symbol.node is declaration.node
+        elif dynamic and symbol is not None and symbol.kind == SymbolKind.ATTRIBUTE:
             ok = True  # the schema's attribute first
         elif binding.kind == BindingKind.BUILTIN:
             ok = symbol is not None and symbol.kind == SymbolKind.BUILTIN
@@ -293,12 +298,14 @@ def test_an_undefined_name_is_reported_once_with_suggestions(name: str) -> None:
 
 
 def test_a_key_named_as_a_loop_variable_outside_its_lambda() -> None:
-    # the run time takes the key literally (no binding); the reference's checker, and
-    # this one, type it as the loop variable
+    # the run time takes the key literally (a KEY binding); the reference's checker,
+    # and this one, type it as the loop variable
     text = "l = [lambda {\n    {k = 1}\n} for k in [1]]\n"
     model, module = resolve_text(text, check=True)
-    key = next(n for n in walk(module) if isinstance(n, ast.NameExpr) and n.name == "k")
-    assert key.id not in model.resolution
+    key, loop = (n for n in walk(module) if isinstance(n, ast.NameExpr) and n.name == "k")
+    binding = model.resolution[key.id]
+    assert binding.kind == BindingKind.KEY and binding.declaration is not None
+    assert binding.declaration.node is loop
     assert [d.message for d in model.diagnostics] == ["A attribute must be string type, got 'int'"]
     result = run(text.replace("[1]", '["a"]') + "m = [l[0]()]\n")
     assert result.ok and "- k: 1" in result.text
@@ -315,3 +322,24 @@ def test_an_import_the_loader_did_not_find_is_still_an_import() -> None:
     use = [n for n in walk(module) if isinstance(n, ast.NameExpr) and n.name == "nosuch"]
     assert [model.resolution[n.id].kind for n in use] == [BindingKind.IMPORT]
     assert model.bindings[use[0].id].kind == SymbolKind.MODULE
+
+
+def test_a_key_of_an_if_block_is_a_sibling_at_run_time_only() -> None:
+    # the run time looks the key up in the whole literal; the checker (as the
+    # reference's) sees the keys of the ``if`` block inside the block only
+    text = "c = True\nx = {\n    if c:\n        a = 1\n        d = a\n    b = a\n}\n"
+    model, module = resolve_text(text, check=True)
+    inside, after = (
+        n
+        for n in walk(module)
+        if isinstance(n, ast.NameExpr) and n.name == "a" and n.id in model.resolution
+    )
+    for read in (inside, after):
+        binding = model.resolution[read.id]
+        assert binding.kind == BindingKind.CONFIG_KEY
+        assert binding.fallback is not None and binding.fallback.kind == BindingKind.UNDEFINED
+    declaration = model.resolution[inside.id].declaration
+    assert declaration is not None and declaration.symbol is not None
+    assert declaration.symbol.kind == SymbolKind.CONFIG_KEY
+    assert model.resolution[after.id].declaration is None
+    assert [d.message for d in model.diagnostics] == ["name 'a' is not defined"]

@@ -161,7 +161,8 @@ class ExprCompiler:
         reference), else a local, else the schema's attribute, a global or a builtin.
         ``span`` (default: the node's) is where an undefined name is reported."""
         where = span or node.span
-        binding = self.names.bindings.get(node.id)
+        found = self.names.bindings.get(node.id)
+        binding = found.static() if found is not None else None
         index = self.local_slot(binding) if binding is not None else None
         if binding is None or (binding.kind == BindingKind.LOCAL and index is None):
             # a bug: the resolver did not walk this use, or saw another declaration
@@ -169,17 +170,21 @@ class ExprCompiler:
             self.out.emit(Op.LOAD_UNDEFINED)
             return
         out = self.out
-        jump = out.emit(Op.LOAD_CONFIG_KEY, 0) if binding.config_key else -1
+        config_key = binding is not found
+        jump = out.emit(Op.LOAD_CONFIG_KEY, 0) if config_key else -1
         kind = binding.kind
         if index is not None:
             if binding.depth == 0:
                 out.emit(Op.LOAD_LOCAL, index)
             else:
                 out.emit(Op.LOAD_DEREF, binding.depth << 16 | index)
-        elif binding.dynamic:
-            out.emit(Op.LOAD_NAME, out.const((name, _FALLBACK[kind], self.operand(binding))))
+        elif kind == BindingKind.ATTRIBUTE and binding.fallback is not None:
+            fallback = binding.fallback
+            out.emit(
+                Op.LOAD_NAME, out.const((name, _FALLBACK[fallback.kind], self.operand(fallback)))
+            )
         elif kind == BindingKind.UNDEFINED:
-            if not binding.config_key:
+            if not config_key:
                 self.error(DiagCode.COMPILE_ERROR, f"name '{name}' is not defined", where)
             out.name(name)
             out.emit(Op.LOAD_UNDEFINED)
@@ -190,12 +195,13 @@ class ExprCompiler:
 
     def local_slot(self, binding: Binding) -> int | None:
         """The slot of a local binding's declaration in its unit (None: not a local)."""
-        if binding.kind != BindingKind.LOCAL:
+        declaration = binding.declaration
+        if binding.kind != BindingKind.LOCAL or declaration is None or declaration.node is None:
             return None
         unit: Unit | None = self.unit
         for _ in range(binding.depth):
             unit = unit.parent if unit is not None else None
-        return unit.slots.get(binding.declaration) if unit is not None else None
+        return unit.slots.get(declaration.node.id) if unit is not None else None
 
     def operand(self, binding: Binding) -> int:
         """The operand that finds a global, an import or a builtin (or names the name)."""
@@ -521,7 +527,8 @@ class ExprCompiler:
         quantifier (the resolver binds a key's root only then)."""
         while isinstance(key, ast.SelectorExpr):
             key = key.value
-        return key.id in self.names.bindings
+        binding = self.names.bindings.get(key.id)
+        return binding is not None and binding.kind != BindingKind.KEY
 
     def loop_variable_entry(self, entry: ast.ConfigEntry, path: tuple[str, ...]) -> None:
         """``k = v`` / ``k.b = v`` where ``k`` is a comprehension variable: the key is

@@ -893,9 +893,16 @@ def store_local_target(
         return None
     unit = compiler.unit
     binding = compiler.names.bindings.get(root.id)
-    declared = binding is not None and binding.kind == BindingKind.LOCAL and binding.depth == 0
-    declaration = binding.declaration if binding is not None and declared else root.id
-    index = unit.slots[declaration] if declared else unit.new_local()
+    declaration = binding.declaration if binding is not None else None
+    node = declaration.node if declaration is not None else None
+    declared = (
+        binding is not None
+        and binding.kind == BindingKind.LOCAL
+        and binding.depth == 0
+        and node is not None
+    )
+    key = node.id if declared and node is not None else root.id
+    index = unit.slots[key] if declared else unit.new_local()
 
     def load_root() -> None:
         if declared:
@@ -907,7 +914,7 @@ def store_local_target(
         out.emit(Op.LOAD_LOCAL, value_local)
 
     emit_assign(compiler, target, load_root, load_value, aug_op, type_node)
-    unit.slots[declaration] = index
+    unit.slots[key] = index
     out.emit(Op.STORE_LOCAL, index)
     return index
 

@@ -89,7 +89,7 @@ class AnnotationResolver:
         if basic is not None:
             return basic
         names = node.name.split(".")
-        symbol = self.ctx.type_symbol(node, names[0])
+        symbol = self.ctx.type_symbol(node)
         if symbol is None:
             self.ctx.report_undefined(names[0], node.span)
             return ANY

@@ -9,35 +9,24 @@ symbol (:meth:`CheckContext.symbol_of`). Nothing here walks the tree: the parts
 (``exprs``, ``config``, ``calls``, ``names``, ``stmts``, ``declare``...) do, each
 holding this context; ``checker.Checker`` builds and connects them.
 
-A read's symbol is its binding's (``sema.bindings``), mapped to the checker's
-symbols: a key set earlier in an enclosing config literal (``config_key``: the
-config scopes being walked), in a schema (``dynamic``) the schema scope's symbol of
-the name, then by kind the symbol the checker defined for the declaration node
-(``LOCAL``: parameters, loop and quantifier variables, lambda locals, the index
-signature's key, kept in ``declared``), the package's (``GLOBAL``, ``IMPORT``), the
-builtin, or none (``UNDEFINED``: ``name 'x' is not defined``, with the close names
-visible here as suggestions). Where the checker's view differs from the run time's:
-
-* the schema scope holds what a body may read before the run time defines it (the
-  attributes and assignments of the body, the index signature's key, which at run
-  time is a local of the default value and the checks only), so a ``dynamic``
-  read finds it there;
-* a ``LOCAL`` whose declaration the checker has not reached (a schema parameter in
-  another parameter's default) has no symbol: undefined, as before bindings;
-* a type name's symbol follows its ``TypeBinding``: the package's definition or
-  alias, or the import's module for ``pkg.Name``, never a local of that name;
-* the key ``k`` of ``{k = v}`` in a lambda in a comprehension over ``k`` is the
-  literal ``"k"`` at run time (no binding) but the loop variable for the
-  reference's checker and this one (:meth:`CheckContext.unbound_read`).
+A read's symbol is its binding's declaration's (``sema.bindings``): the resolver
+decides what every name use refers to, the checker decorates the declarations with
+its symbols as it reaches them (:meth:`CheckContext.define` for the names of a
+package or a schema body, :meth:`CheckContext.declare` for a local's or a config
+key's declaring node) and reads them back (:meth:`CheckContext.symbol_of`). A
+declaration the checker has not reached yet (a schema parameter in another
+parameter's default) has no symbol: the name is not defined there, as for the
+reference. The scopes the context opens hold what each region defines, for stores,
+suggestions and editors; no read looks a name up in them.
 """
 
 from __future__ import annotations
 
 from kclpy.diag import Code, Diagnostic, Label
 from kclpy.loader import Program
-from kclpy.sema.bindings import BindingKind, TypeKind
+from kclpy.sema.bindings import BindingKind
 from kclpy.sema.model import Model
-from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, ScopeKind, Symbol
+from kclpy.sema.symbols import MAIN, DeclarationKind, SchemaInfo, Scope, ScopeKind, Symbol
 from kclpy.sema.types import Type
 from kclpy.source import Span
 from kclpy.syntax import ast
@@ -86,14 +75,12 @@ class CheckContext:
         self.program = program
         self.model = model
         self.diagnostics: list[Diagnostic] = model.diagnostics
-        self.builtin_scope = Scope(ScopeKind.BUILTIN, None)
+        self.builtin_scope = Scope(ScopeKind.BUILTIN, None, None, model.builtin_names)
         self.package_scopes: dict[str, Scope] = model.package_scopes
         self.scope = self.builtin_scope
         self.scope_level = 0
         self.pkgpath = MAIN
         self.schema: SchemaContext | None = None
-        # the loop variables in view (the checker's, which a lambda does not end)
-        self.local_vars: dict[str, Symbol] = {}
         self.l_value = False
         self.expect_stack: list[Expect | None] = []
         # the current package's global names, where first assigned (statements, names)
@@ -104,9 +91,7 @@ class CheckContext:
         self.tool_facts = model.tool_facts
         self.resolution = model.resolution
         self.type_resolution = model.type_resolution
-        # the symbol the checker defined for each declaration a LOCAL binding names
-        self.declared: dict[int, Symbol] = {}
-        self.config_scopes: list[Scope] = []  # the config literals being walked
+        self.declarations = model.declarations
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -126,19 +111,19 @@ class CheckContext:
     # ------------------------------------------------------------------ scopes
 
     def enter_scope(self, kind: str, node: ast.Node | None = None) -> Scope:
-        scope = Scope(kind, self.scope, node)
+        members = None
+        if kind == ScopeKind.SCHEMA and node is not None:  # a schema body's names
+            members = self.model.schema_members.get(node.id)
+            for member in members.values() if members else ():
+                member.symbol = None  # (none defined yet in this walk)
+        scope = Scope(kind, self.scope, node, members)
         if self.model.keep_scopes:
             self.scope.children.append(scope)
-        if kind == ScopeKind.CONFIG:
-            self.config_scopes.append(scope)
         self.scope = scope
         self.scope_level += 1
         return scope
 
     def leave_scope(self) -> None:
-        self.local_vars.clear()
-        if self.scope.kind == ScopeKind.CONFIG:
-            self.config_scopes.pop()
         parent = self.scope.parent
         assert parent is not None
         self.scope = parent
@@ -147,7 +132,8 @@ class CheckContext:
     def package_scope(self, pkgpath: str) -> Scope:
         scope = self.package_scopes.get(pkgpath)
         if scope is None:
-            scope = Scope(ScopeKind.PACKAGE, self.builtin_scope)
+            names = self.model.package_names(pkgpath)
+            scope = Scope(ScopeKind.PACKAGE, self.builtin_scope, None, names)
             self.package_scopes[pkgpath] = scope
         return scope
 
@@ -159,9 +145,14 @@ class CheckContext:
         span: Span | None,
         node: ast.Node | None = None,
     ) -> Symbol:
-        """Insert a symbol into the current scope (replacing one of the same name)."""
+        """Insert a symbol into the current scope (replacing one of the same name);
+        the package's or the schema's declaration of the name takes it."""
         symbol = Symbol(name, kind, type, span, self.pkgpath, node)
-        self.scope.symbols[name] = symbol
+        scope = self.scope
+        if scope.declarations is None:  # (``Scope.put``, inlined: most definitions)
+            scope.symbols[name] = symbol
+        else:
+            scope.put(name, symbol)
         if span is not None and self.tool_facts:
             self.model.add_occurrence(span, symbol)
         return symbol
@@ -180,50 +171,45 @@ class CheckContext:
 
     # ------------------------------------------------------------------ name reads
 
-    def symbol_of(self, node: ast.Node, name: str) -> Symbol | None:
-        """The symbol a read of ``name`` at ``node`` refers to, from the node's binding
-        (see the module docstring); None when undefined, or not defined yet where the
-        checker is."""
-        binding = self.resolution.get(node.id)
-        if binding is None:
-            return self.unbound_read(name)
-        if binding.config_key:
-            for scope in reversed(self.config_scopes):
-                symbol = scope.symbols.get(name)
-                if symbol is not None:
-                    return symbol
-        if binding.dynamic:
-            schema = self.schema
-            if schema is not None and schema.scope is not None:
-                symbol = schema.scope.symbols.get(name)
-                if symbol is not None:
-                    return symbol
-        kind = binding.kind
-        if kind == BindingKind.LOCAL:
-            return self.declared.get(binding.declaration)
-        if kind == BindingKind.GLOBAL or kind == BindingKind.IMPORT:
-            return self.package_scopes[self.pkgpath].symbols.get(name)
-        if kind == BindingKind.BUILTIN:
-            return self.builtin_scope.symbols.get(name)
-        return None
-
-    def unbound_read(self, name: str) -> Symbol | None:
-        """A read the run time does not make: the key ``k`` of ``{k = v}`` in a lambda
-        in a comprehension over ``k`` is the literal ``"k"`` at run time, while the
-        reference's checker (and so this one) types it as the loop variable."""
-        symbol = self.local_vars.get(name)
-        if symbol is None:  # every other read has a binding (``sema.resolve``)
-            raise AssertionError(f"the name {name!r} read here has no binding")
+    def declare(self, node: ast.Node, symbol: Symbol) -> Symbol:
+        """Decorate the declaration ``node`` makes (a parameter, a loop variable, a
+        lambda local, the index signature's key, a config key) with ``symbol``."""
+        declaration = self.declarations.get(node.id)
+        if declaration is not None:
+            declaration.symbol = symbol
         return symbol
 
-    def type_symbol(self, node: ast.NamedType, head: str) -> Symbol | None:
+    def symbol_of(self, node: ast.Node, name: str) -> Symbol | None:
+        """The symbol a read of ``name`` at ``node`` refers to: its binding's (see the
+        module docstring); None when undefined, or not reached yet by the checker."""
+        binding = self.resolution.get(node.id)
+        if binding is None:  # every read has a binding (``sema.resolve``)
+            raise AssertionError(f"the name {name!r} read here has no binding")
+        return binding.symbol()
+
+    def reads_loop_variable(self, node: ast.Node) -> bool:
+        """Whether the name at ``node`` reads a comprehension or quantifier variable
+        (a config key in a lambda in the comprehension included)."""
+        binding = self.resolution.get(node.id)
+        if binding is None:
+            return False
+        binding = binding.static()
+        if binding.kind == BindingKind.KEY:
+            return True
+        declaration = binding.declaration
+        return (
+            binding.kind == BindingKind.LOCAL
+            and declaration is not None
+            and declaration.kind == DeclarationKind.LOOP_VARIABLE
+        )
+
+    def type_symbol(self, node: ast.NamedType) -> Symbol | None:
         """The symbol of the first name of a type name (``k8s`` of ``k8s.Deployment``),
         from the type binding: the import's module symbol, the package's definition or
         alias; None when the name denotes nothing."""
         binding = self.type_resolution.get(node.id)
-        if binding is None or binding.kind == TypeKind.UNKNOWN:
-            return None
-        return self.package_scope(self.pkgpath).symbols.get(head)
+        declaration = binding.declaration if binding is not None else None
+        return declaration.symbol if declaration is not None else None
 
     def report_undefined(self, name: str, span: Span | None) -> None:
         """``name 'x' is not defined``, with the close names visible here as suggestions

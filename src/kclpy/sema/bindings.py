@@ -1,20 +1,31 @@
-"""Bindings: what each name use refers to at run time, as the resolver decided.
+"""Declarations and bindings: what each name use refers to, as the resolver decided.
 
-A :class:`Binding` is the answer to "where does this name's value live?" for one
-``NameExpr`` (or the implicit read of a schema attribute by ``a += v``), the
-model of starlark-go's ``resolve.Binding``. The resolver (``sema.resolve``)
-fills ``Model.resolution`` with one per name use, keyed by node id; the checker
-(which maps each to its symbol, ``CheckContext.symbol_of``) and the compiler read
-them, and neither looks a name up itself.
+The one name model of sema (starlark-go's ``resolve.Binding``). The resolver
+(``sema.resolve``) makes a :class:`Declaration` for every name a program declares
+and a :class:`Binding` for every name use (``Model.resolution``, keyed by node id)
+that points at one; the checker decorates declarations with symbols (and so types:
+``Declaration.symbol``) and reads a name's symbol from its binding's declaration
+(``CheckContext.symbol_of``); the compiler turns bindings into loads and stores, the
+language server and lint read the checker's symbols. Nobody looks a name up again.
 
-Kinds, in the order a name is looked up: a local of the code unit being compiled
-or of an enclosing one (``LOCAL``: comprehension and quantifier variables,
-parameters, lambda locals, the index signature's key), a package variable
-(``GLOBAL``), an imported module (``IMPORT``), a builtin function (``BUILTIN``), or
-nothing (``UNDEFINED``). Two flags come first at run time: ``config_key`` (a key
-set earlier in an enclosing config literal shadows everything, as in the
-reference) and ``dynamic`` (inside a schema, the instance's attribute of that
-name, when it has one; the kind is then the fallback).
+Declarations (``sema.symbols``): a parameter, a loop variable, a lambda local,
+the index signature's key (locals of a code unit), a package name (a variable,
+schema, rule, type alias or import of the package: one per name and package), a
+builtin, a schema member (a name a schema body sets: what a body read finds before
+the run time looks at the instance) and a config key (a key of a config literal, or
+of one ``if`` block of it, as the checker walks them).
+
+Binding kinds, in the order a name is looked up: a local of the code unit being
+compiled or of an enclosing one (``LOCAL``), a package variable (``GLOBAL``), an
+imported module (``IMPORT``), a builtin function (``BUILTIN``), or nothing
+(``UNDEFINED``). Three kinds are decided at run time, each with the static binding it
+falls back to (``fallback``): ``CONFIG_KEY`` (a key set earlier in an enclosing config
+literal shadows everything, as in the reference; its declaration is the key the
+checker types the read by, when the checker sees one), ``ATTRIBUTE`` (inside a
+schema, the instance's attribute of that name, when it has one; its declaration is
+the schema member of that name, if the body sets one) and ``KEY`` (the key ``k`` of
+``{k = v}`` in a lambda in a comprehension over ``k``: the literal ``"k"`` at run
+time, the loop variable for the reference's checker and this one).
 
 A :class:`TypeBinding` is the same answer for a *type* name: what the written
 name of an annotation (an ``ast.NamedType``) or of a schema reference (a parent,
@@ -22,14 +33,16 @@ a mixin, the schema of ``s: S {...}``) denotes. Type names are looked up in the
 package, not in the run-time scopes: a basic type (``BASIC``), a definition of
 this package or a member of an imported one (``SCHEMA``), a type alias of this
 package (``ALIAS``, with the aliased type, whose names are bound in their turn),
-``units.NumberMultiplier`` (``NUMBER_MULTIPLIER``), or nothing (``UNKNOWN``). The
-resolver fills ``Model.type_resolution``; the compiler turns each into a runtime
-type reference.
+``units.NumberMultiplier`` (``NUMBER_MULTIPLIER``), or nothing (``UNKNOWN``). Its
+declaration is the package name its first part names. The resolver fills
+``Model.type_resolution``; the compiler turns each into a runtime type reference.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
+
+from kclpy.sema.symbols import Declaration, Symbol
 
 if TYPE_CHECKING:
     from kclpy.syntax import ast
@@ -43,48 +56,61 @@ class BindingKind:
     IMPORT: Final = 2
     BUILTIN: Final = 3
     UNDEFINED: Final = 4
+    CONFIG_KEY: Final = 5  # a sibling key first, else ``fallback``
+    ATTRIBUTE: Final = 6  # in a schema: the instance's attribute first, else ``fallback``
+    KEY: Final = 7  # a config key that is the literal name at run time
 
 
 class Binding:
     """Where the value of one name use lives; shared by every use that resolves alike."""
 
-    __slots__ = ("config_key", "declaration", "depth", "dynamic", "kind", "name", "pkgpath")
+    __slots__ = ("declaration", "depth", "fallback", "kind", "name", "pkgpath")
 
     def __init__(
         self,
         kind: int,
         name: str,
-        declaration: int = -1,
+        declaration: Declaration | None = None,
         depth: int = 0,
         pkgpath: str = "",
-        dynamic: bool = False,
-        config_key: bool = False,
+        fallback: Binding | None = None,
     ) -> None:
         self.kind = kind  # a BindingKind
         self.name = name
-        self.declaration = declaration  # LOCAL: node id of the declaring parameter/target
+        self.declaration = declaration  # what the name declares here (None: nothing)
         self.depth = depth  # LOCAL: how many code units out (0: this one; lambdas nest)
         self.pkgpath = pkgpath  # IMPORT: the imported package's path
-        self.dynamic = dynamic  # in a schema: the instance's attribute first
-        self.config_key = config_key  # a sibling key of an enclosing config literal first
+        self.fallback = fallback  # CONFIG_KEY, ATTRIBUTE: the binding if it is absent
 
-    def key(self) -> tuple[int, str, int, int, str, bool, bool]:
-        """The fields as a tuple: equal keys mean interchangeable bindings."""
-        return (
-            self.kind,
-            self.name,
-            self.declaration,
-            self.depth,
-            self.pkgpath,
-            self.dynamic,
-            self.config_key,
+    def key(self) -> tuple[object, ...]:
+        """The fields as a tuple (a declaration by its kind, name and node): equal keys
+        mean interchangeable bindings, in one model or two."""
+        declaration = self.declaration
+        declared = (
+            (declaration.kind, declaration.name, declaration.node.id if declaration.node else -1)
+            if declaration is not None
+            else None
         )
+        fallback = self.fallback.key() if self.fallback is not None else None
+        return (self.kind, self.name, declared, self.depth, self.pkgpath, fallback)
+
+    def symbol(self) -> Symbol | None:
+        """The checker's symbol of the use: its declaration's, else its fallback's."""
+        binding: Binding | None = self
+        while binding is not None:
+            declaration = binding.declaration
+            if declaration is not None and declaration.symbol is not None:
+                return declaration.symbol
+            binding = binding.fallback
+        return None
+
+    def static(self) -> Binding:
+        """The binding under the run-time checks (a ``CONFIG_KEY``'s fallback)."""
+        return self.fallback if self.kind == BindingKind.CONFIG_KEY and self.fallback else self
 
     def __repr__(self) -> str:
-        flags = "".join(
-            text for text, on in ((" dynamic", self.dynamic), (" key", self.config_key)) if on
-        )
-        return f"<binding {self.name} kind={self.kind}{flags}>"
+        after = f" else {self.fallback!r}" if self.fallback is not None else ""
+        return f"<binding {self.name} kind={self.kind}{after}>"
 
 
 class TypeKind:
@@ -100,7 +126,7 @@ class TypeKind:
 class TypeBinding:
     """What one written type name denotes; shared by the uses of a name in a file."""
 
-    __slots__ = ("aliased", "kind", "member", "name", "pkgpath")
+    __slots__ = ("aliased", "declaration", "kind", "member", "name", "pkgpath")
 
     def __init__(
         self,
@@ -109,12 +135,14 @@ class TypeBinding:
         pkgpath: str = "",
         member: str = "",
         aliased: ast.TypeNode | None = None,
+        declaration: Declaration | None = None,
     ) -> None:
         self.kind = kind  # a TypeKind
         self.name = name  # as written: "int", "Person", "k8s.Deployment"
         self.pkgpath = pkgpath  # a member of an imported package: its path ("": this one)
         self.member = member  # a member of an imported package: the name in it
         self.aliased = aliased  # ALIAS: the aliased type (its names have bindings too)
+        self.declaration = declaration  # the package name of its first part, if any
 
     def __repr__(self) -> str:
         where = f" in {self.pkgpath}" if self.pkgpath else ""

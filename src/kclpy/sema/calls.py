@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from kclpy.diag import Code
 from kclpy.sema.base import CheckContext, name_span, suggestion_text
-from kclpy.sema.resolve import dotted_name
 from kclpy.sema.shared import Annotations, Assignability, Expressions, Parts, Statements
 from kclpy.sema.symbols import ScopeKind, SymbolKind
 from kclpy.sema.types import (
@@ -28,6 +27,7 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
+from kclpy.syntax.targets import dotted_name
 
 LAMBDA_LAST_STMT = (ast.ExprStmt, ast.AssignStmt, ast.AugAssignStmt, ast.AssertStmt)
 
@@ -245,13 +245,14 @@ class CallChecker:
         self.ctx.enter_scope(ScopeKind.LAMBDA, node)
         try:
             for typed, param_node in zip(params, node.params, strict=True):
-                self.ctx.declared[param_node.id] = self.ctx.define(
+                symbol = self.ctx.define(
                     typed.name,
                     SymbolKind.PARAMETER,
                     typed.type,
                     name_span(param_node, typed.name),
                     param_node,
                 )
+                self.ctx.declare(param_node, symbol)
             real = self._lambda_body(node, ret)
         finally:
             self.ctx.leave_scope()

@@ -98,7 +98,7 @@ class Checker:
         for name, signature in BUILTIN_FUNCTIONS.items():
             symbol = Symbol(name, SymbolKind.BUILTIN, signature)
             symbol.doc = signature.doc if isinstance(signature, FuncType) else ""
-            ctx.builtin_scope.symbols[name] = symbol
+            ctx.builtin_scope.put(name, symbol)
 
     def close(self) -> None:
         """Drop what the parts hold: they refer to one another and to their own bound

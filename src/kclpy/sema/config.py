@@ -17,7 +17,6 @@ from __future__ import annotations
 from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, Expect, is_private, suggestion_text
 from kclpy.sema.relations import sup
-from kclpy.sema.resolve import dotted_name
 from kclpy.sema.shared import Assignability, Calls, Expressions, Operators, Parts
 from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
 from kclpy.sema.types import (
@@ -43,6 +42,7 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
+from kclpy.syntax.targets import dotted_name
 
 
 class _Collect:
@@ -420,15 +420,15 @@ class ConfigChecker:
         entry_op = op if rest is None else ":"
         key_span = first.span
         checked = self._checked_value(name, first, value, rest, op)
-        local_vars = self.ctx.local_vars
-        if checked is not None and name not in local_vars:
+        variable = self.ctx.reads_loop_variable(first)  # ``{k = v}`` in a loop over k
+        if checked is not None and not variable:
             val_type = checked  # walked under the attribute's type already
             key_type = self.key_type(name)
         else:
             depth = self.push_names([name])
             try:
                 val_type = checked if checked is not None else self._walk(value, rest, op)
-                key_type = self._key_expr(first) if name in local_vars else self.key_type(name)
+                key_type = self._key_expr(first) if variable else self.key_type(name)
                 self.check_attr_key_type(key_type, key_span)
             finally:
                 self.ctx.pop_expect(depth)
@@ -526,6 +526,9 @@ class ConfigChecker:
         bindings = self.ctx.bindings
         bound = node.id in bindings
         symbol = self.ctx.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)
+        declaration = self.ctx.declarations.get(node.id)  # a key read later in the literal
+        if declaration is not None:
+            declaration.symbol = symbol
         if not bound:
             bindings[node.id] = symbol
 

@@ -22,7 +22,7 @@ from kclpy.loader import iter_imports
 from kclpy.sema.base import CheckContext, is_private
 from kclpy.sema.interface import ImportMark
 from kclpy.sema.relations import is_upper_bound
-from kclpy.sema.resolve import Resolver, target_parts
+from kclpy.sema.resolve import Resolver
 from kclpy.sema.shared import Annotations, Calls, Configs, Expressions, Parts, Schemas, Statements
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import (
@@ -35,6 +35,7 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
+from kclpy.syntax.targets import target_parts
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
 
@@ -70,7 +71,7 @@ class DeclarationChecker:
         ctx.scope = ctx.package_scope(pkgpath)
         ctx.scope_level = 0
         ctx.global_names = {}
-        self.resolver.package(modules, ctx.program.imports_of)
+        self.resolver.package(modules, ctx.program.imports_of, pkgpath)
         for module in modules:
             ctx.model.files[module.file.path] = module.file
             self.declare_imports(module, imports)

@@ -374,7 +374,7 @@ class ExpressionChecker:
                 break
             name = target.name.split(".")[0]
             symbol = self.ctx.define(name, SymbolKind.LOOP_VARIABLE, ANY, target.span, target)
-            self.ctx.local_vars[name] = self.ctx.declared[target.id] = symbol
+            self.ctx.declare(target, symbol)
             names.append(target)
         return names
 

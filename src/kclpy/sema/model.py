@@ -2,8 +2,11 @@
 
 ``check_program`` returns a :class:`Model`. It keeps, keyed by AST node id, the
 type of every expression, the symbol every name refers to, (``resolution``)
-the run-time binding of every name use and (``type_resolution``) what every type
-name denotes; per file, the
+the binding of every name use and (``type_resolution``) what every type name
+denotes, both filled by ``sema.resolve``; the declarations the bindings point at
+(``declarations`` by declaring node, ``package_names`` per package,
+``schema_members`` per schema, ``builtin_names``), which the checker decorates with
+its symbols; per file, the
 positions of every definition and use of a symbol (for ``symbol_at`` and
 ``references``); the package scopes; the schemas by full name; and the
 diagnostics. The language server, lint and ``kcl doc`` are built on it.
@@ -12,12 +15,21 @@ diagnostics. The language server, lint and ``kcl doc`` are built on it.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kclpy.diag import Diagnostic
 from kclpy.sema.bindings import Binding, TypeBinding
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS
 from kclpy.sema.docstrings import attribute_docs, summary
-from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, Symbol, SymbolKind
+from kclpy.sema.symbols import (
+    MAIN,
+    Declaration,
+    DeclarationKind,
+    SchemaInfo,
+    Scope,
+    Symbol,
+    SymbolKind,
+)
 from kclpy.sema.types import SchemaType, Type
 from kclpy.sema.upgrade import upgrade_dict_to_schema
 from kclpy.source import Pos, SourceFile, Span
@@ -43,6 +55,14 @@ class Model:
         self.resolution: dict[int, Binding] = {}
         # per type name use, what it denotes (filled by sema.resolve)
         self.type_resolution: dict[int, TypeBinding] = {}
+        # the declarations bindings point at: by declaring node (locals, config keys),
+        # per package (its names), per schema node (its members), the builtins
+        self.declarations: dict[int, Declaration] = {}
+        self.packages_names: dict[str, dict[str, Declaration]] = {}
+        self.schema_members: dict[int, dict[str, Declaration]] = {}
+        self.builtin_names = {
+            name: Declaration(DeclarationKind.BUILTIN, name) for name in BUILTIN_FUNCTIONS
+        }
         self.package_scopes: dict[str, Scope] = {}
         self.schemas: dict[str, SchemaInfo] = {}
         self.keep_scopes = keep_scopes
@@ -52,6 +72,13 @@ class Model:
         self._starts: dict[str, list[int]] = {}
 
     # ------------------------------------------------------------------ filling
+
+    def package_names(self, pkgpath: str) -> dict[str, Declaration]:
+        """The declarations of a package's names (variables, definitions, imports)."""
+        names = self.packages_names.get(pkgpath)
+        if names is None:
+            names = self.packages_names[pkgpath] = {}
+        return names
 
     def add_occurrence(self, span: Span, symbol: Symbol) -> None:
         if not self.tool_facts:
@@ -81,6 +108,12 @@ class Model:
         self.types.clear()
         self.expected.clear()
         self.bindings.clear()
+        tables: list[dict[Any, Declaration]] = [self.declarations, self.builtin_names]
+        tables.extend(self.packages_names.values())
+        tables.extend(self.schema_members.values())
+        for table in tables:
+            for declaration in table.values():
+                declaration.symbol = None
         self.package_scopes.clear()
         self.schemas.clear()
         self._occurrences.clear()

@@ -21,7 +21,6 @@ from __future__ import annotations
 from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, is_private, suggestion_text
 from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, module_member_types
-from kclpy.sema.resolve import target_parts
 from kclpy.sema.shared import Assignability, Configs, Expressions, Parts
 from kclpy.sema.symbols import Symbol, SymbolKind
 from kclpy.sema.types import (
@@ -45,6 +44,7 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
+from kclpy.syntax.targets import target_parts
 
 
 def _attr_span(node: ast.Node, attr: str) -> Span:
@@ -85,7 +85,7 @@ class NameResolver:
             ctx.bind(node, symbol)
             return symbol.type
         if name not in ctx.scope.symbols:  # a lambda local's first assignment
-            ctx.declared[node.id] = ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+            ctx.declare(node, ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node))
             return ANY
         symbol = ctx.scope.symbols[name]
         ctx.bind(node, symbol)
@@ -98,14 +98,14 @@ class NameResolver:
         attr_type = schema.attr_type(name)
         if ctx.l_value:
             if name not in ctx.scope.symbols or attr_type is None:
-                ctx.declared[node.id] = ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+                ctx.declare(node, ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node))
                 if attr_type is None:
                     schema.local_types[name] = ANY
                 return ANY
             ctx.bind(node, ctx.scope.symbols[name])
             return attr_type
         symbol = ctx.symbol_of(node, name)
-        if name in ctx.local_vars:
+        if ctx.reads_loop_variable(node):
             ctx.bind(node, symbol)
             return symbol.type if symbol is not None else ANY
         if attr_type is not None and not attr_type.flags & ANY_F:

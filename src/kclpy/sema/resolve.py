@@ -66,48 +66,65 @@ from kclpy.sema.annotations import BASIC_TYPES
 from kclpy.sema.bindings import Binding, BindingKind, TypeBinding, TypeKind
 from kclpy.sema.builtins import BUILTIN_FUNCTIONS
 from kclpy.sema.model import Model
+from kclpy.sema.symbols import Declaration, DeclarationKind
 from kclpy.syntax import ast
-from kclpy.syntax.targets import dotted_name as dotted_name  # re-exported, see below
-from kclpy.syntax.targets import is_int_literal, key_path, target_root_node, walk_setters
-from kclpy.syntax.targets import target_parts as target_parts  # re-exported, see below
-
-# target_parts and dotted_name moved to kclpy.syntax.targets; they are re-exported here
-# only while the sema modules importing them from here (calls, declare, names, schemas,
-# stmts) are rewritten in parallel (issue 33): import them from kclpy.syntax.targets
+from kclpy.syntax.targets import (
+    dotted_name,
+    is_int_literal,
+    key_path,
+    target_parts,
+    target_root_node,
+    walk_setters,
+)
 
 
 class CodeUnit:
     """A run-time scope being resolved: its blocks of declared names and its parent."""
 
-    __slots__ = ("blocks", "in_schema", "parent")
+    __slots__ = ("blocks", "depth", "in_schema", "parent")
 
     def __init__(self, in_schema: bool, parent: CodeUnit | None) -> None:
         self.parent = parent
         self.in_schema: bool = in_schema or (parent is not None and parent.in_schema)
-        # name -> node id of its declaration; blocks[1:] are the loops being walked
-        self.blocks: list[dict[str, int]] = [{}]
+        self.depth: int = parent.depth + 1 if parent is not None else 0
+        # name -> its declaration; blocks[1:] are the loops being walked
+        self.blocks: list[dict[str, Declaration]] = [{}]
+
+
+# a config literal's (or one of its ``if`` blocks') keys as the checker sees them: the
+# last key node of each name, until a read needs its declaration
+KeyRegion = dict[str, "ast.Node | Declaration"]
 
 
 class Resolver:
     """Walks the packages of a program in the compiler's order, recording bindings."""
 
     def __init__(self, model: Model) -> None:
+        self.model = model
         self.resolution = model.resolution
         self.type_resolution = model.type_resolution
+        self.declarations = model.declarations
         self.unit = CodeUnit(False, None)
-        self.config_keys: list[set[str]] = []
+        self.config_keys: list[set[str]] = []  # the run time's: reset in a lambda
+        self.key_regions: list[KeyRegion] = []  # the checker's: one per literal and if block
         self.globals: set[str] = set()
+        self.names: dict[str, Declaration] = {}  # the package's names
+        self.members: dict[str, Declaration] = {}  # the schema's members (in a schema)
         self.imports: dict[str, str] = {}  # the names this module may import
         self.aliases: dict[str, ast.TypeNode] = {}  # the package's type aliases
-        self._locals: dict[tuple[str, int, int, bool], Binding] = {}  # shared by their uses
-        # this module's bindings of names no unit declares, by (name, in_schema, config_key)
-        self._outer: dict[tuple[str, bool, bool], Binding] = {}
+        self._locals: dict[tuple[int, int], Binding] = {}  # shared by their uses
+        # this module's bindings of names no unit declares (outside a schema, in it)
+        self._outer: dict[str, Binding] = {}
+        self._attributes: dict[str, Binding] = {}
         self._types: dict[str, TypeBinding] = {}  # this module's type bindings, by name
 
     # ------------------------------------------------------------------ packages
 
-    def package(self, modules: list[ast.Module], imports_of: Callable[[ast.Module], Any]) -> None:
+    def package(
+        self, modules: list[ast.Module], imports_of: Callable[[ast.Module], Any], pkgpath: str
+    ) -> None:
         self.globals = set()
+        self.names = self.model.package_names(pkgpath)
         self.aliases = {}
         tables: list[dict[str, str]] = []
         add = self.globals.add
@@ -130,6 +147,7 @@ class Resolver:
         for module, table in zip(modules, tables, strict=True):
             self.imports = {**shared, **table}
             self._outer = {}
+            self._attributes = {}
             self._types = {}
             for stmt in module.body:
                 self.top_stmt(stmt)
@@ -186,9 +204,11 @@ class Resolver:
     def schema(self, stmt: ast.SchemaStmt | ast.RuleStmt) -> None:
         saved = self.unit
         self.unit = CodeUnit(True, None)
+        self.members = self.schema_members(stmt)
+        self._attributes = {}
         try:
             for param in stmt.params:
-                self.declare(param.name, param)
+                self.declare(param.name, param, DeclarationKind.PARAMETER)
                 self.annotation(param.type)
             self.optional(*(param.default for param in stmt.params))
             self.references(stmt)
@@ -199,12 +219,31 @@ class Resolver:
                     self.annotation(signature.key_type)
                     self.annotation(signature.value_type)
                     if signature.key_name:  # and the checks only
-                        self.declare(signature.key_name, signature)
+                        self.declare(signature.key_name, signature, DeclarationKind.INDEX_KEY)
                     self.optional(signature.value)
             for check in stmt.checks:
                 self.optional(check.cond, check.test, check.msg)
         finally:
             self.unit = saved
+            self.members = {}
+            self._attributes = {}
+
+    def schema_members(self, stmt: ast.SchemaStmt | ast.RuleStmt) -> dict[str, Declaration]:
+        """The names a schema body sets and its index signature's key: what a read in
+        the schema finds (the checker's symbol of it) before the run time looks at the
+        instance (``ATTRIBUTE`` bindings)."""
+        members: dict[str, Declaration] = {}
+        if not isinstance(stmt, ast.SchemaStmt):
+            return members
+        signature = stmt.index_signature
+        names = [name for name, _node in left_identifiers(stmt.body)]
+        if signature is not None and signature.key_name:
+            names.append(signature.key_name)
+        for name in names:
+            if name not in members:
+                members[name] = Declaration(DeclarationKind.MEMBER, name)
+        self.model.schema_members[stmt.id] = members
+        return members
 
     def references(self, stmt: ast.SchemaStmt | ast.RuleStmt) -> None:
         """Bind the schemas a schema or rule names: its parent, mixins, host."""
@@ -243,8 +282,10 @@ class Resolver:
 
     # ------------------------------------------------------------------ names
 
-    def declare(self, name: str, node: ast.Node) -> None:
-        self.unit.blocks[-1][name] = node.id
+    def declare(self, name: str, node: ast.Node, kind: str) -> None:
+        """A local of the unit (in the innermost loop block being walked)."""
+        declaration = Declaration(kind, name, node, self.unit.depth)
+        self.unit.blocks[-1][name] = self.declarations[node.id] = declaration
 
     def bind(self, node: ast.Node, name: str) -> None:
         """Record the binding of a use of ``name`` at ``node``."""
@@ -252,25 +293,36 @@ class Resolver:
 
     def lookup(self, name: str) -> Binding:
         keys = self.config_keys
-        config_key = bool(keys) and any(name in block for block in keys)
+        if keys and any(name in block for block in keys):
+            return self.config_key(name, self.static_lookup(name))
+        return self.static_lookup(name)
+
+    def static_lookup(self, name: str) -> Binding:
+        """The binding of ``name`` but for the keys of enclosing config literals."""
         unit: CodeUnit | None = self.unit
         depth = 0
         while unit is not None:
             for block in reversed(unit.blocks):
                 declaration = block.get(name)
                 if declaration is not None:
-                    return self.local(name, declaration, depth, config_key)
+                    return self.local(declaration, depth)
             unit = unit.parent
             depth += 1
-        in_schema = self.unit.in_schema
-        key = (name, in_schema, config_key)
-        binding = self._outer.get(key)
+        binding = self._outer.get(name)
         if binding is None:  # once per module (not worth sharing across modules)
             kind, pkgpath = self.outer(name)
-            # dynamic in a schema: the instance's attribute of that name comes first
-            binding = Binding(kind, name, -1, 0, pkgpath, in_schema, config_key)
-            self._outer[key] = binding
-        return binding
+            declaration = self.outer_declaration(name, kind)
+            binding = Binding(kind, name, declaration, 0, pkgpath)
+            self._outer[name] = binding
+        if not self.unit.in_schema:
+            return binding
+        # in a schema: the instance's attribute of that name comes first
+        attribute = self._attributes.get(name)
+        if attribute is None:
+            member = self.members.get(name)
+            attribute = Binding(BindingKind.ATTRIBUTE, name, member, fallback=binding)
+            self._attributes[name] = attribute
+        return attribute
 
     def outer(self, name: str) -> tuple[int, str]:
         """Kind and pkgpath of a name no unit declares."""
@@ -283,14 +335,53 @@ class Resolver:
             return BindingKind.BUILTIN, ""
         return BindingKind.UNDEFINED, ""
 
-    def local(self, name: str, declaration: int, depth: int, config_key: bool) -> Binding:
+    def outer_declaration(self, name: str, kind: int) -> Declaration | None:
+        """The package's (``GLOBAL``, ``IMPORT``) or the builtin declaration of a name."""
+        if kind == BindingKind.GLOBAL or kind == BindingKind.IMPORT:
+            return self.package_name(name)
+        if kind == BindingKind.BUILTIN:
+            return self.model.builtin_names.get(name)
+        return None
+
+    def package_name(self, name: str) -> Declaration:
+        declaration = self.names.get(name)
+        if declaration is None:
+            declaration = self.names[name] = Declaration(DeclarationKind.PACKAGE, name)
+        return declaration
+
+    def local(self, declaration: Declaration, depth: int) -> Binding:
         """The one binding object of a local with these fields (its uses resolve alike)."""
-        key = (name, declaration, depth, config_key)
+        key = (id(declaration), depth)
         binding = self._locals.get(key)
         if binding is None:
-            binding = Binding(BindingKind.LOCAL, name, declaration, depth, "", False, config_key)
+            binding = Binding(BindingKind.LOCAL, declaration.name, declaration, depth)
             self._locals[key] = binding
         return binding
+
+    def config_key(self, name: str, fallback: Binding) -> Binding:
+        """A read of a key set earlier in an enclosing config literal: that key at run
+        time; for the checker, the innermost key of that name it has walked, if any."""
+        declaration: Declaration | None = None
+        for region in reversed(self.key_regions):
+            found = region.get(name)
+            if found is None:
+                continue
+            if isinstance(found, Declaration):
+                declaration = found
+            else:  # the first read of the key: its declaration from now on
+                declaration = Declaration(DeclarationKind.CONFIG_KEY, name, found)
+                region[name] = self.declarations[found.id] = declaration
+            break
+        return Binding(BindingKind.CONFIG_KEY, name, declaration, fallback=fallback)
+
+    def add_key(self, name: str, node: ast.Node) -> None:
+        """The checker defines the key ``name`` at ``node`` in the innermost region."""
+        region = self.key_regions[-1]
+        found = region.get(name)
+        if found is None or found.__class__ is not Declaration:
+            region[name] = node
+        else:
+            self.declarations[node.id] = found
 
     # ------------------------------------------------------------------ type names
 
@@ -319,6 +410,8 @@ class Resolver:
         binding = self._types.get(name)
         if binding is None:
             binding = self._types[name] = self.type_binding(name)
+            if binding.kind != TypeKind.UNKNOWN:
+                binding.declaration = self.package_name(name.partition(".")[0])
         return binding
 
     def type_binding(self, name: str) -> TypeBinding:
@@ -397,28 +490,50 @@ class Resolver:
 
     def config_expr(self, node: ast.ConfigExpr) -> None:
         self.config_keys.append(set())
+        self.key_regions.append({})
         try:
             self.config_entries(node.entries)
         finally:
             self.config_keys.pop()
+            self.key_regions.pop()
+
+    def config_block(self, entries: Iterable[ast.ConfigEntry | ast.ConfigIfEntry]) -> None:
+        """A literal's entries, or an ``if`` block's: the checker's region of keys (the
+        run time's keys are the literal's, ``if`` blocks included)."""
+        self.key_regions.append({})
+        try:
+            self.config_entries(entries)
+        finally:
+            self.key_regions.pop()
 
     def config_entries(self, entries: Iterable[ast.ConfigEntry | ast.ConfigIfEntry]) -> None:
         for entry in entries:
             if isinstance(entry, ast.ConfigIfEntry):
-                self.expr(entry.cond)
-                self.config_entries(entry.entries)
-                if isinstance(entry.orelse, ast.ConfigIfEntry):
-                    self.config_entries([entry.orelse])
-                elif entry.orelse is not None:
-                    self.config_entries(entry.orelse)
+                self.config_if(entry)
             else:
                 self.config_entry(entry)
 
+    def config_if(self, entry: ast.ConfigIfEntry) -> None:
+        self.expr(entry.cond)
+        self.config_block(entry.entries)
+        if isinstance(entry.orelse, ast.ConfigIfEntry):
+            self.config_if(entry.orelse)
+        elif entry.orelse is not None:
+            self.config_block(entry.orelse)
+
     def config_entry(self, entry: ast.ConfigEntry) -> None:
         """Resolve an entry; a key's root name gets a binding only when it is a loop
-        variable of this unit (the key is then the variable's value: ``{k = v}``) or
-        the list a list-index key indexes (``{l[0] = v}``: the checker reads it)."""
+        variable of this unit (the key is then the variable's value: ``{k = v}``), the
+        list a list-index key indexes (``{l[0] = v}``: the checker reads it) or a loop
+        variable of an enclosing unit (``KEY``: the literal name at run time)."""
         key = entry.key
+        if type(key) is ast.NameExpr and self.unit.parent is None:  # most keys
+            name = key.name
+            if not self.is_loop_variable(name):
+                self.expr(entry.value)
+                self.config_keys[-1].add(name)
+                self.add_key(name, key)
+                return
         path = key_path(key) if key is not None else None
         if key is None or path is None:
             if isinstance(key, ast.SubscriptExpr) and is_int_literal(key.index):
@@ -427,19 +542,41 @@ class Resolver:
                 self.expr(key.value if isinstance(key, ast.ParenExpr) else key)
             self.expr(entry.value)
             return
-        if not isinstance(key, ast.StringExpr) and self.is_loop_variable(path[0]):
-            root = key
-            while isinstance(root, ast.SelectorExpr):
-                root = root.value
+        if isinstance(key, ast.StringExpr):
+            self.expr(entry.value)
+            self.config_keys[-1].add(path[0])
+            self.add_key(path[0], key)
+            return
+        root = key
+        while isinstance(root, ast.SelectorExpr):
+            root = root.value
+        if self.is_loop_variable(path[0]):
             self.expr(root)
             self.expr(entry.value)
-            return
-        self.expr(entry.value)
-        self.config_keys[-1].add(path[0])
+        else:
+            outer = self.outer_loop_variable(path[0]) if self.unit.parent is not None else None
+            if outer is not None:
+                self.resolution[root.id] = Binding(BindingKind.KEY, path[0], outer)
+            self.expr(entry.value)
+            self.config_keys[-1].add(path[0])
+        self.add_key(path[0], root)
 
     def is_loop_variable(self, name: str) -> bool:
         blocks = self.unit.blocks
-        return len(blocks) > 1 and any(name in block for block in blocks[1:])
+        if len(blocks) == 1:
+            return False
+        return any(name in block for block in blocks[1:])
+
+    def outer_loop_variable(self, name: str) -> Declaration | None:
+        """The loop variable ``name`` of a unit enclosing this one (innermost first)."""
+        unit = self.unit.parent
+        while unit is not None:
+            for block in reversed(unit.blocks[1:]):
+                found = block.get(name)
+                if found is not None:
+                    return found
+            unit = unit.parent
+        return None
 
     def schema_expr(self, node: ast.SchemaExpr) -> None:
         self.expr(node.name)
@@ -457,7 +594,7 @@ class Resolver:
         self.unit.blocks.append({})
         try:
             for target in first.targets[:2]:
-                self.declare(target.name, target)
+                self.declare(target.name, target, DeclarationKind.LOOP_VARIABLE)
             self.optional(*first.ifs)
             self.comprehension(generators[1:], body)
         finally:
@@ -478,7 +615,7 @@ class Resolver:
         self.unit.blocks.append({})
         try:
             for variable in node.variables[:2]:
-                self.declare(variable.name, variable)
+                self.declare(variable.name, variable, DeclarationKind.LOOP_VARIABLE)
             self.optional(node.cond, node.test)
         finally:
             self.unit.blocks.pop()
@@ -494,7 +631,7 @@ class Resolver:
         self.unit, self.config_keys = CodeUnit(False, saved_unit), []
         try:
             for param in node.params:
-                self.declare(param.name, param)
+                self.declare(param.name, param, DeclarationKind.PARAMETER)
             self.lambda_stmts(node.body)
         finally:
             self.unit, self.config_keys = saved_unit, saved_keys
@@ -527,7 +664,9 @@ class Resolver:
         self.expr(target)
         block = self.unit.blocks[0]
         if root.name not in block:
-            block[root.name] = root.id
+            kind = DeclarationKind.LAMBDA_LOCAL
+            declaration = Declaration(kind, root.name, root, self.unit.depth)
+            block[root.name] = self.declarations[root.id] = declaration
 
 
 # ---------------------------------------------------------------------- entry point
@@ -539,8 +678,8 @@ def resolve_program(program: Program, model: Model | None = None) -> Model:
         model = Model()
     resolver = Resolver(model)
     try:
-        for modules in program.packages.values():
-            resolver.package(modules, program.imports_of)
+        for pkgpath, modules in program.packages.items():
+            resolver.package(modules, program.imports_of, pkgpath)
     except RecursionError as error:  # beyond kclpy.depth's budget: say where
         model.diagnostics.append(make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error)))
     return model
@@ -554,6 +693,29 @@ def unresolved_imports(stmt: ast.Stmt, table: dict[str, str]) -> dict[str, str]:
     loader could not resolve (it reported them): their names still mean the import,
     which the checker declares all the same."""
     return {found.name: found.path for found in iter_imports([stmt]) if found.name not in table}
+
+
+def left_identifiers(body: Iterable[ast.Stmt]) -> list[tuple[str, ast.Node]]:
+    """The names a schema body assigns or declares, in order (through ``if`` blocks)."""
+    found: list[tuple[str, ast.Node]] = []
+    for stmt in body:
+        if isinstance(stmt, ast.SchemaAttr):
+            found.append((stmt.name, stmt))
+        elif isinstance(stmt, ast.UnificationStmt):
+            found.append((stmt.target.name, stmt.target))
+        elif isinstance(stmt, ast.AssignStmt):
+            for target in stmt.targets:
+                root, _ = target_parts(target)
+                if root is not None:
+                    found.append((root.name, root))
+        elif isinstance(stmt, ast.AugAssignStmt):
+            root, _ = target_parts(stmt.target)
+            if root is not None:
+                found.append((root.name, root))
+        elif isinstance(stmt, ast.IfStmt):
+            found.extend(left_identifiers(stmt.body))
+            found.extend(left_identifiers(stmt.orelse))
+    return found
 
 
 _IMPORTING = frozenset((ast.ImportStmt, ast.IfStmt))  # top-level statements with imports

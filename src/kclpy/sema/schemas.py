@@ -16,13 +16,13 @@ from kclpy.sema.annotations import RESERVED_TYPE_LIST, RESERVED_TYPE_NAMES
 from kclpy.sema.base import CheckContext
 from kclpy.sema.builtins import DECORATORS
 from kclpy.sema.relations import is_upper_bound
-from kclpy.sema.resolve import dotted_name
+from kclpy.sema.resolve import left_identifiers
 from kclpy.sema.shared import Annotations, Calls, Expressions, Parts
-from kclpy.sema.stmts import left_identifiers
 from kclpy.sema.symbols import IndexSignatureInfo, SchemaInfo, Symbol, SymbolKind
 from kclpy.sema.types import ANY, FuncType, SchemaType, Type, members_all
 from kclpy.source import Span
 from kclpy.syntax import ast
+from kclpy.syntax.targets import dotted_name
 
 SchemaNode = ast.SchemaStmt | ast.RuleStmt
 

@@ -21,7 +21,7 @@ from kclpy.sema.annotations import RESERVED_TYPE_LIST, RESERVED_TYPE_NAMES
 from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext, Expect, SchemaContext, is_private, name_span
 from kclpy.sema.relations import is_upper_bound, sup, widen
-from kclpy.sema.resolve import target_parts
+from kclpy.sema.resolve import left_identifiers
 from kclpy.sema.shared import (
     Annotations,
     Assignability,
@@ -35,31 +35,9 @@ from kclpy.sema.shared import (
 from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
 from kclpy.sema.types import ANY, ANY_F, STR_T, SchemaType, Type
 from kclpy.syntax import ast
+from kclpy.syntax.targets import target_parts
 
 StmtHandler = Callable[[ast.Stmt], Type]
-
-
-def left_identifiers(body: Iterable[ast.Stmt]) -> list[tuple[str, ast.Node]]:
-    """The names a schema body assigns or declares, in order (through ``if`` blocks)."""
-    found: list[tuple[str, ast.Node]] = []
-    for stmt in body:
-        if isinstance(stmt, ast.SchemaAttr):
-            found.append((stmt.name, stmt))
-        elif isinstance(stmt, ast.UnificationStmt):
-            found.append((stmt.target.name, stmt.target))
-        elif isinstance(stmt, ast.AssignStmt):
-            for target in stmt.targets:
-                root, _ = target_parts(target)
-                if root is not None:
-                    found.append((root.name, root))
-        elif isinstance(stmt, ast.AugAssignStmt):
-            root, _ = target_parts(stmt.target)
-            if root is not None:
-                found.append((root.name, root))
-        elif isinstance(stmt, ast.IfStmt):
-            found.extend(left_identifiers(stmt.body))
-            found.extend(left_identifiers(stmt.orelse))
-    return found
 
 
 class StatementChecker:
@@ -159,7 +137,6 @@ class StatementChecker:
     # ------------------------------------------------------------------ assignments
 
     def assign_stmt(self, node: ast.AssignStmt) -> Type:
-        self.ctx.local_vars.clear()
         value_type: Type = ANY
         is_config = isinstance(node.value, ast.SchemaExpr)
         names = self.ctx.globals_of_package()
@@ -326,24 +303,26 @@ class StatementChecker:
 
     def _schema_scope(self, node: ast.SchemaStmt, info: SchemaInfo) -> None:
         for param, param_node in zip(info.params, node.params, strict=False):
-            self.ctx.declared[param_node.id] = self.ctx.define(
+            symbol = self.ctx.define(
                 param.name,
                 SymbolKind.PARAMETER,
                 param.type,
                 name_span(param_node, param.name),
                 param_node,
             )
+            self.ctx.declare(param_node, symbol)
         signature = info.index_signature
         signature_node = node.index_signature
         if signature is not None and signature_node is not None:
             if signature.key_name:
-                self.ctx.declared[signature_node.id] = self.ctx.define(
+                symbol = self.ctx.define(
                     signature.key_name,
                     SymbolKind.INDEX_KEY,
                     signature.key_type,
                     signature_node.span,
                     signature_node,
                 )
+                self.ctx.declare(signature_node, symbol)
             if signature_node.value is not None:
                 self.exprs.upgrade_type_for_expr(
                     signature.val_type, signature_node.value, signature_node.span
@@ -352,7 +331,7 @@ class StatementChecker:
             if name not in self.ctx.scope.symbols:
                 attr = info.attrs.get(name)
                 if attr is not None:
-                    self.ctx.scope.symbols[name] = attr
+                    self.ctx.scope.put(name, attr)
                 else:
                     self.ctx.define(name, SymbolKind.VARIABLE, ANY, name_node.span, name_node)
 
@@ -375,12 +354,13 @@ class StatementChecker:
             self.ctx.schema.scope = self.ctx.enter_scope(ScopeKind.SCHEMA, node)
             try:
                 for param, param_node in zip(found.info.params, node.params, strict=False):
-                    self.ctx.declared[param_node.id] = self.ctx.define(
+                    symbol = self.ctx.define(
                         param.name,
                         SymbolKind.PARAMETER,
                         param.type,
                         name_span(param_node, param.name),
                     )
+                    self.ctx.declare(param_node, symbol)
                 for check in node.checks:
                     self.check_expr(check)
             finally:
@@ -390,7 +370,6 @@ class StatementChecker:
         return found
 
     def schema_attr(self, node: ast.SchemaAttr) -> Type:
-        self.ctx.local_vars.clear()
         schema = self.ctx.schema
         name = node.name
         expected = schema.attr_type(name) if schema is not None else None
@@ -398,7 +377,7 @@ class StatementChecker:
             expected = ANY
         symbol = schema.info.attrs.get(name) if schema is not None else None
         if symbol is not None:
-            self.ctx.scope.symbols[name] = symbol
+            self.ctx.scope.put(name, symbol)
             self.ctx.bindings[node.id] = symbol
         else:
             symbol = self.ctx.define(name, SymbolKind.ATTRIBUTE, expected, node.name_span, node)

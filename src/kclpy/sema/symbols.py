@@ -13,6 +13,7 @@ base, mixins, protocol, attributes (as symbols), parameters and index signature.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from kclpy.sema.types import ANY, FuncType, Param, SchemaType, Type
 from kclpy.source import Span
@@ -90,6 +91,39 @@ class Symbol:
         return f"<{self.kind} {self.name}: {self.type.ty_str()}>"
 
 
+class DeclarationKind:
+    """The kinds of declarations (plain strings, cheap to compare and print)."""
+
+    PARAMETER: Final = "parameter"
+    LOOP_VARIABLE: Final = "loop variable"
+    LAMBDA_LOCAL: Final = "lambda local"
+    INDEX_KEY: Final = "index signature key"
+    PACKAGE: Final = "package name"
+    BUILTIN: Final = "builtin"
+    MEMBER: Final = "schema member"
+    CONFIG_KEY: Final = "config key"
+
+
+class Declaration:
+    """One declared name: its kind, the node that declares it (None for package names,
+    builtins and schema members, which many statements may set), the nesting depth of
+    the code unit it belongs to (lambdas nest) and the checker's symbol for it (None
+    until the checker reaches the declaration). A local's slot is the compiler's, keyed
+    by the declaring node."""
+
+    __slots__ = ("depth", "kind", "name", "node", "symbol")
+
+    def __init__(self, kind: str, name: str, node: ast.Node | None = None, depth: int = 0) -> None:
+        self.kind = kind
+        self.name = name
+        self.node = node
+        self.depth = depth
+        self.symbol: Symbol | None = None
+
+    def __repr__(self) -> str:
+        return f"<declaration {self.kind} {self.name}>"
+
+
 class ScopeKind:
     BUILTIN = "builtin"
     PACKAGE = "package"
@@ -102,14 +136,32 @@ class ScopeKind:
 class Scope:
     """Names visible in one region; lookups walk outward through ``parent``."""
 
-    __slots__ = ("children", "kind", "node", "parent", "symbols")
+    __slots__ = ("children", "declarations", "kind", "node", "parent", "symbols")
 
-    def __init__(self, kind: str, parent: Scope | None, node: ast.Node | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        parent: Scope | None,
+        node: ast.Node | None = None,
+        declarations: dict[str, Declaration] | None = None,
+    ) -> None:
         self.kind = kind
         self.parent = parent
         self.node = node
         self.symbols: dict[str, Symbol] = {}
         self.children: list[Scope] = []
+        # the resolver's declarations of the names defined here (a package's, a
+        # schema's members), which take the symbols defined here
+        self.declarations = declarations
+
+    def put(self, name: str, symbol: Symbol) -> None:
+        """Define ``name`` here as ``symbol`` (its declaration, if any, takes it)."""
+        self.symbols[name] = symbol
+        declarations = self.declarations
+        if declarations is not None:
+            declaration = declarations.get(name)
+            if declaration is not None:
+                declaration.symbol = symbol
 
     def lookup(self, name: str) -> Symbol | None:
         scope: Scope | None = self

@@ -24,6 +24,8 @@ from typing import Any
 
 from kclpy.emit import EmitOptions
 from kclpy.pipeline import driver
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database
 
 
 def memory_mb() -> tuple[float, float]:
@@ -68,12 +70,15 @@ def main() -> None:
 
     inputs = driver.Inputs(files, os.getcwd(), externals)
     diagnostics: list[Any] = []
-    stage("load", lambda: driver.load(inputs))
-    stage("check", lambda: driver.check(state["load"], tool_facts=False))
+    database = Database(Settings(tool_facts=False))  # as a run's
+    stage("load", lambda: driver.load(inputs, database))
+    stage("check", lambda: driver.check(state["load"], database))
     state["check"].drop_tool_facts()  # as driver.front_end does
     diagnostics.extend(state["check"].diagnostics)
-    stage("compile", lambda: driver.compile_program(state["load"], state.pop("check"), diagnostics))
-    compiled = driver.Compiled(state.pop("compile"), state.pop("load").root, {}, "")
+    model = state.pop("check")
+    stage("compile", lambda: driver.compile_program(state["load"], model, diagnostics, database))
+    codes, source = state.pop("compile")
+    compiled = driver.Compiled(codes, state.pop("load").root, {}, "", None, source)
     runner = driver.start(compiled, driver.RunSettings())
     stage("run", lambda: driver.execute(runner, driver.RunSettings()))
     stage("render", lambda: driver.render(state["run"], EmitOptions()))

@@ -235,7 +235,9 @@ class SchemaBuilder:
         frame: Frame | None,
     ) -> Value:
         """A new instance of ``schema`` (a rule gives an empty config when it holds)."""
-        proto = self.whole(schema)
+        proto = schema.header
+        if not isinstance(proto, SchemaProto):
+            proto = self.whole(schema)
         if proto.kind == "rule" and proto.parent is None:
             return self.run_rule(schema, config, args, kwargs, frame)
         for name, arguments in proto.decorators:

@@ -39,6 +39,7 @@ editor's buffers).
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -89,13 +90,14 @@ class Database:
         self.checked: Recent[CheckedPackage] = Recent(limit)
         self.compiled: Recent[PackageCode] = Recent(limit)
         self.unpickled: Recent[PackageCode] = Recent(limit)
-        self._keys: tuple[Program, dict[str, str | None]] | None = None  # the last program's
+        # the last program asked for its keys (not kept alive by this memo) and its keys
+        self._keys: tuple[weakref.ref[Program], dict[str, str | None]] | None = None
 
     def package_keys(self, program: Program) -> dict[str, str | None]:
         """:func:`package_keys` of ``program`` (memoised for the last program asked)."""
         known = self._keys
-        if known is None or known[0] is not program:
-            known = self._keys = (program, package_keys(program))
+        if known is None or known[0]() is not program:
+            known = self._keys = (weakref.ref(program), package_keys(program))
         return known[1]
 
     def program(

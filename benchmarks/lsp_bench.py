@@ -506,6 +506,7 @@ def measure_workspace(
         figures["files_written"] = len(changed)
         if changed:
             figures["written"] = os.path.relpath(changed[0], root)
+    return figures
 
 
 BIG_UNIT = """app{i}=Service{{

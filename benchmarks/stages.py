@@ -28,6 +28,8 @@ from typing import Any
 
 from kclpy.emit import EmitOptions
 from kclpy.pipeline import driver
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database
 
 STAGES = ("imports", "load", "check", "compile", "run", "render")
 
@@ -81,15 +83,18 @@ def main() -> None:
     stop_after("imports")
     inputs = driver.Inputs(files, os.getcwd(), externals)
     diagnostics: list[Any] = []
-    stage("load", lambda: driver.load(inputs))
+    database = Database(Settings(tool_facts=False))  # as a run's
+    stage("load", lambda: driver.load(inputs, database))
     stop_after("load")
-    stage("check", lambda: driver.check(state["load"], tool_facts=False))
+    stage("check", lambda: driver.check(state["load"], database))
     stop_after("check")
     state["check"].drop_tool_facts()  # as driver.front_end does
     diagnostics.extend(state["check"].diagnostics)
-    stage("compile", lambda: driver.compile_program(state["load"], state.pop("check"), diagnostics))
+    model = state.pop("check")
+    stage("compile", lambda: driver.compile_program(state["load"], model, diagnostics, database))
     stop_after("compile")
-    compiled = driver.Compiled(state.pop("compile"), state.pop("load").root, {}, "")
+    codes, source = state.pop("compile")
+    compiled = driver.Compiled(codes, state.pop("load").root, {}, "", None, source)
     runner = driver.start(compiled, driver.RunSettings())
     stage("run", lambda: driver.execute(runner, driver.RunSettings()))
     stop_after("run")

@@ -3,7 +3,8 @@
 Module map of ``kclpy_lsp``:
 
 * ``documents``: buffers, LSP lines and position encodings, URIs.
-* ``workspace``: the analysis model (parse cache, programs, debounce, diagnostics).
+* ``workspace``: the analysis model (a query database over the open buffers, programs,
+  debounce, diagnostics).
 * ``app``: the server object, protocol rules, shared conversions.
 * ``server`` (this module): initialize/exit, didOpen/didChange/didClose/didSave,
   watched files.

@@ -2,11 +2,13 @@
 
 Layout (after rust-analyzer's database and jedi-language-server's workspace):
 
-* **Inputs**: file texts. An open buffer overrides the file on disk (``Documents``);
-  a package that exists only as unsaved buffers is found like one on disk.
-* **Parses**, cached per file by content (one entry per path, the latest text;
-  files on disk keyed by modification time and size), so a keystroke re-parses
-  one file and every other file of the program is reused.
+* **Inputs**: file texts. An open buffer overrides the file on disk (``Documents``):
+  the buffers are the overlay of the workspace's query database
+  (``kclpy.pipeline.queries``), which loads, parses and checks every program; a
+  package that exists only as unsaved buffers is found like one on disk.
+* **Parses**: the database's parse query, one entry per path (the latest content),
+  so a keystroke re-parses one file (statement by statement, ``kclpy_lsp.incremental``)
+  and every other file of the program is reused.
 * **Programs** (``kclpy_lsp.programs``): the programs ``kcl run`` and ``kcl build``
   would build: each stack (``kcl.yaml`` files and options, ``kcl.mod`` profile
   entries, with its packages) and each other package folder. A package folder whose
@@ -45,14 +47,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kclpy.diag import Code, Diagnostic, make_error
-from kclpy.loader import Loader, Program
+from kclpy.loader import Program
 from kclpy.mod.settings import read_only_locks
+from kclpy.pipeline.inputs import Files, Settings
+from kclpy.pipeline.queries import Database
 from kclpy.sema.model import Model
-from kclpy.syntax import ast, parse_source
 from kclpy.syntax.parser import paused_cycle_collector
 from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_config
 from kclpy.tools.lint_rules import Finding
-from kclpy_lsp.documents import UNTITLED, Documents, read_text
+from kclpy_lsp.documents import UNTITLED, Documents
 from kclpy_lsp.incremental import ChunkParser
 from kclpy_lsp.memory import release_memory
 from kclpy_lsp.programs import Unit, Units, read_unit
@@ -62,8 +65,8 @@ DEBOUNCE = 0.15  # seconds of quiet before an analysis starts
 IDLE_COLLECT = 3.0  # seconds without changes before a full cycle collection
 COLLECT_AFTER = 10  # analyses between full cycle collections at most
 SCAN_WAIT = 10.0  # seconds the worker waits for the scan to know the stacks, at most
+PARSES_KEPT = 100_000  # files whose latest parse the workspace keeps
 
-Parsed = tuple[ast.Module, list[Diagnostic]]
 Publisher = Callable[[str, list[Diagnostic], int | None], None]
 Notifier = Callable[[str], None]
 
@@ -94,46 +97,6 @@ class Superseded(Exception):
     """A newer change arrived: this analysis is dropped."""
 
 
-class _Loader(Loader):
-    """A loader reading through the workspace (buffers over disk, parse cache)."""
-
-    def __init__(self, workspace: Workspace, unit: Unit, check: Callable[[], None]) -> None:
-        super().__init__(unit.folder, dict(unit.externals), workspace.documents.overlay())
-        self.workspace = workspace
-        self.check = check
-        self.seen: dict[str, str] = {}
-
-    def find(self, base: str) -> tuple[str, list[str]] | None:
-        """The package at ``base``, its unsaved buffers included (a package that exists
-        only as buffers is found too)."""
-        found = super().find(base)
-        unsaved = [
-            path
-            for path in self.sources
-            if os.path.dirname(path) == base
-            and path.endswith(".k")
-            and not path.endswith("_test.k")
-        ]
-        if unsaved and (found is None or found[1] != [base + ".k"]):
-            files = sorted({*(found[1] if found else ()), *unsaved})
-            return self.pkgpath_of(base), files
-        if found is None and base + ".k" in self.sources:
-            return self.pkgpath_of(base), [base + ".k"]
-        return found
-
-    def parse(self, path: str) -> Parsed:
-        self.check()
-        path = os.path.abspath(path)
-        text = self.sources.get(path)
-        if text is None:
-            text = read_text(path)
-        if text is None:
-            return super().parse(path)  # the loader's own error for a missing file
-        self.seen[path] = text
-        module, diagnostics = self.workspace.parse(path, text, path in self.sources)
-        return module, list(diagnostics)
-
-
 class Workspace:
     """Parses, analyses and diagnostics of the programs of the workspace."""
 
@@ -147,8 +110,11 @@ class Workspace:
         self.roots: list[str] = []
         self.units = Units()
         self.disk_changes = 0  # changes to files that are not open (saves, watched files)
-        self._parses: dict[str, tuple[str, Parsed]] = {}
         self._chunks = ChunkParser()
+        # the query layer over the open buffers: parses by content (edited buffers
+        # statement by statement), checked programs with their nested scopes
+        files = Files(limit=PARSES_KEPT, reparse=self._chunks.parse)
+        self.database = Database(Settings(scopes=True), files)
         self._analyses: dict[str, Analysis] = {}
         self._configs: dict[str, LintConfig | str] = {}
         self._published: dict[str, list[Diagnostic]] = {}
@@ -169,16 +135,6 @@ class Workspace:
         self._thread.start()
 
     # ------------------------------------------------------------------ inputs
-
-    def parse(self, path: str, text: str, edited: bool = False) -> Parsed:
-        """The parse of a file's text (cached: the latest text of each path); an
-        ``edited`` buffer is re-parsed statement by statement."""
-        cached = self._parses.get(path)
-        if cached is not None and (cached[0] is text or cached[0] == text):
-            return cached[1]
-        parsed = self._chunks.parse(path, text) if edited else parse_source(text, path)
-        self._parses[path] = (text, parsed)
-        return parsed
 
     def changed(self, path: str) -> None:
         """A file's text changed (an edit, a save, a change on disk, a file or folder
@@ -267,7 +223,7 @@ class Workspace:
         """A document closed: drop programs that no open document needs and that
         lie outside the workspace."""
         path = os.path.abspath(path)
-        self._parses.pop(path, None)  # the closed buffer's parse and chunks
+        self.database.files.forget(path)  # the closed buffer's parse and chunks
         self._chunks.forget(path)
         for folder in list(self._analyses):
             if not self._is_open_folder(folder) and not self._in_workspace(folder):
@@ -492,16 +448,17 @@ class Workspace:
             self._drop(folder)  # built within stacks only: analysed there
             return
         check()
-        loader = _Loader(self, unit, check)
-        program = loader.load(list(unit.inputs))
+        database = self.database
+        database.files.set_overlay(self.documents.overlay())
+        program, loader = database.program(
+            list(unit.inputs), unit.folder, dict(unit.externals), before=check
+        )
         check()
         config = self._config(program.root)
-        if isinstance(config, str):
-            findings, model = lint_program(program, loader, LintConfig(), keep_scopes=True)
-        else:
-            findings, model = lint_program(program, loader, config, keep_scopes=True)
+        lint_config = LintConfig() if isinstance(config, str) else config
+        findings, model = lint_program(program, loader, lint_config, database)
         check()
-        analysis = Analysis(folder, model, program, findings, dict(loader.seen))
+        analysis = Analysis(folder, model, program, findings, _texts(program))
         analysis.externals = dict(loader.externals)
         analysis.unit = unit
         analysis.probes = frozenset(base for base, _found in program.reads.probes)
@@ -583,6 +540,17 @@ class Workspace:
         self._published[path] = merged
         document = self.documents.open_by_path(path)
         self.publish(path, merged, document.version if document else None)
+
+
+def _texts(program: Program) -> dict[str, str]:
+    """The text of every file a program loaded (none for one missing or unreadable)."""
+    unread = program.reads.unread
+    return {
+        module.file.path: module.file.text
+        for modules in program.packages.values()
+        for module in modules
+        if module.file.path not in unread
+    }
 
 
 def _looked_for(analysis: Analysis, path: str) -> bool:

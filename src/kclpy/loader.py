@@ -15,9 +15,10 @@ link was found.
 
 The program also records what loading it read (``Program.reads``): the sha256 of
 every file parsed and the answer of every package lookup. The driver's cache
-(``kclpy.pipeline.cache``) keys and validates its entries with that record. A
-``ParseMemo`` handed to the loader shares parsed files by path and content digest
-between the programs of one process (a build worker, one ``kcl lint`` run).
+(``kclpy.pipeline.cache``) keys and validates its entries with that record. The
+``SourceTexts`` handed to the loader (the query layer's, ``kclpy.pipeline.inputs``)
+reads the files, an editor's unsaved buffers over the disk, and parses them, sharing
+parsed files by content between the programs of one process.
 """
 
 from __future__ import annotations
@@ -25,9 +26,8 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections import OrderedDict
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kclpy.diag import Code, Diagnostic, Suggestion, make_error
 from kclpy.patterns import compiled
@@ -74,33 +74,49 @@ class Reads:
     recorded (given as text, missing, unreadable). The on-disk cache validates its
     entries with it; impact analysis takes a stack's dependencies from it."""
 
-    __slots__ = ("complete", "discoveries", "files", "probes")
+    __slots__ = ("complete", "discoveries", "files", "probes", "unread")
 
     def __init__(self) -> None:
         self.files: list[tuple[str, str]] = []
+        self.unread: set[str] = set()  # files missing, unreadable or refused
         self.probes: list[Probe] = []
         self.discoveries: list[tuple[str, str | None]] = []
         self.complete = True
 
 
-class ParseMemo:
-    """Parsed files shared between the loads of one process, keyed by path and content
-    digest, the ``limit`` most recently used kept. The syntax trees are never mutated
-    after parsing (overrides rewrite their own copies), so programs can share them."""
+class SourceTexts(Protocol):
+    """Where the loader reads a program's files (``kclpy.pipeline.inputs`` provides
+    the query layer's): ``overlay``, texts standing for files (an editor's unsaved
+    buffers, code given as strings) over the disk; the parse of a text or of a disk
+    file's bytes (memoised by content by the query layer); ``keyed``: whether the
+    sha256 of each file read goes into ``Program.reads`` (a cache keys by it)."""
 
-    def __init__(self, limit: int = 1024) -> None:
-        self.limit = limit
-        self._entries: OrderedDict[tuple[str, str], Parsed] = OrderedDict()
+    @property
+    def overlay(self) -> Mapping[str, str]: ...
 
-    def parse(self, path: str, data: bytes, key: str) -> Parsed:
-        entry = self._entries.get((path, key))
-        if entry is None:
-            entry = self._entries[(path, key)] = parse_bytes(data, path)
-            if len(self._entries) > self.limit:
-                self._entries.popitem(last=False)
-        else:
-            self._entries.move_to_end((path, key))
-        return entry[0], list(entry[1])
+    @property
+    def keyed(self) -> bool: ...
+
+    def parse_text(self, path: str, text: str) -> Parsed: ...
+
+    def parse_data(self, path: str, data: bytes, key: str) -> Parsed: ...
+
+
+class DiskTexts:
+    """Files as they are on disk (``overlay``: texts standing for some), parsed each
+    time they are read; ``keyed`` as :class:`SourceTexts`."""
+
+    __slots__ = ("keyed", "overlay")
+
+    def __init__(self, overlay: Mapping[str, str] | None = None, keyed: bool = True) -> None:
+        self.overlay: Mapping[str, str] = overlay or {}
+        self.keyed = keyed
+
+    def parse_text(self, path: str, text: str) -> Parsed:
+        return parse_source(text, path)
+
+    def parse_data(self, path: str, data: bytes, key: str) -> Parsed:
+        return parse_bytes(data, path)
 
 
 class Program:
@@ -193,15 +209,14 @@ class Loader:
         self,
         work_dir: str = "",
         externals: dict[str, str] | None = None,
-        sources: dict[str, str] | None = None,
-        memo: ParseMemo | None = None,
-        digests: bool = True,
+        sources: Mapping[str, str] | None = None,
+        texts: SourceTexts | None = None,
     ) -> None:
         self.work_dir = os.path.abspath(work_dir or os.getcwd())
-        self.digests = digests or memo is not None  # False: ``reads`` keeps paths only
         self.externals = {name: os.path.abspath(path) for name, path in (externals or {}).items()}
-        self.sources = sources or {}  # path -> text, for code given as strings
-        self.memo = memo
+        # where files are read (``sources``: texts for paths, code given as strings)
+        self.texts: SourceTexts = texts if texts is not None else DiskTexts(sources)
+        self.sources = self.texts.overlay
         self.program = Program(self.work_dir)
         self._loading: list[str] = []
         self._package_dirs: dict[str, str] = {}
@@ -301,10 +316,11 @@ class Loader:
         text = self.sources.get(path)
         if text is not None:
             reads.complete = False
-            return parse_source(text, path)
+            return self.texts.parse_text(path, text)
         if not os.path.isfile(path):
             reads.complete = False
             reads.files.append((path, ""))  # a file made here later changes the program
+            reads.unread.add(path)
             module, _ = parse_source("", path)
             return module, [make_error(Code.IO_ERROR, f"Cannot find the kcl file: {path}", None)]
         try:
@@ -313,12 +329,12 @@ class Loader:
         except OSError:
             reads.complete = False
             reads.files.append((path, ""))
+            reads.unread.add(path)
             return parse_file(path)  # its diagnostic says why
-        key = digest(data) if self.digests else ""
+        texts = self.texts
+        key = digest(data) if texts.keyed else ""
         reads.files.append((path, key))
-        if self.memo is not None:
-            return self.memo.parse(path, data, key)
-        return parse_bytes(data, path)
+        return texts.parse_data(path, data, key)
 
     def escapes(self, files: list[str]) -> dict[str, SourceEscape]:
         """The files of a package whose folder or the file itself is a symbolic link
@@ -395,6 +411,7 @@ class Loader:
         """An empty module for a file not read, and the error (once per link)."""
         self.program.reads.complete = False
         self.program.reads.files.append((path, ""))
+        self.program.reads.unread.add(path)
         module, _ = parse_source("", path)
         return module, escape.diagnostics(site, self._escaped)
 
@@ -606,7 +623,19 @@ class Loader:
         return found
 
     def find(self, base: str) -> tuple[str, list[str]] | None:
-        """The package at ``base`` without noting the lookup."""
+        """The package at ``base`` without noting the lookup: a folder of ``.k`` files
+        or ``base.k``, texts of the overlay included (a package that exists only as
+        an editor's unsaved buffers is found too)."""
+        found = self._find_on_disk(base)
+        unsaved = self._unsaved_in(base) if self.sources else []
+        if unsaved and (found is None or found[1] != [base + ".k"]):
+            files = sorted({*(found[1] if found else ()), *unsaved})
+            return self.pkgpath_of(base), files
+        if found is None and base + ".k" in self.sources:
+            return self.pkgpath_of(base), [base + ".k"]
+        return found
+
+    def _find_on_disk(self, base: str) -> tuple[str, list[str]] | None:
         if os.path.isdir(base):
             files = self.package_files(base)
             if files:
@@ -614,6 +643,16 @@ class Loader:
         if os.path.isfile(base + ".k"):
             return self.pkgpath_of(base), [base + ".k"]
         return None
+
+    def _unsaved_in(self, folder: str) -> list[str]:
+        """The package files of the overlay directly in ``folder``."""
+        return [
+            path
+            for path in self.sources
+            if os.path.dirname(path) == folder
+            and path.endswith(".k")
+            and not path.endswith("_test.k")
+        ]
 
     def pkgpath_of(self, base: str) -> str:
         relative = os.path.relpath(base, self.program.root)

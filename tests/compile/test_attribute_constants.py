@@ -12,6 +12,8 @@ from typing import Any
 from kclpy.compile.code import Code, PackageCode, SchemaProto
 from kclpy.compile.opcodes import Op
 from kclpy.pipeline import driver
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,10 +31,11 @@ def compiled(path: Path) -> dict[str, PackageCode] | None:
     program = driver.load(driver.Inputs([str(path)]))
     if program.has_errors:
         return None
-    model = driver.check(program, tool_facts=False)
+    model = driver.check(program, Database(Settings(tool_facts=False)))
     if model.has_errors:
         return None
-    return driver.compile_program(program, model, diagnostics)
+    built = driver.compile_program(program, model, diagnostics)
+    return None if built is None else built[0]
 
 
 _LOADS = {int(Op.LOAD_TRUE): True, int(Op.LOAD_FALSE): False, int(Op.LOAD_NONE): None}

@@ -1,7 +1,8 @@
-"""Schemas compiled when first instantiated (``PendingSchema``).
+"""Schemas compiled when first instantiated (the code holds a ``SchemaHeader``, the
+run's code source, ``kclpy.pipeline.queries.ProgramCode``, compiles the body).
 
 After the type checker, ``kcl run`` compiles a schema's body only when the run first
-reads more than its header: a model library's program uses few of its schemas
+needs more than its header: a model library's program uses few of its schemas
 (konfig's guestbook stack: 33 of 387). These tests hold the lazy path to the eager
 one: the same output and errors on every test program, the same cache blobs, and
 nothing compiled that the run did not instantiate.
@@ -15,17 +16,12 @@ from typing import Any
 
 import pytest
 
-from kclpy.compile.code import (
-    AbsentSchema,
-    PackageCode,
-    PendingSchema,
-    SchemaProto,
-    provide_sources,
-    schema_protos,
-)
+from kclpy.compile.code import PackageCode, SchemaHeader, SchemaProto, schema_protos
 from kclpy.compile.stmts import LateCompileError, PackageCompiler
 from kclpy.emit import EmitOptions
 from kclpy.pipeline import driver, pickling
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database, ProgramCode
 from kclpy.sema import resolve_program
 from kclpy.values.errors import KclRuntimeError
 
@@ -64,24 +60,31 @@ def _program(tmp_path: Path) -> Path:
     return tmp_path / "main.k"
 
 
-def _compiled(path: Path, lazy: bool) -> tuple[dict[str, PackageCode] | None, list[str]]:
+Codes = dict[str, PackageCode]
+
+
+def _compiled(path: Path, lazy: bool) -> tuple[Codes | None, ProgramCode, list[str]]:
+    """The program's codes and code source (``lazy``: a run's database, which defers
+    the schemas to the code source; else a shared one, which compiles them all)."""
+    database = Database(Settings(tool_facts=False, shared=not lazy))
     inputs = driver.Inputs([str(path)], str(path.parent))
-    program = driver.load(inputs)
+    program = driver.load(inputs, database)
     messages = [d.message for d in program.diagnostics if d.is_error]
     if messages:
-        return None, messages
-    model = driver.check(program, tool_facts=False)
+        return None, ProgramCode(), messages
+    model = driver.check(program, database)
     messages = [d.message for d in model.diagnostics if d.is_error]
     if messages:
-        return None, messages
+        return None, ProgramCode(), messages
     model.drop_tool_facts()
     diagnostics: list[Any] = []
-    codes = driver.compile_program(program, model, diagnostics, lazy=lazy)
-    return codes, [d.message for d in diagnostics if d.is_error]
+    built = driver.compile_program(program, model, diagnostics, database)
+    messages = [d.message for d in diagnostics if d.is_error]
+    return (None, ProgramCode(), messages) if built is None else (*built, messages)
 
 
-def _run(path: Path, codes: dict[str, PackageCode]) -> str:
-    compiled = driver.Compiled(codes, str(path.parent), {}, str(path.parent))
+def _run(path: Path, codes: Codes, source: ProgramCode) -> str:
+    compiled = driver.Compiled(codes, str(path.parent), {}, str(path.parent), None, source)
     settings = driver.RunSettings()
     runner = driver.start(compiled, settings)
     try:
@@ -91,28 +94,31 @@ def _run(path: Path, codes: dict[str, PackageCode]) -> str:
 
 
 def _outcome(path: Path, lazy: bool) -> str:
-    codes, messages = _compiled(path, lazy)
+    codes, source, messages = _compiled(path, lazy)
     if codes is None:
         return "\n".join(messages)
-    return _run(path, codes)
+    return _run(path, codes, source)
 
 
-def _protos(codes: dict[str, PackageCode], pkgpath: str) -> dict[str, SchemaProto]:
+def _protos(codes: Codes, pkgpath: str) -> dict[str, SchemaHeader]:
     return {proto.name: proto for proto in schema_protos(codes[pkgpath])}
 
 
-def _pending(proto: SchemaProto) -> bool:
-    return isinstance(proto, PendingSchema) and proto.compile is not None
+def _pending(proto: SchemaHeader) -> bool:
+    return not isinstance(proto, SchemaProto)
 
 
 def test_only_the_schemas_a_run_instantiates_are_compiled(tmp_path: Path) -> None:
     main = _program(tmp_path)
-    codes, messages = _compiled(main, lazy=True)
+    codes, source, messages = _compiled(main, lazy=True)
     assert codes is not None and not messages
     protos = _protos(codes, "lib")
     assert set(protos) == {"Used", "Parent", "Unused", "Never"}
     assert all(_pending(proto) for proto in protos.values())
-    assert _run(main, codes) == "a:\n  name: x\n  port: 80\n"
+    assert _run(main, codes, source) == "a:\n  name: x\n  port: 80\n"
+    assert sorted(source.compiled) == [("lib", "Used")]
+    source.fill(codes)
+    protos = _protos(codes, "lib")
     assert [name for name, proto in sorted(protos.items()) if _pending(proto)] == [
         "Never",
         "Parent",
@@ -125,44 +131,51 @@ def _blob(code: PackageCode) -> bytes:
 
 
 def test_a_cache_entry_holds_the_schemas_its_run_compiled(tmp_path: Path) -> None:
-    """Pickled, a compiled schema is a plain ``SchemaProto`` and a pending one an
-    ``AbsentSchema`` (its header); read back, an absent schema is compiled from the
-    program's source when first read, through the thread's provider, and the package
-    then pickles to the eagerly compiled package's bytes."""
+    """Pickled after its run filled in what it compiled, a package holds a plain
+    ``SchemaProto`` for each schema the run used and a ``SchemaHeader`` for the others;
+    read back, a header's body comes from a code source that rebuilds the program from
+    source (once), and the package then pickles to the eagerly compiled package's
+    bytes."""
     main = _program(tmp_path)
-    eager, _ = _compiled(main, lazy=False)
-    lazy, _ = _compiled(main, lazy=True)
+    eager, _, _ = _compiled(main, lazy=False)
+    lazy, source, _ = _compiled(main, lazy=True)
     assert eager is not None and lazy is not None
-    assert _run(main, lazy) == "a:\n  name: x\n  port: 80\n"  # compiles Used only
+    assert _run(main, lazy, source) == "a:\n  name: x\n  port: 80\n"  # compiles Used only
+    source.fill(lazy)
     loaded = pickling.load(io.BytesIO(_blob(lazy["lib"])))
     protos = _protos({"lib": loaded}, "lib")
     assert type(protos["Used"]) is SchemaProto
-    assert {name for name, proto in protos.items() if type(proto) is AbsentSchema} == {
+    assert {name for name, proto in protos.items() if type(proto) is SchemaHeader} == {
         "Never",
         "Parent",
         "Unused",
     }
     assert len(_blob(loaded)) < len(_blob(eager["lib"]))
-    fresh, _ = _compiled(main, lazy=True)
-    assert fresh is not None
-    asked: list[tuple[str, str]] = []
+    rebuilds: list[int] = []
 
-    def provider(pkgpath: str, name: str) -> SchemaProto:
-        asked.append((pkgpath, name))
-        proto = _protos(fresh, pkgpath)[name]
-        assert isinstance(proto, PendingSchema)
-        return proto.filled()
+    def rebuild() -> ProgramCode:
+        rebuilds.append(1)
+        fresh, fresh_source, _ = _compiled(main, lazy=True)
+        assert fresh is not None
+        return fresh_source
 
-    provide_sources(provider)
-    try:
-        assert protos["Unused"].attrs[0].name == "items"
-        assert asked == [("lib", "Unused")]
-        for proto in protos.values():
-            proto.checks  # noqa: B018
-    finally:
-        provide_sources(None)
-    assert sorted(asked) == [("lib", "Never"), ("lib", "Parent"), ("lib", "Unused")]
+    again = ProgramCode(rebuild)
+    assert again.schema(protos["Unused"]).attrs[0].name == "items"
+    for proto in protos.values():
+        if type(proto) is SchemaHeader:
+            again.schema(proto)
+    assert rebuilds == [1] and again.rebuilt
+    assert sorted(again.compiled) == [("lib", "Never"), ("lib", "Parent"), ("lib", "Unused")]
+    again.fill({"lib": loaded})
     assert _plain(loaded) == _plain(eager["lib"])
+
+
+def test_a_code_source_without_the_schema_raises_a_lookup_error(tmp_path: Path) -> None:
+    """A rebuild that finds the files changed gives no source: the schema is not
+    found (the VM reports it as an error of the run)."""
+    header = SchemaHeader("Gone", "schema", "lib", str(tmp_path / "lib.k"))
+    with pytest.raises(LookupError, match="changed while it ran"):
+        ProgramCode(lambda: None).schema(header)
 
 
 def _plain(value: Any) -> Any:
@@ -196,8 +209,10 @@ def test_an_error_compiling_a_pending_schema_is_raised_where_it_is_read() -> Non
     code = compiler.compile()
     assert not compiler.diagnostics
     (proto,) = _protos({"__main__": code}, "__main__").values()
+    source = ProgramCode()
+    source.defer("__main__", compiler.deferred)
     with pytest.raises(LateCompileError, match="the number of loop variables is 3"):
-        proto.attrs  # noqa: B018
+        source.schema(proto)
 
 
 def _test_programs() -> list[Path]:

@@ -122,11 +122,13 @@ def test_a_closed_document_leaves_no_parse_behind(tmp_path: Path) -> None:
         path = str(tmp_path / "main.k")
         text = "a = 1\n" * 1000
         documents.did_open((tmp_path / "main.k").as_uri(), text, 1)
-        workspace.parse(path, text, edited=True)
-        assert path in workspace._parses and path in workspace._chunks._chunks
+        files = workspace.database.files
+        files.set_overlay(documents.overlay())
+        files.parse_text(path, text)  # an open buffer: statement by statement
+        assert path in files._parses and path in workspace._chunks._chunks
         documents.did_close((tmp_path / "main.k").as_uri())
         workspace.forget(path)
-        assert path not in workspace._parses and path not in workspace._chunks._chunks
+        assert path not in files._parses and path not in workspace._chunks._chunks
     finally:
         workspace.stop()
     release_memory()  # glibc gives free pages back; elsewhere nothing happens

@@ -18,8 +18,11 @@ from kclpy.diag.render import render
 from kclpy.emit import EmitOptions
 from kclpy.loader import Loader
 from kclpy.pipeline import cache as cache_module
-from kclpy.pipeline import driver, pickling
+from kclpy.pipeline import driver, pickling, queries
+from kclpy.pipeline import inputs as inputs_module
+from kclpy.pipeline.inputs import Settings
 from kclpy.source import SourceFile
+from kclpy.values.errors import KclRuntimeError
 
 MAIN_TEXT = """\
 import pkg
@@ -103,8 +106,8 @@ def test_an_entry_holds_what_its_run_compiled_and_a_hit_compiles_the_rest(
     cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The entry is written after the run: schemas it never read are stored as their
-    headers (``AbsentSchema``); a later run from the entry that reads one compiles it
-    from the program's source files."""
+    headers (``SchemaHeader``); a later run from the entry that needs one gets it from
+    its code source, which compiles the program's source files."""
     (tmp_path / "main.k").write_text(OPTIONAL_TEXT)
     files = [str(tmp_path / "main.k")]
     first = kclpy.run_files(files, work_dir=str(tmp_path))
@@ -115,7 +118,7 @@ def test_an_entry_holds_what_its_run_compiled_and_a_hit_compiles_the_rest(
         blobs = pickling.load(handle)
     main = pickling.load(io.BytesIO(blobs["__main__"][1]))
     kinds = {proto.name: type(proto).__name__ for proto in code_module.schema_protos(main)}
-    assert kinds == {"Always": "SchemaProto", "Sometimes": "AbsentSchema"}
+    assert kinds == {"Always": "SchemaProto", "Sometimes": "SchemaHeader"}
     parsed: list[str] = []
     original = Loader.parse
 
@@ -135,22 +138,34 @@ def test_an_entry_holds_what_its_run_compiled_and_a_hit_compiles_the_rest(
     assert parsed == []  # the second run wrote the entry again, with the schema it compiled
 
 
-def test_absent_schemas_come_only_from_the_entry_s_own_files(tmp_path: Path) -> None:
-    """Compiling an absent schema from source needs the files the entry was made from
-    (as its lookup found them): other files (changed during the run) stop the run, and
-    the entry is not written again."""
-    from kclpy.values.errors import KclRuntimeError
-
+def test_absent_schemas_come_only_from_the_entry_s_own_files(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    """Compiling a schema an entry holds the header of needs the files the entry was
+    made from (as its lookup found them): other files (changed during the run) stop
+    the run with an error, and the entry is not written again."""
     (tmp_path / "main.k").write_text(OPTIONAL_TEXT)
     inputs = driver.Inputs([str(tmp_path / "main.k")], str(tmp_path))
-    stale = driver.SourceSchemas(inputs, [(str(tmp_path / "main.k"), "0" * 64)])
+    assert driver.run(inputs, driver.RunSettings(), EmitOptions()).ok  # the entry
+    (entry,) = _entries(cache_dir)
+    written = entry.stat().st_mtime_ns
+    hit = driver.front_end(inputs, [])
+    assert hit is not None and hit.files == {}
+    (tmp_path / "main.k").write_text(OPTIONAL_TEXT + "c = 1\n")  # during the run
+    runner = driver.start(hit, driver.RunSettings({"with_b": True}))
     with pytest.raises(KclRuntimeError, match="changed while it ran"):
-        stale("__main__", "Sometimes")
-    assert stale.reads is None
-    program = driver.load(inputs)
-    fresh = driver.SourceSchemas(inputs, list(program.reads.files))
-    assert fresh("__main__", "Sometimes").attrs[0].name == "z"
-    assert fresh.reads is not None
+        driver.execute(runner, driver.RunSettings({"with_b": True}))
+    driver.stored(hit)
+    assert entry.stat().st_mtime_ns == written
+    (tmp_path / "main.k").write_text(OPTIONAL_TEXT)
+    again = driver.front_end(inputs, [])
+    assert again is not None and again.files == {}
+    header = next(
+        proto
+        for proto in code_module.schema_protos(again.codes["__main__"])
+        if proto.name == "Sometimes"
+    )
+    assert again.source.schema(header).attrs[0].name == "z"
 
 
 @pytest.mark.parametrize("edited", ["main.k", "pkg/app.k"])
@@ -357,13 +372,13 @@ def _counting(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list
     return calls
 
 
-def test_the_memory_tier_parses_and_compiles_a_shared_package_once(
+def test_a_shared_database_parses_and_compiles_a_shared_package_once(
     tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("KCLPY_NO_CACHE", "1")
-    parsed = _counting(monkeypatch, loader_module, "parse_bytes")
-    compiled = _counting(monkeypatch, driver, "_compile_package")
-    memory = cache_module.MemoryTier()
+    parsed = _counting(monkeypatch, inputs_module, "parse_bytes")
+    compiled = _counting(monkeypatch, queries, "_compile_package")
+    memory = queries.Database(Settings(tool_facts=False, shared=True))
     texts = []
     for index in range(3):
         folder = _stack(tmp_path, f"s{index}", index)
@@ -381,7 +396,7 @@ def test_the_memory_tier_parses_and_compiles_a_shared_package_once(
     assert parsed.count(app) == 2 and compiled.count("pkg") == 2
 
 
-def test_the_memory_tier_reads_a_shared_package_back_once(
+def test_a_shared_database_reads_a_shared_package_back_once(
     cache_dir: Path, tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folders = [_stack(tmp_path, f"s{index}", index) for index in range(3)]
@@ -392,7 +407,7 @@ def test_the_memory_tier_reads_a_shared_package_back_once(
     assert len(_entries(cache_dir)) == 3
     unpickled = _counting(monkeypatch, pickling.Unpickler, "__init__")
     _forbid_parsing(monkeypatch)
-    memory = cache_module.MemoryTier()
+    memory = queries.Database(Settings(tool_facts=False, shared=True))
     texts = [
         driver.run(_inputs(folder, project), driver.RunSettings(), EmitOptions(), memory).text
         for folder in folders
@@ -411,21 +426,21 @@ def test_a_package_key_follows_its_imports(tmp_path: Path) -> None:
 
     def key() -> str | None:
         program = driver.load(driver.Inputs([str(tmp_path / "main.k")], str(tmp_path)))
-        return cache_module.package_keys(program)["mid"]
+        return queries.package_keys(program)["mid"]
 
     before = key()
     assert before is not None and key() == before
     (tmp_path / "low" / "a.k").write_text("v = 2\n")
     assert key() != before
     text_program = driver.load(driver.Inputs(["main.k"], str(tmp_path), sources={"main.k": ""}))
-    assert cache_module.package_keys(text_program) == {"__main__": None}
+    assert queries.package_keys(text_program) == {"__main__": None}
 
 
 def test_the_memory_tables_keep_only_the_most_recently_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parsed = _counting(monkeypatch, loader_module, "parse_bytes")
-    memo = loader_module.ParseMemo(limit=2)
+    parsed = _counting(monkeypatch, inputs_module, "parse_bytes")
+    memo = inputs_module.Files(keyed=True, limit=2)
     paths = []
     for name in ("a", "b", "c"):
         path = tmp_path / f"{name}.k"
@@ -434,7 +449,7 @@ def test_the_memory_tables_keep_only_the_most_recently_used(
 
     def parse(path: str) -> None:
         data = Path(path).read_bytes()
-        memo.parse(path, data, loader_module.digest(data))
+        memo.parse_data(path, data, loader_module.digest(data))
 
     for path in [paths[0], paths[1], paths[0], paths[2], paths[0], paths[1]]:
         parse(path)

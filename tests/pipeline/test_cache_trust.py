@@ -239,7 +239,7 @@ def _payloads(marker: Path) -> dict[str, bytes]:
         "builtins.eval": pickle.dumps(_Call(eval, f"open({str(marker)!r}, 'w')"), protocol=5),
         "builtins.exec": _global("builtins", "exec"),
         "kclpy.compile.code.partial": _global("kclpy.compile.code", "partial"),
-        "kclpy.compile.code.PendingSchema": _global("kclpy.compile.code", "PendingSchema"),
+        "kclpy.compile.code.NoCodeSource": _global("kclpy.compile.code", "NoCodeSource"),
         "kclpy.compile.code.Callable": _global("kclpy.compile.code", "Callable"),
         "kclpy.loader.Loader": _global("kclpy.loader", "Loader"),
         "kclpy.source.SourceFile": _global("kclpy.source", "SourceFile"),
@@ -253,7 +253,7 @@ def _payloads(marker: Path) -> dict[str, bytes]:
         "builtins.eval",
         "builtins.exec",
         "kclpy.compile.code.partial",
-        "kclpy.compile.code.PendingSchema",
+        "kclpy.compile.code.NoCodeSource",
         "kclpy.compile.code.Callable",
         "kclpy.loader.Loader",
         "kclpy.source.SourceFile",
@@ -369,12 +369,12 @@ def test_every_global_an_entry_names_is_admitted_and_no_other_is(tmp_path: Path)
     for _, blob in blobs.values():
         Recorder(io.BytesIO(blob)).load()
     assert named == pickling.ADMITTED
-    assert ("kclpy.compile.code", "AbsentSchema") in named  # (Unused)
-    assert ("kclpy.compile.code", "PendingSchema") not in named
+    assert ("kclpy.compile.code", "SchemaHeader") in named  # (Unused)
+    assert ("kclpy.compile.code", "NoCodeSource") not in named
 
 
 def test_the_writer_refuses_what_the_reader_would_not_load() -> None:
-    for value in (pickling.code.PendingSchema, complex(1, 2), os.system, Path("x")):
+    for value in (pickling.code.NoCodeSource, complex(1, 2), os.system, Path("x")):
         with pytest.raises(pickle.PicklingError):
             pickling.dumps(value)
 

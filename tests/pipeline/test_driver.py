@@ -10,8 +10,9 @@ import kclpy
 from kclpy.diag import Diagnostic
 from kclpy.emit import EmitOptions
 from kclpy.loader import Program
-from kclpy.pipeline import cache as cache_module
 from kclpy.pipeline import driver
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database
 from kclpy.tools.override import apply_overrides
 
 PROGRAM = """\
@@ -37,9 +38,9 @@ def test_the_stages_chained_by_hand_give_what_run_gives() -> None:
     model = driver.check(program)
     assert model.diagnostics == []
     diagnostics: list[Diagnostic] = []
-    codes = driver.compile_program(program, model, diagnostics)
-    assert codes is not None and set(codes) == {"__main__"} and diagnostics == []
-    compiled = driver.Compiled(codes, program.root, {})
+    built = driver.compile_program(program, model, diagnostics)
+    assert built is not None and set(built[0]) == {"__main__"} and diagnostics == []
+    compiled = driver.Compiled(built[0], program.root, {}, "", None, built[1])
     settings = driver.RunSettings({"size": 3})
     output = driver.execute(driver.start(compiled, settings), settings)
     assert output.log == "hello\n"
@@ -69,7 +70,7 @@ def test_an_error_stops_the_pipeline_with_its_code(code: str, expected: str, lin
 
 def test_a_runtime_error_keeps_the_log_and_its_position() -> None:
     result = driver.run(
-        _inputs(PROGRAM), driver.RunSettings({"size": 30}), EmitOptions(), memory=None
+        _inputs(PROGRAM), driver.RunSettings({"size": 30}), EmitOptions(), database=None
     )
     assert not result.ok and result.log == "hello\n"
     (diagnostic,) = result.diagnostics
@@ -121,7 +122,7 @@ def test_option_texts_decode_as_the_reference_does() -> None:
 def test_an_edited_program_never_shares_trees_or_code(tmp_path: Path) -> None:
     (tmp_path / "main.k").write_text("a = 1\n")
     inputs = driver.Inputs([str(tmp_path / "main.k")], str(tmp_path))
-    memory = cache_module.MemoryTier()
+    memory = Database(Settings(tool_facts=False, shared=True))
 
     def edit(program: Program) -> list[Diagnostic]:
         return apply_overrides(program, ["a=2"])

@@ -1,5 +1,5 @@
-"""Checked packages reused between programs (``kclpy.sema.interface`` through the driver's
-in-process tier): the same outputs and diagnostics as checking every package again."""
+"""Checked packages reused between programs (``kclpy.sema.interface`` through a shared
+query database): the same outputs and diagnostics as checking every package again."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from kclpy.diag.render import render_all
 from kclpy.emit import EmitOptions
 from kclpy.monorepo import stacks
 from kclpy.pipeline import driver
-from kclpy.pipeline.cache import MemoryTier
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database
 from kclpy.sema.bindings import Binding
 from kclpy.sema.declare import DeclarationChecker
 from kclpy.sema.interface import ImportMark
@@ -40,15 +41,18 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return checked
 
 
-def _outcome(inputs: driver.Inputs, memory: MemoryTier | None) -> tuple[str, str]:
+def _shared() -> Database:
+    """A build worker's database: checked packages reused by content key."""
+    return Database(Settings(shared=True))
+
+
+def _outcome(inputs: driver.Inputs, memory: Database | None) -> tuple[str, str]:
     """What a build shows of one program: its text, its rendered diagnostics."""
     result = driver.run(inputs, driver.RunSettings(), EmitOptions(), memory)
     return result.text, render_all(result.diagnostics, "human", False)
 
 
-def _outcomes(
-    programs: Sequence[driver.Inputs], memory: MemoryTier | None
-) -> list[tuple[str, str]]:
+def _outcomes(programs: Sequence[driver.Inputs], memory: Database | None) -> list[tuple[str, str]]:
     return [_outcome(inputs, memory) for inputs in programs]
 
 
@@ -77,7 +81,7 @@ def test_a_generated_repository_builds_the_same_with_reuse(
     without = _outcomes(programs, None)
     shared_checks = [name for name in checks if name != "__main__"]
     del checks[:]
-    memory = MemoryTier()
+    memory = _shared()
     assert _outcomes(programs, memory) == without
     assert all(text and not errors.strip() for text, errors in without)
     # each shared model package is checked once in all, the stacks' own code every time
@@ -124,7 +128,7 @@ def test_diagnostics_keep_their_order_whatever_was_checked_before(
     ]
     assert first[0] < first[2] and first[1] > first[3]  # a: low first; b: lib's own first
     del checks[:]
-    assert _outcomes(programs, MemoryTier()) == without
+    assert _outcomes(programs, _shared()) == without
     assert checks.count("lib") == 1 and checks.count("low") == 1
 
 
@@ -156,7 +160,7 @@ def test_a_package_over_different_imports_is_not_shared(tmp_path: Path, checks: 
     without = _outcomes(programs, None)
     assert "replicas: 2" in without[0][0] and "E2G22" in without[1][1]
     del checks[:]
-    assert _outcomes(programs, MemoryTier()) == without
+    assert _outcomes(programs, _shared()) == without
     # app over lib1, app over lib2, and the same files as ``application``: three checks
     assert checks.count("app") == 2 and checks.count("application") == 1
 
@@ -172,10 +176,10 @@ def test_a_reused_model_matches_a_checked_one(tmp_path: Path) -> None:
         str(tmp_path / "s"),
         {"app": str(tmp_path / "app"), "lib": str(tmp_path / "lib1")},
     )
-    memory = MemoryTier()
-    first = driver.check(driver.load(inputs, memory), memory=memory)
+    memory = _shared()
+    first = driver.check(driver.load(inputs, memory), memory)
     program = driver.load(inputs, memory)
-    again = driver.check(program, memory=memory)
+    again = driver.check(program, memory)
     alone = driver.check(program)
     assert again.package_scopes["app"] is first.package_scopes["app"]  # shared, not rebuilt
     for model in (again, first):
@@ -200,7 +204,7 @@ def test_a_reused_model_matches_a_checked_one(tmp_path: Path) -> None:
     base = again.package_scopes["lib"].symbols["Base"]
     counts = []
     for _ in range(3):
-        driver.check(driver.load(inputs, memory), memory=memory)
+        driver.check(driver.load(inputs, memory), memory)
         counts.append(len(base.references))
     assert counts[0] == counts[1] == counts[2]
 
@@ -220,10 +224,10 @@ def test_clearing_a_model_leaves_the_stored_packages_intact(tmp_path: Path) -> N
     )
     expected = [_outcome(first, None), _outcome(second, None)]
     assert "replicas: 2" in expected[0][0] and expected[1][1].count("error[") >= 4
-    memory = MemoryTier()
+    memory = _shared()
     for inputs in (first, second):
         # as a run does before compiling: the stored products are copies
-        driver.check(driver.load(inputs, memory), memory=memory).drop_tool_facts()
+        driver.check(driver.load(inputs, memory), memory).drop_tool_facts()
     assert [_outcome(first, memory), _outcome(second, memory)] == expected
 
 
@@ -253,7 +257,7 @@ def test_a_package_is_not_reused_over_another_check_of_its_imports(
     ]
     without = _outcomes(programs, None)
     del checks[:]
-    memory = MemoryTier()
+    memory = _shared()
     memory.checked.limit = 2  # (the parsed files stay: the same syntax trees)
     assert _outcomes(programs, memory) == without
     assert checks.count("lib") == 2 and checks.count("app") == 2

@@ -10,7 +10,8 @@ import pytest
 
 from kclpy.diag.render import render_all
 from kclpy.pipeline import driver
-from kclpy.pipeline.cache import MemoryTier, package_keys
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database, package_keys
 from kclpy.sema.declare import DeclarationChecker
 from kclpy.sema.interface import ImportMark, check_order
 
@@ -23,9 +24,9 @@ def _write(root: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def _lines(root: Path, memory: MemoryTier | None = None) -> list[str]:
+def _lines(root: Path, memory: Database | None = None) -> list[str]:
     program = driver.load(driver.Inputs([str(root / "main.k")], str(root)), memory)
-    model = driver.check(program, memory=memory)
+    model = driver.check(program, memory)
     text = render_all(model.diagnostics, "short", False).replace(str(root) + "/", "")
     return [line.split(": error")[0] for line in text.splitlines() if line]
 
@@ -78,7 +79,7 @@ def test_an_imported_package_reports_at_its_first_import(tmp_path: Path) -> None
 
 def test_reused_packages_report_in_the_same_order(tmp_path: Path) -> None:
     _write(tmp_path, DIAMOND)
-    memory = MemoryTier()
+    memory = Database(Settings(shared=True))  # a build worker's
     first = _lines(tmp_path, memory)
     program = driver.load(driver.Inputs([str(tmp_path / "main.k")], str(tmp_path)), memory)
     stored = memory.checked.get(package_keys(program)["base"])
@@ -103,7 +104,7 @@ def test_a_package_of_an_import_cycle_read_before_its_check_is_empty(tmp_path: P
 
 def test_an_interface_is_read_only(tmp_path: Path) -> None:
     _write(tmp_path, DIAMOND)
-    memory = MemoryTier()
+    memory = Database(Settings(shared=True))  # a build worker's
     _lines(tmp_path, memory)
     program = driver.load(driver.Inputs([str(tmp_path / "main.k")], str(tmp_path)))
     keys = [key for key in package_keys(program).values() if key is not None]

@@ -6,13 +6,11 @@ classes), so a compiled package can be pickled into the module cache.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
-from functools import partial
-from typing import Any, Final, SupportsIndex
+from typing import Any, Final, Protocol
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
-BYTECODE_VERSION: Final = 7
+BYTECODE_VERSION: Final = 8
 
 # Fallback kinds of LOAD_NAME (when the schema being built has no such attribute).
 FALLBACK_GLOBAL: Final = 0
@@ -149,7 +147,29 @@ class IndexSignatureSpec:
         self.key_slot = key_slot
 
 
-class SchemaProto:
+class SchemaHeader:
+    """What defining a ``schema``, ``mixin``, ``protocol`` or ``rule`` at run time reads:
+    its name, kind, package, file and position. A package compiled with its schemas
+    deferred holds headers only; the VM asks its :class:`CodeSource` for the whole
+    proto the first time it needs more (most schemas of a model library are never
+    instantiated by a given program: konfig's stack uses 33 of 387)."""
+
+    __slots__ = ("kind", "name", "path", "pkgpath", "position")
+
+    def __init__(
+        self, name: str, kind: str, pkgpath: str, path: str, position: tuple[int, int] = (0, 0)
+    ) -> None:
+        self.name = name
+        self.kind = kind  # schema | mixin | protocol | rule
+        self.pkgpath = pkgpath
+        self.path = path
+        self.position = position
+
+    def __repr__(self) -> str:
+        return f"<schema {self.pkgpath}.{self.name}>"
+
+
+class SchemaProto(SchemaHeader):
     """A compiled ``schema``, ``mixin``, ``protocol`` or ``rule``."""
 
     __slots__ = (
@@ -160,27 +180,18 @@ class SchemaProto:
         "constants",
         "decorators",
         "index_signature",
-        "kind",
         "mixins",
-        "name",
         "nlocals",
         "param_defaults",
         "params",
         "parent",
-        "path",
         "path_setters",
-        "pkgpath",
         "plain_attrs",
-        "position",
         "setters",
     )
 
     def __init__(self, name: str, kind: str, pkgpath: str, path: str) -> None:
-        self.name = name
-        self.kind = kind  # schema | mixin | protocol | rule
-        self.pkgpath = pkgpath
-        self.path = path
-        self.position: tuple[int, int] = (0, 0)
+        super().__init__(name, kind, pkgpath, path)
         self.params: list[ParamSpec] = []
         # sets the parameters that were not given to their default values
         self.param_defaults: Code | None = None
@@ -206,101 +217,50 @@ class SchemaProto:
         self.decorators: list[tuple[str, dict[str, Any]]] = []
         self.nlocals = 0
 
-
-_HEADER = frozenset(("name", "kind", "pkgpath", "path", "position"))
-_BODY_FIELDS = frozenset(SchemaProto.__slots__) - _HEADER
-
-
-class PendingSchema(SchemaProto):
-    """A ``SchemaProto`` compiled the first time a field beyond its header (name, kind,
-    package, file, position) is read: most schemas of a model library are never
-    instantiated by a given program (konfig's stack: 33 of 387), and defining one at
-    run time reads only its header. ``compile`` returns the whole proto, whose fields
-    this one takes. Pickled once compiled, it is a plain ``SchemaProto``; still pending,
-    an :class:`AbsentSchema` (a cache entry holds what its run compiled)."""
-
-    __slots__ = ("compile",)
-
-    def __init__(
-        self,
-        name: str,
-        kind: str,
-        pkgpath: str,
-        path: str,
-        position: tuple[int, int],
-        compile: Callable[[], SchemaProto],
-    ) -> None:
-        self.name = name
-        self.kind = kind
-        self.pkgpath = pkgpath
-        self.path = path
-        self.position = position
-        self.compile: Callable[[], SchemaProto] | None = compile
-
-    def __getattr__(self, field: str) -> Any:
-        # called only for a slot not set yet: the first read of a body field
-        if self.compile is None or field not in _BODY_FIELDS:
-            raise AttributeError(field)
-        return getattr(self.filled(), field)
-
-    def filled(self) -> SchemaProto:
-        """This schema, its body compiled."""
-        compile = self.compile
-        if compile is not None:
-            whole = compile()
-            for field in _BODY_FIELDS:
-                setattr(self, field, getattr(whole, field))
-            self.compile = None
-        return self
-
-    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
-        if self.compile is not None:  # never read: the entry holds its header only
-            header = (self.name, self.kind, self.pkgpath, self.path, self.position)
-            return AbsentSchema, header
-        state = {field: getattr(self, field) for field in SchemaProto.__slots__}
-        return SchemaProto, (self.name, self.kind, self.pkgpath, self.path), (None, state)
+    def __repr__(self) -> str:
+        return f"<schema proto {self.pkgpath}.{self.name}>"
 
 
-class AbsentSchema(PendingSchema):
-    """A schema a cache entry holds the header of only (the run that stored the entry
-    never read its body): compiled from the program's source files, through the
-    provider the driver sets for a run from a cache entry (:func:`provide_sources`),
-    the first time a field beyond its header is read."""
+class CodeSource(Protocol):
+    """Where the VM gets the body of a schema its code holds the header of (the query
+    layer, ``kclpy.pipeline.queries``, hands one to the runner)."""
 
-    __slots__ = ()
-
-    def __init__(
-        self, name: str, kind: str, pkgpath: str, path: str, position: tuple[int, int]
-    ) -> None:
-        super().__init__(name, kind, pkgpath, path, position, partial(_from_source, pkgpath, name))
+    def schema(self, header: SchemaHeader) -> SchemaProto:
+        """The whole proto of ``header``'s schema; raises ``LookupError`` when the
+        program's sources no longer define it as compiled."""
+        ...
 
 
-def _from_source(pkgpath: str, name: str) -> SchemaProto:
-    provider: SourceProvider | None = getattr(_sources, "provider", None)
-    if provider is None:  # pragma: no cover - a cache entry read outside the driver
-        raise LookupError(f"no source for the cached schema {pkgpath}.{name}")
-    return provider(pkgpath, name)
+class NoCodeSource:
+    """The code source of a program compiled whole: it holds no header."""
+
+    def schema(self, header: SchemaHeader) -> SchemaProto:
+        raise LookupError(f"no source for the schema {header.pkgpath}.{header.name}")
 
 
-SourceProvider = Callable[[str, str], SchemaProto]
-"""(package path, schema name) -> the schema's proto, compiled from the program's source."""
-
-_sources = threading.local()
+NO_SOURCE: Final = NoCodeSource()
 
 
-def provide_sources(provider: SourceProvider | None) -> None:
-    """The provider of this thread's absent schemas (None: none, a run compiled from
-    source holds no absent schema)."""
-    _sources.provider = provider
-
-
-def schema_protos(package: PackageCode) -> Iterator[SchemaProto]:
-    """The schemas, mixins, protocols and rules a package defines."""
+def schema_protos(package: PackageCode) -> Iterator[SchemaHeader]:
+    """The schemas, mixins, protocols and rules a package defines (whole, or headers)."""
     for codes in package.setters:
         for code in codes:
             for const in code.consts:
-                if isinstance(const, SchemaProto):
+                if isinstance(const, SchemaHeader):
                     yield const
+
+
+def fill_schemas(package: PackageCode, found: Callable[[SchemaHeader], SchemaProto | None]) -> None:
+    """Put in place of each header of ``package`` its whole proto when ``found`` has
+    it (before a package is stored: an entry holds what its runs compiled)."""
+    for codes in package.setters:
+        for code in codes:
+            consts = code.consts
+            for index, const in enumerate(consts):
+                if type(const) is SchemaHeader:
+                    whole = found(const)
+                    if whole is not None:
+                        consts[index] = whole
 
 
 class ConfigConstant:

@@ -11,6 +11,7 @@ that runs in source order.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from kclpy.compile.code import (
@@ -21,7 +22,7 @@ from kclpy.compile.code import (
     IndexSignatureSpec,
     NameRef,
     PackageCode,
-    PendingSchema,
+    SchemaHeader,
     SchemaProto,
     TypeRef,
 )
@@ -133,9 +134,11 @@ class PackageCompiler:
         self.pkgpath = pkgpath
         self.modules = modules
         self.model = model  # resolved (sema.resolve_program or check_program)
-        # schemas compiled when first instantiated (PendingSchema): only after the type
-        # checker, which reports every error the compiler could report in them
+        # schemas compiled when first instantiated (the code holds their headers and
+        # ``deferred`` how to compile each): only after the type checker, which reports
+        # every error the compiler could report in them
         self.lazy = lazy
+        self.deferred: dict[str, Callable[[], SchemaProto]] = {}
         self.diagnostics: list[Diagnostic] = []
         self.package = PackageCode(pkgpath)
         self.slots: dict[str, int] = {}
@@ -308,18 +311,16 @@ class PackageCompiler:
             out.emit(Op.MAKE_SCHEMA, out.const(proto))
             out.emit(Op.STORE_GLOBAL, slot)
 
-    def schema_proto(self, stmt: ast.SchemaStmt | ast.RuleStmt, names: PackageNames) -> SchemaProto:
+    def schema_proto(
+        self, stmt: ast.SchemaStmt | ast.RuleStmt, names: PackageNames
+    ) -> SchemaHeader:
         """The schema's proto: compiled now, or when first read (``lazy``)."""
         if not self.lazy:
             return SchemaCompiler(self.pkgpath, self.diagnostics, stmt, names).compile()
         pkgpath = self.pkgpath
-        return PendingSchema(
-            stmt.name,
-            schema_kind(stmt),
-            pkgpath,
-            names.file.path,
-            (stmt.span.start, stmt.span.end),
-            lambda: compile_later(pkgpath, stmt, names),
+        self.deferred[stmt.name] = partial(compile_later, pkgpath, stmt, names)
+        return SchemaHeader(
+            stmt.name, schema_kind(stmt), pkgpath, names.file.path, (stmt.span.start, stmt.span.end)
         )
 
     def compile_unification(self, name: str, slot: int, setters: list[Setter]) -> list[Code]:

@@ -11,8 +11,8 @@ stack's own folder or its ``ci-test`` folder. A change to a shared model thus
 reaches every stack that imports it, directly or transitively.
 
 The loader's record of a program's reads (``Program.reads``) gives those files and
-places. Parsing is shared between stacks through a ``ParseMemo``: each file is parsed
-once per analysis.
+places. Parsing is shared between stacks through the query layer's parse query
+(``kclpy.pipeline.inputs.Files``): each file is parsed once per analysis.
 Takes stacks and changed paths; returns the affected stacks. ``changed_since``
 asks git for the files changed since a revision (committed, staged, unstaged and
 untracked).
@@ -25,8 +25,9 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kclpy.loader import Loader, ParseMemo
+from kclpy.loader import Loader
 from kclpy.monorepo.stacks import MOD_FILE, Stack
+from kclpy.pipeline.inputs import Files
 
 _LOCK_FILE = "kcl.mod.lock"
 
@@ -55,10 +56,10 @@ class Dependencies:
 
 def dependencies(stacks: Sequence[Stack]) -> dict[str, Dependencies]:
     """The dependencies of every stack, keyed by the stack's path."""
-    memo = ParseMemo()
+    parses = Files(keyed=True)  # the parse query, shared by the stacks
     result: dict[str, Dependencies] = {}
     for stack in stacks:
-        loader = Loader(stack.path, dict(stack.externals), {}, memo)
+        loader = Loader(stack.path, dict(stack.externals), texts=parses.view({}))
         if stack.files:
             loader.load(list(stack.files))
         reads = loader.program.reads

@@ -4,8 +4,9 @@
 and returns its YAML text (after what the program printed) or its rendered
 diagnostics. It is module level, so that local worker processes and Dask workers
 receive it by reference, and every call in one process shares the process's
-in-memory cache tier: a shared model package is parsed, compiled and read back
-from the on-disk cache once per process, not once per stack.
+query database (``kclpy.pipeline.queries``): a shared model package is parsed,
+checked, compiled and read back from the on-disk cache once per process, not once per
+stack.
 """
 
 from __future__ import annotations
@@ -16,18 +17,20 @@ from kclpy.depth import deep
 from kclpy.emit import EmitOptions
 from kclpy.monorepo.report import StackJob, StackOutput
 from kclpy.pipeline import driver
-from kclpy.pipeline.cache import MemoryTier
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database
 
 MEMORY_LIMIT = 512  # parsed files / compiled packages each process keeps
-_memory: MemoryTier | None = None
+_database: Database | None = None
 
 
-def process_memory() -> MemoryTier:
-    """This process's in-memory tier (made on first use)."""
-    global _memory
-    if _memory is None:
-        _memory = MemoryTier(MEMORY_LIMIT)
-    return _memory
+def process_memory() -> Database:
+    """This process's query database, shared by the stacks it compiles (made on
+    first use)."""
+    global _database
+    if _database is None:
+        _database = Database(Settings(tool_facts=False, shared=True), limit=MEMORY_LIMIT)
+    return _database
 
 
 def compile_stack(job: StackJob) -> StackOutput:

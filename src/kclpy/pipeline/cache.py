@@ -1,22 +1,17 @@
-"""The driver's cache of compiled code, in two tiers the driver consults between stages.
+"""The disk cache of compiled code: the persistence backend of the query layer's code.
+
+(The in-process memo, parsed files and checked and compiled packages by content key,
+is the query database's, ``kclpy.pipeline.queries``.)
 
 **On disk** (:class:`ProgramCache`): a repeated run skips lex/parse/check/compile.
 The checker needs the syntax trees of every imported package to check the main
 package, so the unit of caching is a whole program: the compiled ``PackageCode``
 of every package of a run whose loading, checking and compiling produced no
-diagnostic at all, written once the program has run. A schema the run never read
-(``compile.code.PendingSchema``, still uncompiled) is stored as its header, an
-``AbsentSchema``, which a later run from the entry compiles from the program's
-source if it reads it (``driver.SourceSchemas``). Processes share it (``kcl run``,
-build workers).
-
-**In process** (:class:`MemoryTier`, handed to the driver by a process that runs
-many programs, such as a ``kcl build`` worker): parsed files by path and content
-digest (``kclpy.loader.ParseMemo``), checked packages (``kclpy.sema.interface``) and
-compiled packages by :func:`package_keys` (content and import context, below), and
-the packages read back from disk entries by the digest of their bytes. So a package
-that many programs import is parsed, checked, compiled and unpickled once per
-process, not once per program. Each table keeps its most recently used entries only.
+diagnostic at all, written once the program has run. A schema the run never used
+(its code holds a ``compile.code.SchemaHeader``) is stored as that header, whose body
+a later run from the entry gets from its code source, which compiles the program from
+source again (``queries.ProgramCode``). Processes share it (``kcl run``, build
+workers).
 
 An entry lives at ``<cache dir>/programs/<key>.bin``. The key is a sha256 over
 the bytecode version, the kclpy and Python versions, a fingerprint of
@@ -60,19 +55,16 @@ import io
 import os
 import stat
 import sys
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
-from kclpy.loader import MAIN, Loader, ParseMemo, Program, Reads, digest
+from kclpy.loader import MAIN, Loader, Reads, digest
 from kclpy.release import __version__
 from kclpy.source import temporary_name
 
 if TYPE_CHECKING:
-    from kclpy.sema.interface import CheckedPackage  # not at run time: a hit never checks
-
-Entry = TypeVar("Entry")
+    from kclpy.pipeline.queries import Recent
 
 _FORMAT = 4  # layout of an entry (manifest pickle, then a pickle of per-package pickles)
 
@@ -197,72 +189,6 @@ def implementation_fingerprint() -> str:
     return digest(repr(entries).encode("utf-8", "surrogatepass"))
 
 
-class _Recent(Generic[Entry]):
-    """A mapping that keeps its ``limit`` most recently used entries."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._entries: OrderedDict[Hashable, Entry] = OrderedDict()
-
-    def get(self, key: Hashable) -> Entry | None:
-        found = self._entries.get(key)
-        if found is not None:
-            self._entries.move_to_end(key)
-        return found
-
-    def put(self, key: Hashable, value: Entry) -> None:
-        self._entries[key] = value
-        if len(self._entries) > self.limit:
-            self._entries.popitem(last=False)
-
-
-class MemoryTier:
-    """The in-process tier: parsed files, checked packages, compiled packages and
-    packages read back from disk entries, shared by the programs one process runs."""
-
-    def __init__(self, limit: int = 1024) -> None:
-        self.parses = ParseMemo(limit)
-        self.checked: _Recent[CheckedPackage] = _Recent(limit)
-        self.compiled: _Recent[PackageCode] = _Recent(limit)
-        self.unpickled: _Recent[PackageCode] = _Recent(limit)
-
-
-def package_keys(program: Program) -> dict[str, str | None]:
-    """The content key of each package's compiled code: its path, the digest of each
-    of its files with that file's import table, and the keys of the packages it imports
-    (so a change anywhere below it changes it). None when a file of it was not read
-    from disk (given as text) or an import cycle runs through it."""
-    digests = dict(program.reads.files)
-    keys: dict[str, str | None] = {}
-
-    def key_of(name: str, visiting: frozenset[str]) -> str | None:
-        if name in keys:
-            return keys[name]
-        modules = program.packages.get(name)
-        if modules is None:  # a system module or plugin: its name is its content
-            return name
-        if name in visiting:
-            return None
-        parts: list[object] = [name]
-        for module in modules:
-            table = program.imports_of(module)
-            file_digest = digests.get(module.file.path)
-            if not file_digest:
-                keys[name] = None
-                return None
-            parts.append((module.file.path, file_digest, sorted(table.items())))
-            for target in sorted(set(table.values())):
-                inner = key_of(target, visiting | {name})
-                if inner is None:
-                    keys[name] = None
-                    return None
-                parts.append(inner)
-        keys[name] = digest(repr(parts).encode("utf-8", "surrogatepass"))
-        return keys[name]
-
-    return {pkgpath: key_of(pkgpath, frozenset()) for pkgpath in program.packages}
-
-
 class ProgramCache:
     """The on-disk entry of one run's inputs: look it up, or store the compiled codes."""
 
@@ -298,9 +224,10 @@ class ProgramCache:
         # the files (path, digest) of the entry a lookup found valid
         self.files_read: list[tuple[str, str]] | None = None
 
-    def lookup(self, memory: MemoryTier | None = None) -> dict[str, PackageCode] | None:
+    def lookup(self, unpickled: Recent[PackageCode] | None = None) -> dict[str, PackageCode] | None:
         """The cached codes when the entry exists, is to be trusted and is still valid,
-        else None (packages already read back in this process come from ``memory``). A
+        else None (packages already read back in this process come from ``unpickled``,
+        the query database's table, by the digest of their bytes). A
         run whose packages did not resolve (``kcl.mod``, the lock, ``--locked``) never
         uses an entry: loading it again reports why."""
         if self._probe.program.has_errors:
@@ -323,7 +250,7 @@ class ProgramCache:
                     return None
                 blobs = pickling.load_plain(handle)
             codes = {
-                pkgpath: _read_package(blob_digest, blob, memory)
+                pkgpath: _read_package(blob_digest, blob, unpickled)
                 for pkgpath, (blob_digest, blob) in blobs.items()
             }
         except FileNotFoundError:
@@ -405,17 +332,19 @@ class ProgramCache:
         return True
 
 
-def _read_package(blob_digest: str, blob: bytes, memory: MemoryTier | None) -> PackageCode:
-    """One package of an entry, unpickled (once per process with ``memory``)."""
-    found = memory.unpickled.get(blob_digest) if memory is not None else None
+def _read_package(
+    blob_digest: str, blob: bytes, unpickled: Recent[PackageCode] | None
+) -> PackageCode:
+    """One package of an entry, unpickled (once per process with ``unpickled``)."""
+    found = unpickled.get(blob_digest) if unpickled is not None else None
     if found is None:
         from kclpy.pipeline import pickling
 
         found = pickling.load(io.BytesIO(blob))
         if not isinstance(found, PackageCode):
             raise ValueError("an entry holds something other than code")
-        if memory is not None:
-            memory.unpickled.put(blob_digest, found)
+        if unpickled is not None:
+            unpickled.put(blob_digest, found)
     return found
 
 

@@ -8,7 +8,8 @@ explicit data:
 * :func:`load`: ``Inputs`` (entry files, work folder, ``-E`` packages, source texts)
   -> a ``kclpy.loader.Program`` (parsed packages, import tables, what it read);
 * :func:`check`: Program -> ``kclpy.sema.Model`` (bindings, types, diagnostics);
-* :func:`compile_program`: Program -> ``PackageCode`` per package;
+* :func:`compile_program`: Program -> ``PackageCode`` per package and the run's code
+  source (the bodies of the schemas compiled on first use);
 * :func:`front_end`: the three above, consulting the cache between them -> ``Compiled``
   (the codes, the program root, the loaded files for error positions), or None with
   the diagnostics that stopped it;
@@ -20,16 +21,17 @@ explicit data:
 Stages collect diagnostics; only the driver decides to stop after a stage that
 reported an error.
 
-The cache (``kclpy.pipeline.cache``) is a layer the driver consults: before loading it
-looks the inputs up on disk (a hit skips load, check and compile); after a clean
-compile, once the program has run (``Compiled.store``, :func:`stored`), it stores the
-codes, a schema the run never read as its header (``AbsentSchema``: a later run from
-the entry that reads it compiles it from source, :class:`SourceSchemas`; so a first
-run compiles and stores what it uses only). A process running many programs hands in a
-``MemoryTier``, which the loader consults per file, :func:`check` (through
-``kclpy.sema.interface``) and :func:`compile_program` per package. Where the driver needs
-the VM's state (the print log after an error, the values of a finished package) it
-reads it through the two adapters at the end.
+The stages are queries of a ``kclpy.pipeline.queries.Database`` (parse per file,
+checked packages and code by content key, schema bodies on demand): a run makes its
+own; a process running many programs (a build worker) hands in a shared one. The disk
+cache (``kclpy.pipeline.cache``) is the code query's persistence backend: before
+loading the driver looks the inputs up on disk (a hit skips load, check and compile);
+after a clean compile, once the program has run (``Compiled.store``, :func:`stored`),
+it stores the codes, with the schema bodies the run compiled and the others' headers
+(a later run from the entry that needs one asks its code source, which compiles the
+program from source again; so a first run compiles and stores what it uses only).
+Where the driver needs the VM's state (the print log after an error, the values of a
+finished package) it reads it through the two adapters at the end.
 """
 
 from __future__ import annotations
@@ -40,17 +42,18 @@ from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kclpy.compile.code import PendingSchema, SchemaProto, provide_sources, schema_protos
-from kclpy.depth import TOO_DEEP, innermost_span
+from kclpy.compile.code import NO_SOURCE, CodeSource
 from kclpy.diag import Code, Diagnostic, Label, make_error
-from kclpy.loader import MAIN, Loader, Program, Reads
+from kclpy.loader import MAIN, Program, Reads
 from kclpy.patterns import compiled
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database, ProgramCode
 from kclpy.source import SourceFile, Span, read_source
 
 if TYPE_CHECKING:
     from kclpy.compile.code import PackageCode
     from kclpy.emit import EmitOptions
-    from kclpy.pipeline.cache import MemoryTier, ProgramCache
+    from kclpy.pipeline.cache import ProgramCache
     from kclpy.sema import Model
     from kclpy.values.errors import KclRuntimeError, Location
     from kclpy.vm.limits import ResourceLimits
@@ -105,6 +108,9 @@ class Compiled(NamedTuple):
     """Writes the program's cache entry (None: none to write); called once the run has
     compiled the schemas it reads, so that the entry holds them and the others' headers
     (after a run from the entry: writes it again if the run compiled schemas it lacked)."""
+    source: CodeSource = NO_SOURCE
+    """The bodies of the schemas the codes hold the headers of (the query layer's
+    ``schema`` query for this run, ``kclpy.pipeline.queries.ProgramCode``)."""
 
 
 class RunResult:
@@ -234,41 +240,19 @@ def options_dict(options: Mapping[str, Any] | Iterable[str] | None) -> dict[str,
 # --------------------------------------------------------------------------- stages
 
 
-def load(inputs: Inputs, memory: MemoryTier | None = None, digests: bool = True) -> Program:
-    """Stage 1: the program's packages, parsed (through ``memory`` when given).
-    ``digests`` False: no cache will store the program, so ``program.reads`` records
-    the files read without the sha256 of each (1.5 ms on a 700 KB program)."""
-    loader = Loader(
-        inputs.work_dir,
-        dict(inputs.externals),
-        dict(inputs.sources),
-        memory.parses if memory is not None else None,
-        digests,
-    )
-    return loader.load(inputs.files)
+def load(inputs: Inputs, database: Database | None = None) -> Program:
+    """Stage 1: the program's packages, parsed through ``database``'s parse query (a
+    private one when none is given, recording each file's digest)."""
+    db = database if database is not None else Database(Settings(keyed=True))
+    program, _ = db.program(list(inputs.files), inputs.work_dir, inputs.externals, inputs.sources)
+    return program
 
 
-def check(
-    program: Program,
-    keep_scopes: bool = False,
-    memory: MemoryTier | None = None,
-    keys: dict[str, str | None] | None = None,
-    tool_facts: bool = True,
-) -> Model:
-    """Stage 2: the checked model (``keep_scopes``: the nested scopes, for editors); a
-    package ``memory`` holds checked is not checked again (``keys``: its
-    ``package_keys``, when already computed). ``tool_facts`` False: for a run, without
-    the occurrences and references only tools read (a ``memory`` is filled by runs
-    alone)."""
-    from kclpy.sema import check_program
-
-    if memory is None or keep_scopes:
-        return check_program(program, keep_scopes, None, tool_facts)
-    from kclpy.pipeline.cache import package_keys
-    from kclpy.sema.interface import PackageMemo
-
-    memo = PackageMemo(memory.checked, package_keys(program) if keys is None else keys)
-    return check_program(program, keep_scopes, memo, tool_facts)
+def check(program: Program, database: Database | None = None) -> Model:
+    """Stage 2: the checked model, as ``database``'s settings ask (nested scopes for
+    editors, tool facts for tools; checked packages reused when it is shared)."""
+    db = database if database is not None else Database()
+    return db.checked_program(program)
 
 
 def resolve(program: Program) -> Model:
@@ -283,104 +267,102 @@ def compile_program(
     program: Program,
     model: Model,
     diagnostics: list[Diagnostic],
-    memory: MemoryTier | None = None,
-    keys: dict[str, str | None] | None = None,
-    lazy: bool = False,
-) -> dict[str, PackageCode] | None:
-    """Stage 3: every package's code (a package ``memory`` holds is not compiled
-    again; ``keys``: the program's ``package_keys``, when already computed), or None
-    when compiling reported an error (added to ``diagnostics``). ``lazy``: schemas are
-    compiled when first instantiated (the program type-checked, no ``memory``)."""
-    from kclpy.pipeline.cache import package_keys
-
-    if keys is None:
-        keys = package_keys(program) if memory is not None else {}
-    codes: dict[str, PackageCode] = {}
-    for pkgpath, modules in program.packages.items():
-        key = keys.get(pkgpath)
-        found = memory.compiled.get(key) if memory is not None and key is not None else None
-        if found is None:
-            found, problems = _compile_package(model, pkgpath, modules, lazy)
-            diagnostics.extend(problems)
-            if found is None:
-                return None
-            if memory is not None and key is not None and not problems:
-                memory.compiled.put(key, found)
-        codes[pkgpath] = found
-    return None if _has_error(diagnostics) else codes
-
-
-def _compile_package(
-    model: Model, pkgpath: str, modules: list[Any], lazy: bool
-) -> tuple[PackageCode | None, list[Diagnostic]]:
-    """One package through the compiler: its code (None when too deep) and diagnostics."""
-    from kclpy.compile.stmts import PackageCompiler
-
-    compiler = PackageCompiler(pkgpath, modules, model, lazy)
-    try:
-        code = compiler.compile()
-    except RecursionError as error:  # beyond kclpy.depth's budget
-        return None, [make_error(Code.COMPILE_ERROR, TOO_DEEP, innermost_span(error))]
-    return code, list(compiler.diagnostics)
+    database: Database | None = None,
+    checked: bool = True,
+) -> tuple[dict[str, PackageCode], ProgramCode] | None:
+    """Stage 3: every package's code and the run's code source (``database``'s code
+    query; none given: every schema compiled), or None when compiling reported an
+    error (added to ``diagnostics``). ``checked``: the model was type-checked (else
+    no schema is deferred: the compiler reports its errors)."""
+    db = database if database is not None else Database(Settings(shared=True))
+    return db.code(program, model, diagnostics, checked)
 
 
 def front_end(
-    inputs: Inputs, diagnostics: list[Diagnostic], memory: MemoryTier | None = None
+    inputs: Inputs, diagnostics: list[Diagnostic], database: Database | None = None
 ) -> Compiled | None:
     """Load, edit, check and compile, consulting the on-disk cache first (inputs given
-    as text or edited are never cached); None when a stage reported an error."""
+    as text or edited are never cached); None when a stage reported an error.
+    ``database``: a client's shared one (a build worker's), else one for this run."""
     from kclpy.pipeline.cache import open_cache
 
     cache = None
     if inputs.edit is not None:
-        memory = None  # an edit rewrites syntax trees: never shared ones, never under their key
+        database = None  # an edit rewrites syntax trees: never shared ones, never under their key
     elif not inputs.sources:
         cache = open_cache(inputs.files, inputs.work_dir, dict(inputs.externals), inputs.check)
-    cached = cache.lookup(memory) if cache is not None else None
+    if database is None:
+        database = Database(Settings(tool_facts=False, keyed=cache is not None))
+    cached = cache.lookup(database.unpickled) if cache is not None else None
     if cache is not None and cached is not None:
-        sources = SourceSchemas(inputs, cache.files_read)  # (the schemas the entry lacks)
-        provide_sources(sources)
-        rewrite = partial(sources.rewrite, cache, cached)
-        return Compiled(cached, cache.root, {}, inputs.work_dir, rewrite)
-    provide_sources(None)
-    built = from_source(inputs, diagnostics, memory, digests=cache is not None)
+        files_read = cache.files_read
+        source = ProgramCode(partial(_rebuild, inputs, files_read))
+        restore = partial(_restore, cache, cached, source)
+        return Compiled(cached, cache.root, {}, inputs.work_dir, restore, source)
+    built = from_source(inputs, diagnostics, database)
     if built is None:
         return None
-    program, codes = built
-    store = None
+    program, codes, source = built
+    store: Callable[[], object] | None = None
     if cache is not None and not diagnostics:  # (what loading read; the trees go before the run)
-        store = partial(cache.store, codes, program.reads)
+        store = partial(_store, cache, codes, program.reads, source)
     files = {
         module.file.path: module.file for modules in program.packages.values() for module in modules
     }
-    return Compiled(codes, program.root, files, inputs.work_dir, store)
+    return Compiled(codes, program.root, files, inputs.work_dir, store, source)
 
 
 def from_source(
-    inputs: Inputs, diagnostics: list[Diagnostic], memory: MemoryTier | None, digests: bool
-) -> tuple[Program, dict[str, PackageCode]] | None:
-    """Load, edit, check and compile (no cache): the program and its codes, or None
-    when a stage reported an error (in ``diagnostics``)."""
-    from kclpy.pipeline.cache import package_keys
-
-    program = load(inputs, memory, digests)
+    inputs: Inputs, diagnostics: list[Diagnostic], database: Database
+) -> tuple[Program, dict[str, PackageCode], ProgramCode] | None:
+    """Load, edit, check and compile through ``database`` (no disk cache): the program,
+    its codes and code source, or None when a stage reported an error (in
+    ``diagnostics``)."""
+    program = load(inputs, database)
     diagnostics.extend(program.diagnostics)
     if not program.has_errors and inputs.edit is not None:
         diagnostics.extend(inputs.edit(program))
     if _has_error(diagnostics):
         if _only_syntax_errors(diagnostics):  # as the reference: the trees as recovered
-            model = check(program, False, None, None, False) if inputs.check else resolve(program)
+            recovered = Database(Settings(tool_facts=False))
+            model = check(program, recovered) if inputs.check else resolve(program)
             diagnostics.extend(model.diagnostics)
         return None
-    keys = package_keys(program) if memory is not None else None
-    model = check(program, False, memory, keys, False) if inputs.check else resolve(program)
+    model = check(program, database) if inputs.check else resolve(program)
     diagnostics.extend(model.diagnostics)
     if _has_error(diagnostics):
         return None
     model.drop_tool_facts()  # the compiler reads only the bindings of names
-    lazy = memory is None and inputs.check
-    codes = compile_program(program, model, diagnostics, memory, keys, lazy)
-    return None if codes is None else (program, codes)
+    built = compile_program(program, model, diagnostics, database, inputs.check)
+    return None if built is None else (program, *built)
+
+
+def _rebuild(inputs: Inputs, files_read: list[tuple[str, str]] | None) -> ProgramCode | None:
+    """The code source of a program run from a disk cache entry: the program compiled
+    from source again, when its files are still the entry's (``files_read``)."""
+    built = from_source(inputs, [], Database(Settings(tool_facts=False, keyed=True)))
+    if built is None or built[0].reads.files != files_read:
+        return None
+    program, _codes, source = built
+    source.reads = program.reads
+    return source
+
+
+def _store(
+    cache: ProgramCache, codes: dict[str, PackageCode], reads: Reads, source: ProgramCode
+) -> None:
+    """Write the entry of a program compiled from source: its codes, with the schema
+    bodies the run compiled in place of their headers."""
+    source.fill(codes)
+    cache.store(codes, reads)
+
+
+def _restore(cache: ProgramCache, codes: dict[str, PackageCode], source: ProgramCode) -> None:
+    """Write the entry of a program run from it again when the run compiled schema
+    bodies it lacked, so that the next run reads them from it."""
+    if source.rebuilt and source.reads is not None:
+        source.fill(codes)
+        cache.store(codes, source.reads)
 
 
 def stored(compiled: Compiled) -> None:
@@ -388,54 +370,6 @@ def stored(compiled: Compiled) -> None:
     not after an interruption), when it has one to write."""
     if compiled.store is not None:
         compiled.store()
-
-
-class SourceSchemas:
-    """The schemas a run from a cache entry reads and the entry lacks (the run that
-    stored it never read them: ``AbsentSchema``), compiled from the program's source
-    files, once per run. The files must still be the entry's (``files_read``: each
-    path and digest its lookup found): else the run stops with an error."""
-
-    def __init__(self, inputs: Inputs, files_read: list[tuple[str, str]] | None) -> None:
-        self.inputs = inputs
-        self.files_read = files_read
-        self.codes: dict[str, PackageCode] | None = None
-        self.reads: Reads | None = None  # set once compiled from the entry's files
-        self.protos: dict[tuple[str, str], SchemaProto] = {}
-
-    def __call__(self, pkgpath: str, name: str) -> SchemaProto:
-        if self.codes is None:
-            self.codes = self._compile()
-        proto = self.protos.get((pkgpath, name))
-        if proto is None:
-            raise self._changed()
-        return proto.filled() if isinstance(proto, PendingSchema) else proto
-
-    def rewrite(self, cache: ProgramCache, codes: dict[str, PackageCode]) -> None:
-        """Write the entry again once the run has compiled schemas it lacked (they are
-        in ``codes`` now), so that the next run reads them from it."""
-        if self.reads is not None:
-            cache.store(codes, self.reads)
-
-    def _compile(self) -> dict[str, PackageCode]:
-        built = from_source(self.inputs, [], None, digests=True)
-        if built is None or built[0].reads.files != self.files_read:
-            raise self._changed()
-        program, codes = built
-        self.reads = program.reads
-        self.protos = {
-            (pkgpath, proto.name): proto
-            for pkgpath, package in codes.items()
-            for proto in schema_protos(package)
-        }
-        return codes
-
-    def _changed(self) -> Exception:
-        from kclpy.values.errors import KclRuntimeError
-
-        return KclRuntimeError(
-            "the program's files changed while it ran from the compiled-module cache; run it again"
-        )
 
 
 def limits_of(settings: RunSettings) -> ResourceLimits:
@@ -454,7 +388,7 @@ def start(compiled: Compiled, settings: RunSettings) -> Runner:
     runner = Runner(
         compiled.codes, MAIN, dict(settings.options), compiled.work_dir, compiled.root,
         FsPolicy.from_options(settings.allow_fs_read, settings.allow_fs_write, settings.no_fs),
-        limits_of(settings),
+        limits_of(settings), compiled.source,
     )  # fmt: skip
     runner.set_strict_range_check(settings.strict_range_check)
     return runner
@@ -482,7 +416,7 @@ def run(
     inputs: Inputs,
     settings: RunSettings,
     options: EmitOptions,
-    memory: MemoryTier | None = None,
+    database: Database | None = None,
 ) -> RunResult:
     """The whole pipeline (``kcl run``): text and documents, or diagnostics. All of it
     runs under the limits of ``settings`` (loading a huge file or checking a huge
@@ -493,7 +427,9 @@ def run(
 
     result = RunResult(format=options.format)
     try:
-        return within(limits_of(settings), partial(_run, inputs, settings, options, memory, result))
+        return within(
+            limits_of(settings), partial(_run, inputs, settings, options, database, result)
+        )
     except KclRuntimeError as error:  # a limit tripped in the front end or the emitter
         failure = error
     except Exception as error:
@@ -508,13 +444,13 @@ def _run(
     inputs: Inputs,
     settings: RunSettings,
     options: EmitOptions,
-    memory: MemoryTier | None,
+    database: Database | None,
     result: RunResult,
 ) -> RunResult:
     """:func:`run`'s stages, filling ``result``."""
     from kclpy.values.errors import KclRuntimeError
 
-    compiled = front_end(inputs, result.diagnostics, memory)
+    compiled = front_end(inputs, result.diagnostics, database)
     if compiled is None:
         return result
     runner = start(compiled, settings)

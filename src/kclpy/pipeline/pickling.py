@@ -2,8 +2,8 @@
 
 :data:`PICKLED_AS` is the one table: each kind of object a compiled package holds
 (the classes of ``kclpy.compile.code``) with the classes its pickle names (an
-instance is pickled by its class; a ``PendingSchema`` or ``AbsentSchema`` by its
-``__reduce_ex__``, as a ``SchemaProto`` once compiled, else as an ``AbsentSchema``).
+instance is pickled by its class: a schema whose body no run compiled is a
+``SchemaHeader``).
 Plain data (None, bool, int, float, str, bytes, bytearray, tuple, list, dict, set,
 frozenset) has pickle opcodes of its own and names no class. The :class:`Pickler` refuses any other
 object; the :class:`Unpickler` resolves exactly the names in :data:`ADMITTED`
@@ -37,9 +37,8 @@ PICKLED_AS: dict[type, tuple[type, ...]] = {
     code.AttrSpec: (code.AttrSpec,),
     code.IndexSignatureSpec: (code.IndexSignatureSpec,),
     code.ConfigConstant: (code.ConfigConstant,),
+    code.SchemaHeader: (code.SchemaHeader,),
     code.SchemaProto: (code.SchemaProto,),
-    code.PendingSchema: (code.SchemaProto, code.AbsentSchema),
-    code.AbsentSchema: (code.SchemaProto, code.AbsentSchema),
 }
 """Each kind of object an entry may hold, with the classes its pickle names."""
 

@@ -19,7 +19,7 @@ persistence can stand behind the same two calls) keeps products by the package's
 content key (``kclpy.pipeline.cache.package_keys``: its files, their import tables
 and, transitively, the keys of what they import). A stored product serves a program
 when it was checked on the very syntax trees the program loaded (the loader shares
-them through its ``ParseMemo``) and against the very products the program installed
+them) and against the very products the program installed
 for the packages below it (its symbols refer to theirs). ``__main__``, packages
 without a key and programs checked with ``keep_scopes`` are always checked.
 Symbols are shared between programs: installing a stored product drops the
@@ -74,7 +74,7 @@ class CheckedPackage(NamedTuple):
 
 
 class PackageStore(Protocol):
-    """Checked packages by content key (``kclpy.pipeline.cache.MemoryTier.checked``)."""
+    """Checked packages by content key (``kclpy.pipeline.queries.Database.checked``)."""
 
     def get(self, key: Hashable) -> CheckedPackage | None: ...
 

@@ -95,7 +95,7 @@ class Model:
         return list(self._occurrences.get(path, ()))
 
     def set_file_occurrences(self, path: str, items: list[tuple[int, int, Symbol]]) -> None:
-        """Replace a file's definitions and uses (a reused package's, ``sema.reuse``)."""
+        """Replace a file's definitions and uses (a reused package's, ``sema.interface``)."""
         self._occurrences[path] = list(items)
         self._sorted.pop(path, None)
 

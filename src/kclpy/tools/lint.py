@@ -31,8 +31,8 @@ from typing import Any
 
 from kclpy.diag import Code, Diagnostic
 from kclpy.diag.render import render_human, to_json
-from kclpy.loader import MAIN, Loader, ParseMemo, Program, package_files
-from kclpy.pipeline import driver
+from kclpy.loader import MAIN, Loader, Program, package_files
+from kclpy.pipeline.queries import Database
 from kclpy.sema import Model
 from kclpy.syntax import ast, parse_source
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
@@ -238,13 +238,12 @@ def lint(
     ignored = check_selectors(ignore or [], "ignore")
     if max_line_length is not None and max_line_length <= 0:
         raise LintConfigError("max_line_length must be a positive integer")
-    memo = ParseMemo()  # the programs of one run share their parsed files
+    database = Database()  # the programs of one run share their parsed files
     configs: dict[str, LintConfig] = {}
     report = LintReport()
     seen: set[tuple[str, str, str, int]] = set()
     for work_dir, files in program_inputs(paths, sources):
-        loader = Loader(work_dir, dict(external_pkgs or {}), dict(sources or {}), memo)
-        program = loader.load(files)
+        program, loader = database.program(files, work_dir, external_pkgs, sources)
         config = configs.get(program.root)
         if config is None:
             config = configs[program.root] = read_config(program.root)
@@ -253,7 +252,7 @@ def lint(
             config.ignore = [*config.ignore, *ignored]
             if max_line_length is not None:
                 config.max_line_length = max_line_length
-        findings, model = lint_program(program, loader, config)
+        findings, model = lint_program(program, loader, config, database)
         report.models.append(model)
         for finding in findings:
             diagnostic = finding.diagnostic
@@ -275,12 +274,13 @@ def lint(
 
 
 def lint_program(
-    program: Program, loader: Loader, config: LintConfig, keep_scopes: bool = False
+    program: Program, loader: Loader, config: LintConfig, database: Database
 ) -> tuple[list[Finding], Model]:
-    """The findings of one loaded program that ``config`` keeps and no ``# kcl-lint:
-    disable`` comment suppresses, with its checked model (the language server's entry;
-    ``keep_scopes`` keeps the nested scopes for completion)."""
-    findings, model = _findings(program, loader, config, keep_scopes)
+    """The findings of one loaded program (``database``'s program query) that
+    ``config`` keeps and no ``# kcl-lint: disable`` comment suppresses, with its
+    checked model (``database``'s checked query: the language server's keeps the
+    nested scopes for completion)."""
+    findings, model = _findings(program, loader, config, database)
     kept = [
         finding
         for finding in findings
@@ -290,10 +290,10 @@ def lint_program(
 
 
 def _findings(
-    program: Program, loader: Loader, config: LintConfig, keep_scopes: bool = False
+    program: Program, loader: Loader, config: LintConfig, database: Database
 ) -> tuple[list[Finding], Model]:
     findings = [Finding(d) for d in program.diagnostics]
-    model = driver.check(program, keep_scopes)
+    model = database.checked_program(program)
     for diagnostic in model.diagnostics:
         # a checker failure on a tree the parser already rejected adds nothing
         if diagnostic.code != Code.INTERNAL_ERROR or not program.has_errors:

@@ -28,7 +28,7 @@ from kclpy.compile.code import (
     Code,
     FunctionProto,
     PackageCode,
-    SchemaProto,
+    SchemaHeader,
 )
 from kclpy.compile.opcodes import OPERATORS, Op
 from kclpy.syntax import universe
@@ -500,8 +500,8 @@ class Interpreter:
         elif op == EXPR_OUTPUT:
             self.runtime.record_expression(pop(), here, arg == 1)
         elif op == MAKE_SCHEMA:
-            schema_proto: SchemaProto = consts[arg]
-            push(SchemaType(schema_proto, here.package))
+            schema_header: SchemaHeader = consts[arg]
+            push(SchemaType(schema_header, here.package))
         elif op == UNION:
             new = pop()
             old = pop()

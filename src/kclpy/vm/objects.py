@@ -8,7 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kclpy.compile.code import Code, ConfigConstant, FunctionProto, PackageCode, SchemaProto
+from kclpy.compile.code import (
+    Code,
+    ConfigConstant,
+    FunctionProto,
+    PackageCode,
+    SchemaHeader,
+    SchemaProto,
+)
 from kclpy.values import OPS_BY_TEXT, UNDEFINED, Config, SchemaInstance, Value
 
 if TYPE_CHECKING:
@@ -106,9 +113,14 @@ class Builtin:
 
 
 class SchemaType:
-    """A schema, mixin, protocol or rule, with its parent and mixins resolved lazily."""
+    """A schema, mixin, protocol or rule, with its parent and mixins resolved lazily.
+
+    Made from its ``header`` (what defining it reads); ``proto``, the whole compiled
+    schema, is set from the header when the code held it whole, else by the schema
+    builder from the run's code source the first time the schema is used."""
 
     __slots__ = (
+        "header",
         "instances",
         "mixin_types",
         "package",
@@ -119,8 +131,10 @@ class SchemaType:
     )
     kcl_type_name = "type"
 
-    def __init__(self, proto: SchemaProto, package: PackageState) -> None:
-        self.proto = proto
+    def __init__(self, header: SchemaHeader, package: PackageState) -> None:
+        self.header = header
+        if isinstance(header, SchemaProto):
+            self.proto = header
         self.package = package
         self.parent_type: SchemaType | None = None
         self.mixin_types: list[SchemaType] = []
@@ -131,14 +145,14 @@ class SchemaType:
 
     @property
     def name(self) -> str:
-        return self.proto.name
+        return self.header.name
 
     @property
     def pkgpath(self) -> str:
-        return self.proto.pkgpath
+        return self.header.pkgpath
 
     def __repr__(self) -> str:
-        return f"<schema {self.proto.name}>"
+        return f"<schema {self.header.name}>"
 
 
 class SchemaState:

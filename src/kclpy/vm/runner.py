@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from kclpy.compile.code import PackageCode
+from kclpy.compile.code import NO_SOURCE, CodeSource, PackageCode
 from kclpy.values import UNDEFINED, Config, Value
 from kclpy.values.errors import KclRuntimeError, Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
@@ -54,9 +54,10 @@ class Runner:
         root: str = "",
         fs_policy: FsPolicy = DEFAULT_POLICY,
         limits: ResourceLimits = DEFAULT_LIMITS,
+        code_source: CodeSource = NO_SOURCE,
     ) -> None:
         self.runtime = Runtime(
-            package_codes, main_pkgpath, options, work_dir, root, fs_policy, limits
+            package_codes, main_pkgpath, options, work_dir, root, fs_policy, limits, code_source
         )
         self.interpreter = Interpreter(self.runtime)
 

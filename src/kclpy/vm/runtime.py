@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kclpy.compile.code import PackageCode
+from kclpy.compile.code import NO_SOURCE, CodeSource, PackageCode
 from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
@@ -37,8 +37,11 @@ class Runtime:
         root: str = "",
         fs_policy: FsPolicy = DEFAULT_POLICY,
         limits: ResourceLimits = DEFAULT_LIMITS,
+        code_source: CodeSource = NO_SOURCE,
     ) -> None:
         self.package_codes = package_codes
+        # the bodies of the schemas the codes hold the headers of (compiled on first use)
+        self.code_source = code_source
         self.main_pkgpath = main_pkgpath
         self.options: Mapping[str, Value] = options or {}
         self.work_dir = work_dir

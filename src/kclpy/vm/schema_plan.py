@@ -154,7 +154,7 @@ def attribute_plans(
             whole.get(name, []), into.get(name, []), spec, owners.get(name, schema.package)
         )
         if spec is not None:
-            plan.where = (schema.proto.path, *spec.position)
+            plan.where = (schema.header.path, *spec.position)
         plans[name] = plan
     return plans
 

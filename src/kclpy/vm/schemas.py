@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import repeat
 from typing import Protocol
 
-from kclpy.compile.code import Code, NameRef, TypeRef
+from kclpy.compile.code import Code, NameRef, SchemaProto, TypeRef
 from kclpy.values import OP_INSERT, OP_OVERRIDE, OP_UNION, UNDEFINED, Config, SchemaInstance, Value
 from kclpy.values.errors import CheckFailure, KclRuntimeError, Location
 from kclpy.vm import merge
@@ -95,15 +95,14 @@ class SchemaBuilder:
         """Resolve a schema's parent and mixins (once)."""
         if schema.resolved:
             return
+        proto = self.whole(schema)
         schema.resolved = True
-        proto = schema.proto
         if proto.parent is not None:
             parent = self.resolve_schema(proto.parent, schema.package)
-            if parent.proto.kind == "mixin" or (
-                parent.proto.kind == "protocol" and proto.kind != "rule"
-            ):
+            kind = parent.header.kind
+            if kind == "mixin" or (kind == "protocol" and proto.kind != "rule"):
                 raise KclRuntimeError(
-                    f"invalid schema inherit object type, expect schema, got '{parent.proto.kind}'",
+                    f"invalid schema inherit object type, expect schema, got '{kind}'",
                     "IllegalInheritError",
                 )
             self.prepare(parent)
@@ -112,6 +111,19 @@ class SchemaBuilder:
         schema.mixin_types = [self.resolve_schema(ref, schema.package) for ref in proto.mixins]
         for mixin in schema.mixin_types:
             self.prepare(mixin)
+
+    def whole(self, schema: SchemaType) -> SchemaProto:
+        """The schema's whole proto: its code's, else (the code held its header only)
+        the one the run's code source compiles, once per schema."""
+        header = schema.header
+        if isinstance(header, SchemaProto):
+            return header
+        try:
+            proto = self.runtime.code_source.schema(header)
+        except LookupError as error:
+            raise KclRuntimeError(str(error)) from None
+        schema.proto = schema.header = proto
+        return proto
 
     def check_inherit_cycle(self, schema: SchemaType) -> None:
         seen: list[SchemaType] = []
@@ -162,7 +174,7 @@ class SchemaBuilder:
             if current is base or current.proto is base.proto:
                 return True
             # one file loaded both as a module and as part of its folder's package
-            if current.proto.name == base.proto.name and current.proto.path == base.proto.path:
+            if current.header.name == base.header.name and current.header.path == base.header.path:
                 return True
             current = current.parent_type
         return False
@@ -238,7 +250,9 @@ class SchemaBuilder:
     ) -> Value:
         """A new instance of ``schema`` (a rule gives an empty config when it holds),
         made by code running in ``site`` (the frame's package when there is a frame)."""
-        proto = schema.proto
+        proto = schema.header
+        if not isinstance(proto, SchemaProto):
+            proto = self.whole(schema)
         if proto.kind == "rule" and proto.parent is None:
             return self.run_rule(schema, config, args, kwargs, frame)
         for name, arguments in proto.decorators:

@@ -171,7 +171,7 @@ class TypeChecker:
                 return value
             return _MISMATCH
         if isinstance(value, dict):
-            if schema.proto.kind == "protocol":
+            if schema.header.kind == "protocol":
                 return value
             if not self.fits(value, schema):
                 raise KclRuntimeError(_not_convertible(value, schema))
@@ -266,7 +266,7 @@ def _scalar_union(type_ref: TypeRef) -> bool:
 
 def _not_convertible(value: dict[str, Value], schema: SchemaType) -> str:
     """The reference's message for a dict with keys a schema does not declare."""
-    name = schema.proto.name
+    name = schema.header.name
     lines = [f"expect {name}, got dict. For details:"]
     attrs = schema_attribute_names(schema)
     lines.extend(

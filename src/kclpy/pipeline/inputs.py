@@ -1,0 +1,132 @@
+"""The inputs of the query layer (``kclpy.pipeline.queries``): file texts and settings.
+
+* :class:`Files`: the texts of files, an ``overlay`` of texts by path (an editor's
+  unsaved buffers) over the disk, and the parse query over them, memoised per path by
+  content: an overlay text by the text itself, a disk file by the sha256 of its bytes
+  (``keyed``), else by the bytes. One entry per path (the latest content), the
+  ``limit`` most recently used paths kept. An editor hands in ``reparse``, its
+  parser of edited buffers (statement by statement), used for overlay texts.
+  :meth:`Files.view` is what one load reads: these files with a program's own texts
+  (code given as strings) over them, a ``kclpy.loader.SourceTexts``.
+* :class:`Settings`: what the clients want of the derived queries.
+
+Syntax trees are never mutated after parsing (overrides rewrite their own copies),
+so the programs of one process share them.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+from kclpy.loader import Parsed
+from kclpy.syntax import parse_bytes, parse_source
+
+Reparse = Callable[[str, str], Parsed]
+"""(path, text) -> the parse of an edited buffer (an editor's incremental parser)."""
+
+
+class Settings(NamedTuple):
+    """What the clients of a query database want of it.
+
+    ``scopes``: checking keeps the nested scopes (editors complete names from them);
+    ``tool_facts``: checking records occurrences and references (lint, doc, editors;
+    a run does without); ``shared``: the database serves many programs (a build worker,
+    lint, an editor): checked and compiled packages are memoised by content key and
+    every schema compiled up front (a single run defers the schemas it never
+    instantiates); ``keyed``: each file's sha256 is recorded as loading reads it (a
+    disk cache entry will be validated with them; implied by ``shared``)."""
+
+    scopes: bool = False
+    tool_facts: bool = True
+    shared: bool = False
+    keyed: bool = False
+
+
+class Files:
+    """File texts (an overlay over the disk) and their parses (see the module docstring)."""
+
+    def __init__(
+        self, keyed: bool = False, limit: int = 1024, reparse: Reparse | None = None
+    ) -> None:
+        self.keyed = keyed
+        self.limit = limit
+        self.reparse = reparse
+        self.overlay: Mapping[str, str] = {}
+        self._parses: OrderedDict[str, tuple[object, Parsed]] = OrderedDict()
+
+    def set_overlay(self, overlay: Mapping[str, str]) -> None:
+        """The editor's unsaved buffers now (absolute path -> text)."""
+        self.overlay = dict(overlay)
+
+    def forget(self, path: str) -> None:
+        """Drop the parse of ``path`` (a closed buffer)."""
+        self._parses.pop(path, None)
+
+    def view(
+        self, sources: Mapping[str, str], before: Callable[[], object] | None = None
+    ) -> FilesView:
+        """What one load reads: the overlay with ``sources`` over it, through this memo
+        (``before``: called before each file is read; an editor's analysis raises
+        from it when a newer text supersedes it)."""
+        overlay = {**self.overlay, **sources} if sources else self.overlay
+        return FilesView(self, overlay, before)
+
+    def parse_text(self, path: str, text: str) -> Parsed:
+        """The parse of a text standing for ``path`` (an edited buffer through
+        ``reparse``)."""
+        cached = self._parses.get(path)
+        if cached is not None and (cached[0] is text or cached[0] == text):
+            return self._hit(path, cached[1])
+        if self.reparse is not None and path in self.overlay:
+            parsed = self.reparse(path, text)
+        else:
+            parsed = parse_source(text, path)
+        return self._store(path, text, parsed)
+
+    def parse_data(self, path: str, data: bytes, key: str) -> Parsed:
+        """The parse of a disk file's bytes (``key``: their sha256, or "")."""
+        content: object = key or data
+        cached = self._parses.get(path)
+        if cached is not None and cached[0] == content:
+            return self._hit(path, cached[1])
+        return self._store(path, content, parse_bytes(data, path))
+
+    def _hit(self, path: str, parsed: Parsed) -> Parsed:
+        self._parses.move_to_end(path)
+        return parsed[0], list(parsed[1])
+
+    def _store(self, path: str, content: object, parsed: Parsed) -> Parsed:
+        self._parses[path] = (content, parsed)
+        self._parses.move_to_end(path)
+        if len(self._parses) > self.limit:
+            self._parses.popitem(last=False)
+        return parsed[0], list(parsed[1])
+
+
+class FilesView:
+    """The files one load reads (a ``kclpy.loader.SourceTexts``)."""
+
+    __slots__ = ("before", "files", "overlay")
+
+    def __init__(
+        self, files: Files, overlay: Mapping[str, str], before: Callable[[], object] | None
+    ) -> None:
+        self.files = files
+        self.overlay = overlay
+        self.before = before
+
+    @property
+    def keyed(self) -> bool:
+        return self.files.keyed
+
+    def parse_text(self, path: str, text: str) -> Parsed:
+        if self.before is not None:
+            self.before()
+        return self.files.parse_text(path, text)
+
+    def parse_data(self, path: str, data: bytes, key: str) -> Parsed:
+        if self.before is not None:
+            self.before()
+        return self.files.parse_data(path, data, key)

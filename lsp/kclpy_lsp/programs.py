@@ -5,7 +5,8 @@ A ``Unit`` is one program the server analyses. Each folder that holds ``.k`` fil
 (``kclpy.monorepo.stacks.read_stack``):
 
 * a **stack** whose ``kcl.yaml`` settings file names its files (with its options,
-  ``-D`` values and package maps), or whose ``kcl.mod`` has ``[profile] entries``:
+  ``-D`` values, ``-O`` overrides and package maps: ``kclpy_lsp.runsettings`` applies
+  them to the analysed program), or whose ``kcl.mod`` has ``[profile] entries``:
   one unit with those entry files, run from the stack's folder with the stack's
   external packages, as ``kcl build`` runs it (``base.k``, ``main.k`` and
   ``${konfig:KCL_MOD}/.../render.k`` together, so ``main.k`` is never checked
@@ -43,6 +44,7 @@ class Unit:
     inputs: tuple[str, ...]  # absolute paths, or ``${name:KCL_MOD}/...``
     externals: tuple[tuple[str, str], ...] = ()
     options: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()  # the settings file's ``-O`` specs
     definition: tuple[str, ...] = ()  # the kcl.mod / kcl.yaml that define a stack
     stack: bool = False
     error: str = ""  # why the stack's packages or settings could not be read
@@ -76,13 +78,30 @@ def read_unit(folder: str, overlay: Iterable[str] = ()) -> Unit | None:
         if stack.error:
             return _unresolved(folder, names, stack.error, stack.definition, open_here)
         inputs = tuple(_absolute(folder, entry) for entry in stack.files)
-        return Unit(folder, inputs, stack.externals, stack.options, stack.definition, stack=True)
+        overrides = _overrides(folder, names)
+        return Unit(
+            folder, inputs, stack.externals, stack.options, overrides, stack.definition, True
+        )
     return _package(folder, open_here)
 
 
 def _package(folder: str, open_here: list[str], error: str = "") -> Unit | None:
     files = sorted(set(package_files(folder)) | set(open_here))
     return Unit(folder, tuple(files), error=error) if files else None
+
+
+def _overrides(folder: str, names: set[str]) -> tuple[str, ...]:
+    """The ``overrides`` of the folder's settings file (none when it has none or
+    cannot be read: the stack's reading reports that)."""
+    if SETTINGS_FILE not in names:
+        return ()
+    from kclpy.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings([os.path.join(folder, SETTINGS_FILE)])
+    except (SettingsError, OSError, ValueError):
+        return ()
+    return tuple(str(item) for item in settings.get("overrides", []))
 
 
 def _defines_entries(folder: str, names: set[str]) -> bool:
@@ -113,11 +132,13 @@ def _unresolved(
 
     files: list[str] = []
     options: list[str] = []
+    overrides: list[str] = []
     try:
         if SETTINGS_FILE in names:
             settings = load_settings([os.path.join(folder, SETTINGS_FILE)])
             files = [str(item) for item in settings.get("files") or []]
             options = [str(item) for item in settings.get("options", [])]
+            overrides = [str(item) for item in settings.get("overrides", [])]
         if not files and MOD_FILE in names:
             files = module_entries(folder)
     except (SettingsError, PackageError, OSError, ValueError):
@@ -125,7 +146,7 @@ def _unresolved(
     if not files:
         return _package(folder, open_here, error)
     inputs = tuple(_absolute(folder, entry) for entry in files)
-    return Unit(folder, inputs, (), tuple(options), definition, stack=True, error=error)
+    return Unit(folder, inputs, (), tuple(options), tuple(overrides), definition, True, error=error)
 
 
 def _absolute(folder: str, entry: str) -> str:

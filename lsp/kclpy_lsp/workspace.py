@@ -56,6 +56,7 @@ from kclpy_lsp.documents import UNTITLED, Documents, read_text
 from kclpy_lsp.incremental import ChunkParser
 from kclpy_lsp.memory import release_memory
 from kclpy_lsp.programs import Unit, Units, read_unit
+from kclpy_lsp.runsettings import apply_settings
 from kclpy_lsp.scan import package_folders
 
 DEBOUNCE = 0.15  # seconds of quiet before an analysis starts
@@ -494,6 +495,7 @@ class Workspace:
         check()
         loader = _Loader(self, unit, check)
         program = loader.load(list(unit.inputs))
+        settings = apply_settings(program, unit)  # -O in memory, -D against option()
         check()
         config = self._config(program.root)
         if isinstance(config, str):
@@ -514,6 +516,8 @@ class Workspace:
             if span is not None:
                 where = os.path.abspath(span.file.path)
                 analysis.diagnostics.setdefault(where, []).append(finding.diagnostic)
+        for where, problems in settings.items():
+            analysis.diagnostics.setdefault(where, []).extend(problems)
         if unit.error and unit.definition:
             problem = make_error(Code.MOD_FILE_ERROR, unit.error, None)
             analysis.diagnostics.setdefault(unit.definition[0], []).append(problem)

@@ -82,6 +82,7 @@ def shutdown(params: None) -> None:
 def did_open(params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     document = documents.did_open(item.uri, item.text, item.version)
+    workspace.nearby(document.path)  # outside the roots: the stacks naming it
     workspace.changed(document.path)
 
 

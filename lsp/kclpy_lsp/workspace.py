@@ -55,7 +55,7 @@ from kclpy.tools.lint_rules import Finding
 from kclpy_lsp.documents import UNTITLED, Documents, read_text
 from kclpy_lsp.incremental import ChunkParser
 from kclpy_lsp.memory import release_memory
-from kclpy_lsp.programs import Unit, Units, read_unit
+from kclpy_lsp.programs import Unit, Units, nearby_stacks, read_unit
 from kclpy_lsp.runsettings import apply_settings
 from kclpy_lsp.scan import package_folders
 
@@ -163,6 +163,7 @@ class Workspace:
         self._scanned = threading.Event()
         self._scanned.set()  # no scan under way
         self._scan_began = 0.0
+        self._searches = 0  # searches for programs under way (the scan, ``nearby``)
         self._stopped = False
         self._frozen = 0  # analyses since the last full collection
         self._replaced = 0  # of them, analyses that replaced or dropped one (garbage)
@@ -223,8 +224,7 @@ class Workspace:
         (``kclpy_lsp.programs``). The search ends when the workspace stops; until it is
         done (``SCAN_WAIT`` at most) the worker analyses nothing, so no file is
         checked outside its stack."""
-        self._scanned.clear()
-        self._scan_began = time.monotonic()
+        self._searching(1)
 
         def find() -> None:
             try:
@@ -246,11 +246,40 @@ class Workspace:
                 _trace(f"scanned {len(found.folders)} folders in {time.monotonic() - began:.3f}s")
                 self.schedule(set(found.folders), supersede=False)
             finally:
-                self._scanned.set()
-                with self._lock:
-                    self._lock.notify_all()
+                self._searching(-1)
 
         threading.Thread(target=find, name="kclpy-scan", daemon=True).start()
+
+    def nearby(self, path: str) -> None:
+        """A file opened outside the workspace roots: the stacks of its own module that
+        name it (``kclpy_lsp.programs.nearby_stacks``) are found on a thread and
+        analysed with it; meanwhile, as during the scan, only stacks are analysed."""
+        path = os.path.abspath(path)
+        if self._in_roots(path) or path.startswith(UNTITLED) or self.units.stacks_naming(path):
+            return
+        self._searching(1)
+
+        def find() -> None:
+            try:
+                stopped = lambda: self._stopped  # noqa: E731
+                for unit in nearby_stacks(path, self.documents.overlay(), stopped):
+                    self.units.put(unit)
+                self.schedule(self.units.stacks_naming(path) | {os.path.dirname(path)})
+            finally:
+                self._searching(-1)
+
+        threading.Thread(target=find, name="kclpy-nearby", daemon=True).start()
+
+    def _searching(self, step: int) -> None:
+        """Count the searches for programs under way (``_scanned`` is set when none is)."""
+        with self._lock:
+            self._searches += step
+            if step > 0:
+                self._scanned.clear()
+                self._scan_began = time.monotonic()
+            elif self._searches == 0:
+                self._scanned.set()
+            self._lock.notify_all()
 
     def _read_open_units(self) -> None:
         """Read the units of the folders of open documents not known yet (the worker
@@ -563,8 +592,9 @@ class Workspace:
         return any(os.path.dirname(path) == folder for path in self.documents.overlay())
 
     def _in_workspace(self, path: str) -> bool:
-        if self.documents.open_by_path(path) is not None:
-            return True
+        return self.documents.open_by_path(path) is not None or self._in_roots(path)
+
+    def _in_roots(self, path: str) -> bool:
         return any(
             path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots
         )

@@ -303,3 +303,24 @@ async def test_a_settings_files_options_reach_option_calls(
     edited_settings(client, settings, fixed)
     await diagnostics(client, uri, lambda found: not found)
     assert run_settings(settings).returncode == 0
+
+
+async def test_a_file_outside_the_workspace_is_checked_in_its_own_stacks(
+    client: LanguageClient, repo: monorepo.Monorepo, tmp_path: Path
+) -> None:
+    """A monorepo outside the workspace roots: an application's ``base.k`` opened
+    from it is checked in the stacks of its module that name it (kusion's ``base.k``
+    alone lacks the required ``image`` its ``main.k`` sets), and a rename in konfig's
+    ``base.k`` reaches both environments' ``main.k``."""
+    other = monorepo.build(tmp_path / "elsewhere", stacks=1, settings_stacks=1)
+    kusion_base = other.kusion / "appops" / "web0" / "base" / "base.k"
+    uri, _ = opened(client, kusion_base)
+    assert not await diagnostics(client, uri)
+    konfig_base = other.konfig / "examples" / "app0" / "base" / "base.k"
+    uri, text = opened(client, konfig_base)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(document(uri), position(text, "appConfiguration"), "app")
+    )
+    assert edit is not None and edit.changes is not None
+    app = konfig_base.parent.parent
+    assert set(edit.changes) == {path.as_uri() for path in (konfig_base, app / "dev" / "main.k")}

@@ -12,6 +12,9 @@ and measures:
 * **completion**: on a settled document, ``--completions`` times: type
   ``svc0.`` on a new line and ask for completion at the dot; p50 and p95.
 * **memory**: the server's peak resident set (VmHWM) at the end.
+* **collector pauses** (``gc_*``, workspace and big-file runs): the cycle
+  collector's pauses in the server, as it measures them (``kclpy/collectorPauses``):
+  collections, full ones, the longest and the total in seconds.
 
 With ``--big-mb N`` it measures a big file instead: a ``big.k`` of N MB (config
 blocks written without the formatter's spacing) is opened and, once the server
@@ -166,6 +169,13 @@ class Client:
             timeout,
         )
         return found[0] if found else None
+
+    def collector_pauses(self, timeout: float) -> dict[str, Any]:
+        """The server's cycle-collector pauses (``kclpy/collectorPauses``: count, full
+        ones, longest, total), as ``gc_*`` figures; none from a server without it."""
+        answered = self.response(self.request("kclpy/collectorPauses", None), timeout)
+        result = answered[1].get("result") if answered is not None else None
+        return {f"gc_{key}": value for key, value in (result or {}).items()}
 
     def peak_memory_mb(self) -> float:
         return self.memory_mb("VmHWM")
@@ -497,6 +507,7 @@ def measure_workspace(
                 ]
                 figures["first_error"] = sample[0][:90]
             figures.update(burst(client, editor, 20.0, timeout))
+            figures.update(client.collector_pauses(timeout))
             figures["peak_memory_mb"] = round(client.peak_memory_mb(), 1)
         finally:
             client.close()
@@ -506,6 +517,7 @@ def measure_workspace(
         figures["files_written"] = len(changed)
         if changed:
             figures["written"] = os.path.relpath(changed[0], root)
+    return figures
 
 
 BIG_UNIT = """app{i}=Service{{
@@ -601,6 +613,7 @@ def measure_big(
             )
             client.settle(timeout)  # the re-analysis and the idle collection (after 3 s)
             figures["rss_closed_mb"] = round(client.memory_mb(), 1)
+            figures.update(client.collector_pauses(timeout))
             figures["peak_memory_mb"] = round(client.peak_memory_mb(), 1)
         finally:
             client.close()

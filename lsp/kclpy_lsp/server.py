@@ -27,9 +27,12 @@ from lsprotocol import types
 
 from kclpy_lsp import completion, decorations, fixes, formatting, navigation
 from kclpy_lsp.app import bind_loop, documents, note, path_of, server, workspace
+from kclpy_lsp.documents import read_text
+from kclpy_lsp.memory import PAUSES, watch_pauses
 from kclpy_lsp.scan import refused
 from kclpy_lsp.transport import EXIT_GRACE
 
+COLLECTOR_PAUSES = "kclpy/collectorPauses"  # a request of our own: the collector's pauses
 FEATURES = (completion, decorations, fixes, formatting, navigation)  # registered on import
 
 
@@ -83,7 +86,8 @@ def did_open(params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     document = documents.did_open(item.uri, item.text, item.version)
     workspace.nearby(document.path)  # outside the roots: the stacks naming it
-    workspace.changed(document.path)
+    # as on disk: an analysis under way (of the scan) reads the same text; not redone
+    workspace.changed(document.path, supersede=read_text(document.path) != item.text)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -115,9 +119,16 @@ def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
         workspace.changed(path_of(change.uri))
 
 
+@server.feature(COLLECTOR_PAUSES)
+def collector_pauses(params: object) -> dict[str, float]:
+    """The cycle collector's pauses so far (``kclpy_lsp.memory``; for benchmarks)."""
+    return PAUSES.figures()
+
+
 def main() -> int:
     """Serve over stdio until the client exits (or its process is gone): 0 after
     ``shutdown``, 1 without. The analysis gets ``EXIT_GRACE`` seconds to stop."""
+    watch_pauses()
     try:
         server.start_io()
     finally:

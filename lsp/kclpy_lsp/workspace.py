@@ -54,7 +54,7 @@ from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_con
 from kclpy.tools.lint_rules import Finding
 from kclpy_lsp.documents import UNTITLED, Documents, read_text
 from kclpy_lsp.incremental import ChunkParser
-from kclpy_lsp.memory import release_memory
+from kclpy_lsp.memory import Graveyard, collect_idle
 from kclpy_lsp.programs import Unit, Units, nearby_stacks, read_unit
 from kclpy_lsp.runsettings import apply_settings
 from kclpy_lsp.scan import package_folders
@@ -167,6 +167,8 @@ class Workspace:
         self._stopped = False
         self._frozen = 0  # analyses since the last full collection
         self._replaced = 0  # of them, analyses that replaced or dropped one (garbage)
+        self._superseded = False  # an analysis was dropped half-way since the last freeze
+        self._graveyard = Graveyard()  # models of replaced analyses (kclpy_lsp.memory)
         self._thread = threading.Thread(target=self._run, name="kclpy-analysis", daemon=True)
         self._thread.start()
 
@@ -182,11 +184,13 @@ class Workspace:
         self._parses[path] = (text, parsed)
         return parsed
 
-    def changed(self, path: str) -> None:
+    def changed(self, path: str, supersede: bool = True) -> None:
         """A file's text changed (an edit, a save, a change on disk, a file or folder
         made or deleted): re-analyse every program that saw another text of it or looked
         for it, the stacks naming it, and the program of its folder (a file opened
-        with the text every analysis saw changes nothing)."""
+        with the text every analysis saw changes nothing; one opened with the text on
+        disk, ``supersede`` False, leaves an analysis under way alone: it reads the
+        same text)."""
         path = os.path.abspath(path)
         on_disk = self.documents.open_by_path(path) is None
         if on_disk:
@@ -209,6 +213,8 @@ class Workspace:
         if self._is_open_folder(folder) or self._in_workspace(path):
             unseen.add(folder)
         folders |= {f for f in unseen if path not in self._texts_of(f)}
+        if not supersede:
+            folders.discard(self._current or "")
         if folders:
             self.schedule(folders)
 
@@ -302,6 +308,7 @@ class Workspace:
         for folder in list(self._analyses):
             if not self._is_open_folder(folder) and not self._in_workspace(folder):
                 analysis = self._analyses.pop(folder)
+                self._graveyard.bury(analysis.model)
                 for file in analysis.diagnostics:
                     self._republish(file)
         self.changed(path)
@@ -429,7 +436,11 @@ class Workspace:
                 while not self._dirty and not self._stopped:
                     self._progress = [0, 0]
                     if not self._lock.wait(IDLE_COLLECT if self._replaced else None):
-                        self._collect()  # quiet for a while: reclaim what analyses left
+                        self._lock.release()  # (requests read the state meanwhile)
+                        try:
+                            self._collect()  # quiet for a while: reclaim what analyses left
+                        finally:
+                            self._lock.acquire()
                 if self._stopped:
                     if self._frozen:
                         gc.unfreeze()  # leave the process's collector as it was
@@ -460,6 +471,7 @@ class Workspace:
                     self._dirty.add(folder)
                     self._progress[0] -= 1
                     self._replaced += 1
+                    self._superseded = True
             except Exception as error:  # a bug in kclpy: keep serving, say so on stderr
                 print(f"kclpy-lsp: internal error analysing {folder}: {error!r}", file=sys.stderr)
             finally:
@@ -480,23 +492,32 @@ class Workspace:
     def _freeze(self) -> None:
         """Move what exists now out of the cycle collector's sight: a collection over a
         large program's trees pauses every thread for seconds, and the objects of
-        the latest analysis live on anyway. The garbage of superseded analyses is
-        reclaimed by ``_collect`` when the user pauses (or after a few analyses that
-        replaced others: the first analyses of a workspace leave little garbage, and a
-        full collection stops every thread, requests included)."""
+        the latest analysis live on anyway. Replaced analyses are freed by reference
+        counting once the graveyard unlinks them; what an analysis dropped half-way
+        left is collected before the freeze (it is not frozen with the rest). See
+        ``kclpy_lsp.memory``."""
+        self._graveyard.sweep(self._busy)
+        if self._superseded:
+            gc.collect()  # the objects made since the last freeze only
+            self._superseded = False
         gc.freeze()
         self._frozen += 1
         if self._replaced >= COLLECT_AFTER:
             self._collect()
 
     def _collect(self) -> None:
+        """The idle housekeeping (``kclpy_lsp.memory.collect_idle``): short steps, none
+        begun while a request or a change waits."""
         began = time.monotonic()
-        gc.unfreeze()
-        gc.collect()
-        release_memory()
-        self._frozen = 0
+        full = collect_idle(self._graveyard, self._busy)
         self._replaced = 0
-        _trace(f"collected in {time.monotonic() - began:.3f}s")
+        _trace(
+            f"collected ({'full' if full else 'new objects'}) in {time.monotonic() - began:.3f}s"
+        )
+
+    def _busy(self) -> bool:
+        """Whether a change or a request waits for the worker (idle work gives way)."""
+        return bool(self._dirty) or bool(self._wanted)
 
     def _check(self, generation: int, folder: str) -> Callable[[], None]:
         """Raises ``Superseded`` when a text changed, the server stops, or a request
@@ -553,6 +574,8 @@ class Workspace:
         old = self._analyses.get(folder)
         self._replaced += old is not None
         self._analyses[folder] = analysis
+        if old is not None:
+            self._graveyard.bury(old.model)
         affected = set(analysis.diagnostics) | set(old.diagnostics if old else ())
         for path in sorted(affected):
             self._republish(path)
@@ -575,6 +598,8 @@ class Workspace:
     def _drop(self, folder: str) -> None:
         old = self._analyses.pop(folder, None)
         self._replaced += old is not None
+        if old is not None:
+            self._graveyard.bury(old.model)
         for path in old.diagnostics if old else []:
             self._republish(path)
 

@@ -120,8 +120,9 @@ def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
 
 
 @server.feature(COLLECTOR_PAUSES)
-def collector_pauses(params: object) -> dict[str, float]:
-    """The cycle collector's pauses so far (``kclpy_lsp.memory``; for benchmarks)."""
+def collector_pauses(*arguments: object) -> dict[str, float]:
+    """The cycle collector's pauses so far (``kclpy_lsp.memory``; for benchmarks).
+    (pygls passes a method of its own the server and the params.)"""
     return PAUSES.figures()
 
 

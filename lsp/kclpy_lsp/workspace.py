@@ -463,8 +463,10 @@ class Workspace:
             try:
                 with paused_cycle_collector():
                     self._analyse(folder, generation)
+                    # frozen before the collector resumes: else its first (young)
+                    # collection looks at every object the analysis made (1 s at 1 MB)
+                    self._freeze()
                 _trace(f"analysed {folder} in {time.monotonic() - began:.3f}s")
-                self._freeze()
             except Superseded:
                 _trace(f"superseded {folder} after {time.monotonic() - began:.3f}s")
                 with self._lock:

@@ -12,6 +12,9 @@ and measures:
 * **completion**: on a settled document, ``--completions`` times: type
   ``svc0.`` on a new line and ask for completion at the dot; p50 and p95.
 * **memory**: the server's peak resident set (VmHWM) at the end.
+* **collector pauses** (``gc_*``, workspace and big-file runs): the cycle
+  collector's pauses in the server, as it measures them (``kclpy/collectorPauses``):
+  collections, full ones, the longest and the total in seconds.
 
 With ``--big-mb N`` it measures a big file instead: a ``big.k`` of N MB (config
 blocks written without the formatter's spacing) is opened and, once the server
@@ -19,7 +22,9 @@ is idle (its analysis and collections done: ``settle_s``), formatted through the
 server (``textDocument/formatting``; the time against ``kcl fmt`` on the same
 file, and whether the edits turn the text into ``kcl fmt``'s), closed and
 deleted; the server's resident set (VmRSS) is read after each step (after the
-close, once it is idle again), and its peak (VmHWM) at the end.
+close, once it is idle again), and its peak (VmHWM) at the end. It is also
+formatted once ``IDLE_WAIT`` seconds after its first diagnostics, when the server's
+idle housekeeping is due (``fmt_during_idle_s``: requests must not wait for it).
 
 These are measurements, never test assertions::
 
@@ -166,6 +171,13 @@ class Client:
             timeout,
         )
         return found[0] if found else None
+
+    def collector_pauses(self, timeout: float) -> dict[str, Any]:
+        """The server's cycle-collector pauses (``kclpy/collectorPauses``: count, full
+        ones, longest, total), as ``gc_*`` figures; none from a server without it."""
+        answered = self.response(self.request("kclpy/collectorPauses", None), timeout)
+        result = answered[1].get("result") if answered is not None else None
+        return {f"gc_{key}": value for key, value in (result or {}).items()}
 
     def peak_memory_mb(self) -> float:
         return self.memory_mb("VmHWM")
@@ -497,6 +509,7 @@ def measure_workspace(
                 ]
                 figures["first_error"] = sample[0][:90]
             figures.update(burst(client, editor, 20.0, timeout))
+            figures.update(client.collector_pauses(timeout))
             figures["peak_memory_mb"] = round(client.peak_memory_mb(), 1)
         finally:
             client.close()
@@ -562,6 +575,9 @@ def apply_edits(text: str, edits: list[dict[str, Any]]) -> str:
     return "".join(reversed(parts))
 
 
+IDLE_WAIT = 3.3  # seconds after the first diagnostics: the server's idle housekeeping is due
+
+
 def measure_big(
     command: list[str], fmt: list[str], megabytes: float, timeout: float, format_it: bool = True
 ) -> dict[str, Any]:
@@ -590,6 +606,10 @@ def measure_big(
             analysed = client.diagnostics(editor.uri, 1, timeout)
             figures["open_s"] = round(analysed - opened, 2) if analysed else f">{timeout}s"
             figures["rss_open_mb"] = round(client.memory_mb(), 1)
+            if format_it:  # once the server has had its 3 s of quiet: its idle housekeeping
+                time.sleep(IDLE_WAIT)
+                during = format_big(client, editor, expected, timeout)
+                figures["fmt_during_idle_s"] = during.get("server_fmt_s")
             figures["settle_s"] = round(client.settle(timeout), 1)
             if format_it:
                 figures.update(format_big(client, editor, expected, timeout))
@@ -602,6 +622,7 @@ def measure_big(
             )
             client.settle(timeout)  # the re-analysis and the idle collection (after 3 s)
             figures["rss_closed_mb"] = round(client.memory_mb(), 1)
+            figures.update(client.collector_pauses(timeout))
             figures["peak_memory_mb"] = round(client.peak_memory_mb(), 1)
         finally:
             client.close()

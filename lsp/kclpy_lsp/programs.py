@@ -5,7 +5,8 @@ A ``Unit`` is one program the server analyses. Each folder that holds ``.k`` fil
 (``kclpy.monorepo.stacks.read_stack``):
 
 * a **stack** whose ``kcl.yaml`` settings file names its files (with its options,
-  ``-D`` values and package maps), or whose ``kcl.mod`` has ``[profile] entries``:
+  ``-D`` values, ``-O`` overrides and package maps: ``kclpy_lsp.runsettings`` applies
+  them to the analysed program), or whose ``kcl.mod`` has ``[profile] entries``:
   one unit with those entry files, run from the stack's folder with the stack's
   external packages, as ``kcl build`` runs it (``base.k``, ``main.k`` and
   ``${konfig:KCL_MOD}/.../render.k`` together, so ``main.k`` is never checked
@@ -19,6 +20,10 @@ resolution error is kept for the definition file. Package resolution never write
 the server sets ``kclpy.mod.settings.read_only_locks`` at start, so no
 ``kcl.mod.lock`` changes, whatever it resolves.
 
+A file opened outside the workspace roots is no part of the scan: ``nearby_stacks``
+finds the stacks of its own module that name it (bounded, from its folder up to its
+``kcl.mod``), so an application's ``base.k`` opened alone is checked in its stacks.
+
 ``Units`` holds what is known: units by key (the folder), and which units name a
 file among their entries; ``covering(path)`` answers which units hold a file before
 any of them is analysed (``base.k`` is in every stack of its application).
@@ -28,11 +33,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from kclpy.loader import package_files
 from kclpy.monorepo.stacks import MOD_FILE, SETTINGS_FILE, StackError, read_stack
+from kclpy_lsp.scan import Limits, package_folders, refused
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,7 @@ class Unit:
     inputs: tuple[str, ...]  # absolute paths, or ``${name:KCL_MOD}/...``
     externals: tuple[tuple[str, str], ...] = ()
     options: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()  # the settings file's ``-O`` specs
     definition: tuple[str, ...] = ()  # the kcl.mod / kcl.yaml that define a stack
     stack: bool = False
     error: str = ""  # why the stack's packages or settings could not be read
@@ -76,13 +83,30 @@ def read_unit(folder: str, overlay: Iterable[str] = ()) -> Unit | None:
         if stack.error:
             return _unresolved(folder, names, stack.error, stack.definition, open_here)
         inputs = tuple(_absolute(folder, entry) for entry in stack.files)
-        return Unit(folder, inputs, stack.externals, stack.options, stack.definition, stack=True)
+        overrides = _overrides(folder, names)
+        return Unit(
+            folder, inputs, stack.externals, stack.options, overrides, stack.definition, True
+        )
     return _package(folder, open_here)
 
 
 def _package(folder: str, open_here: list[str], error: str = "") -> Unit | None:
     files = sorted(set(package_files(folder)) | set(open_here))
     return Unit(folder, tuple(files), error=error) if files else None
+
+
+def _overrides(folder: str, names: set[str]) -> tuple[str, ...]:
+    """The ``overrides`` of the folder's settings file (none when it has none or
+    cannot be read: the stack's reading reports that)."""
+    if SETTINGS_FILE not in names:
+        return ()
+    from kclpy.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings([os.path.join(folder, SETTINGS_FILE)])
+    except (SettingsError, OSError, ValueError):
+        return ()
+    return tuple(str(item) for item in settings.get("overrides", []))
 
 
 def _defines_entries(folder: str, names: set[str]) -> bool:
@@ -113,11 +137,13 @@ def _unresolved(
 
     files: list[str] = []
     options: list[str] = []
+    overrides: list[str] = []
     try:
         if SETTINGS_FILE in names:
             settings = load_settings([os.path.join(folder, SETTINGS_FILE)])
             files = [str(item) for item in settings.get("files") or []]
             options = [str(item) for item in settings.get("options", [])]
+            overrides = [str(item) for item in settings.get("overrides", [])]
         if not files and MOD_FILE in names:
             files = module_entries(folder)
     except (SettingsError, PackageError, OSError, ValueError):
@@ -125,7 +151,7 @@ def _unresolved(
     if not files:
         return _package(folder, open_here, error)
     inputs = tuple(_absolute(folder, entry) for entry in files)
-    return Unit(folder, inputs, (), tuple(options), definition, stack=True, error=error)
+    return Unit(folder, inputs, (), tuple(options), tuple(overrides), definition, True, error=error)
 
 
 def _absolute(folder: str, entry: str) -> str:
@@ -184,3 +210,64 @@ class Units:
             if unit is None or unit.stack:
                 return False
             return all(path in self._entries for path in unit.inputs)
+
+
+# --------------------------------------------------------------------------- outside the roots
+
+UPWARD = 8  # folders above a file looked at for the stacks naming it, at most
+NEARBY = Limits(entries=5_000, bytes=16 << 20, folders=60)  # per folder looked under
+
+
+def nearby_stacks(
+    path: str, overlay: Iterable[str], stopped: Callable[[], bool], known: Iterable[str] = ()
+) -> list[Unit]:
+    """The stacks that name ``path`` (a file opened outside the workspace roots), as
+    ``kcl run`` in their folders builds them: looked for under the file's parent
+    folder, then the next one up, up to the module root (the nearest ``kcl.mod`` at
+    or above the file's folder; ``UPWARD`` folders at most, never the file-system
+    root or the home folder), each look bounded by ``NEARBY``; the search stops at
+    the first folder under which some stack names the file (an application's
+    ``base/base.k``: its environments' stacks). A stack's own file is answered with
+    its folder's stack. ``known`` folders are not read again."""
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    top = _module_root(folder)
+    if top is None:
+        return []
+    own = read_unit(folder, overlay)
+    if own is not None and own.stack and path in own.entries():
+        return [own]  # a stack's own file: its folder's program is the stack
+    seen = set(known) | {folder}
+    current = folder
+    for _ in range(UPWARD):
+        parent = os.path.dirname(current)
+        if parent == current or refused(parent) is not None or not _within(parent, top):
+            break
+        current = parent
+        found = []
+        for candidate in package_folders([current], stopped, NEARBY).folders:
+            if candidate in seen or stopped():
+                continue
+            seen.add(candidate)
+            unit = read_unit(candidate, overlay)
+            if unit is not None and unit.stack and path in unit.entries():
+                found.append(unit)
+        if found:
+            return found
+    return []
+
+
+def _module_root(folder: str) -> str | None:
+    current = folder
+    for _ in range(UPWARD + 1):
+        if os.path.isfile(os.path.join(current, MOD_FILE)):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current or refused(parent) is not None:
+            return None
+        current = parent
+    return None
+
+
+def _within(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)

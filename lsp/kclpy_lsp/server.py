@@ -28,9 +28,12 @@ from lsprotocol import types
 
 from kclpy_lsp import completion, decorations, fixes, formatting, navigation
 from kclpy_lsp.app import bind_loop, documents, note, path_of, server, workspace
+from kclpy_lsp.documents import read_text
+from kclpy_lsp.memory import PAUSES, watch_pauses
 from kclpy_lsp.scan import refused
 from kclpy_lsp.transport import EXIT_GRACE
 
+COLLECTOR_PAUSES = "kclpy/collectorPauses"  # a request of our own: the collector's pauses
 FEATURES = (completion, decorations, fixes, formatting, navigation)  # registered on import
 
 
@@ -83,7 +86,9 @@ def shutdown(params: None) -> None:
 def did_open(params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     document = documents.did_open(item.uri, item.text, item.version)
-    workspace.changed(document.path)
+    workspace.nearby(document.path)  # outside the roots: the stacks naming it
+    # as on disk: an analysis under way (of the scan) reads the same text; not redone
+    workspace.changed(document.path, supersede=read_text(document.path) != item.text)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -115,9 +120,17 @@ def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
         workspace.changed(path_of(change.uri))
 
 
+@server.feature(COLLECTOR_PAUSES)
+def collector_pauses(*arguments: object) -> dict[str, float]:
+    """The cycle collector's pauses so far (``kclpy_lsp.memory``; for benchmarks).
+    (pygls passes a method of its own the server and the params.)"""
+    return PAUSES.figures()
+
+
 def main() -> int:
     """Serve over stdio until the client exits (or its process is gone): 0 after
     ``shutdown``, 1 without. The analysis gets ``EXIT_GRACE`` seconds to stop."""
+    watch_pauses()
     try:
         server.start_io()
     finally:

@@ -57,8 +57,9 @@ from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_con
 from kclpy.tools.lint_rules import Finding
 from kclpy_lsp.documents import UNTITLED, Documents
 from kclpy_lsp.incremental import ChunkParser
-from kclpy_lsp.memory import release_memory
-from kclpy_lsp.programs import Unit, Units, read_unit
+from kclpy_lsp.memory import Graveyard, collect_idle
+from kclpy_lsp.programs import Unit, Units, nearby_stacks, read_unit
+from kclpy_lsp.runsettings import apply_settings
 from kclpy_lsp.scan import package_folders
 
 DEBOUNCE = 0.15  # seconds of quiet before an analysis starts
@@ -128,19 +129,24 @@ class Workspace:
         self._scanned = threading.Event()
         self._scanned.set()  # no scan under way
         self._scan_began = 0.0
+        self._searches = 0  # searches for programs under way (the scan, ``nearby``)
         self._stopped = False
         self._frozen = 0  # analyses since the last full collection
         self._replaced = 0  # of them, analyses that replaced or dropped one (garbage)
+        self._superseded = False  # an analysis was dropped half-way since the last freeze
+        self._graveyard = Graveyard()  # models of replaced analyses (kclpy_lsp.memory)
         self._thread = threading.Thread(target=self._run, name="kclpy-analysis", daemon=True)
         self._thread.start()
 
     # ------------------------------------------------------------------ inputs
 
-    def changed(self, path: str) -> None:
+    def changed(self, path: str, supersede: bool = True) -> None:
         """A file's text changed (an edit, a save, a change on disk, a file or folder
         made or deleted): re-analyse every program that saw another text of it or looked
         for it, the stacks naming it, and the program of its folder (a file opened
-        with the text every analysis saw changes nothing)."""
+        with the text every analysis saw changes nothing; one opened with the text on
+        disk, ``supersede`` False, leaves an analysis under way alone: it reads the
+        same text)."""
         path = os.path.abspath(path)
         on_disk = self.documents.open_by_path(path) is None
         if on_disk:
@@ -163,6 +169,8 @@ class Workspace:
         if self._is_open_folder(folder) or self._in_workspace(path):
             unseen.add(folder)
         folders |= {f for f in unseen if path not in self._texts_of(f)}
+        if not supersede:
+            folders.discard(self._current or "")
         if folders:
             self.schedule(folders)
 
@@ -178,8 +186,7 @@ class Workspace:
         (``kclpy_lsp.programs``). The search ends when the workspace stops; until it is
         done (``SCAN_WAIT`` at most) the worker analyses nothing, so no file is
         checked outside its stack."""
-        self._scanned.clear()
-        self._scan_began = time.monotonic()
+        self._searching(1)
 
         def find() -> None:
             try:
@@ -201,11 +208,40 @@ class Workspace:
                 _trace(f"scanned {len(found.folders)} folders in {time.monotonic() - began:.3f}s")
                 self.schedule(set(found.folders), supersede=False)
             finally:
-                self._scanned.set()
-                with self._lock:
-                    self._lock.notify_all()
+                self._searching(-1)
 
         threading.Thread(target=find, name="kclpy-scan", daemon=True).start()
+
+    def nearby(self, path: str) -> None:
+        """A file opened outside the workspace roots: the stacks of its own module that
+        name it (``kclpy_lsp.programs.nearby_stacks``) are found on a thread and
+        analysed with it; meanwhile, as during the scan, only stacks are analysed."""
+        path = os.path.abspath(path)
+        if self._in_roots(path) or path.startswith(UNTITLED) or self.units.stacks_naming(path):
+            return
+        self._searching(1)
+
+        def find() -> None:
+            try:
+                stopped = lambda: self._stopped  # noqa: E731
+                for unit in nearby_stacks(path, self.documents.overlay(), stopped):
+                    self.units.put(unit)
+                self.schedule(self.units.stacks_naming(path) | {os.path.dirname(path)})
+            finally:
+                self._searching(-1)
+
+        threading.Thread(target=find, name="kclpy-nearby", daemon=True).start()
+
+    def _searching(self, step: int) -> None:
+        """Count the searches for programs under way (``_scanned`` is set when none is)."""
+        with self._lock:
+            self._searches += step
+            if step > 0:
+                self._scanned.clear()
+                self._scan_began = time.monotonic()
+            elif self._searches == 0:
+                self._scanned.set()
+            self._lock.notify_all()
 
     def _read_open_units(self) -> None:
         """Read the units of the folders of open documents not known yet (the worker
@@ -228,6 +264,7 @@ class Workspace:
         for folder in list(self._analyses):
             if not self._is_open_folder(folder) and not self._in_workspace(folder):
                 analysis = self._analyses.pop(folder)
+                self._graveyard.bury(analysis.model)
                 for file in analysis.diagnostics:
                     self._republish(file)
         self.changed(path)
@@ -355,7 +392,11 @@ class Workspace:
                 while not self._dirty and not self._stopped:
                     self._progress = [0, 0]
                     if not self._lock.wait(IDLE_COLLECT if self._replaced else None):
-                        self._collect()  # quiet for a while: reclaim what analyses left
+                        self._lock.release()  # (requests read the state meanwhile)
+                        try:
+                            self._collect()  # quiet for a while: reclaim what analyses left
+                        finally:
+                            self._lock.acquire()
                 if self._stopped:
                     if self._frozen:
                         gc.unfreeze()  # leave the process's collector as it was
@@ -378,14 +419,17 @@ class Workspace:
             try:
                 with paused_cycle_collector():
                     self._analyse(folder, generation)
+                    # frozen before the collector resumes: else its first (young)
+                    # collection looks at every object the analysis made (1 s at 1 MB)
+                    self._freeze()
                 _trace(f"analysed {folder} in {time.monotonic() - began:.3f}s")
-                self._freeze()
             except Superseded:
                 _trace(f"superseded {folder} after {time.monotonic() - began:.3f}s")
                 with self._lock:
                     self._dirty.add(folder)
                     self._progress[0] -= 1
                     self._replaced += 1
+                    self._superseded = True
             except Exception as error:  # a bug in kclpy: keep serving, say so on stderr
                 print(f"kclpy-lsp: internal error analysing {folder}: {error!r}", file=sys.stderr)
             finally:
@@ -406,23 +450,32 @@ class Workspace:
     def _freeze(self) -> None:
         """Move what exists now out of the cycle collector's sight: a collection over a
         large program's trees pauses every thread for seconds, and the objects of
-        the latest analysis live on anyway. The garbage of superseded analyses is
-        reclaimed by ``_collect`` when the user pauses (or after a few analyses that
-        replaced others: the first analyses of a workspace leave little garbage, and a
-        full collection stops every thread, requests included)."""
+        the latest analysis live on anyway. Replaced analyses are freed by reference
+        counting once the graveyard unlinks them; what an analysis dropped half-way
+        left is collected before the freeze (it is not frozen with the rest). See
+        ``kclpy_lsp.memory``."""
+        self._graveyard.sweep(self._busy)
+        if self._superseded:
+            gc.collect()  # the objects made since the last freeze only
+            self._superseded = False
         gc.freeze()
         self._frozen += 1
         if self._replaced >= COLLECT_AFTER:
             self._collect()
 
     def _collect(self) -> None:
+        """The idle housekeeping (``kclpy_lsp.memory.collect_idle``): short steps, none
+        begun while a request or a change waits."""
         began = time.monotonic()
-        gc.unfreeze()
-        gc.collect()
-        release_memory()
-        self._frozen = 0
+        full = collect_idle(self._graveyard, self._busy)
         self._replaced = 0
-        _trace(f"collected in {time.monotonic() - began:.3f}s")
+        _trace(
+            f"collected ({'full' if full else 'new objects'}) in {time.monotonic() - began:.3f}s"
+        )
+
+    def _busy(self) -> bool:
+        """Whether a change or a request waits for the worker (idle work gives way)."""
+        return bool(self._dirty) or bool(self._wanted)
 
     def _check(self, generation: int, folder: str) -> Callable[[], None]:
         """Raises ``Superseded`` when a text changed, the server stops, or a request
@@ -453,6 +506,7 @@ class Workspace:
         program, loader = database.program(
             list(unit.inputs), unit.folder, dict(unit.externals), before=check
         )
+        settings = apply_settings(program, unit)  # -O in memory, -D against option()
         check()
         config = self._config(program.root)
         lint_config = LintConfig() if isinstance(config, str) else config
@@ -471,12 +525,16 @@ class Workspace:
             if span is not None:
                 where = os.path.abspath(span.file.path)
                 analysis.diagnostics.setdefault(where, []).append(finding.diagnostic)
+        for where, problems in settings.items():
+            analysis.diagnostics.setdefault(where, []).extend(problems)
         if unit.error and unit.definition:
             problem = make_error(Code.MOD_FILE_ERROR, unit.error, None)
             analysis.diagnostics.setdefault(unit.definition[0], []).append(problem)
         old = self._analyses.get(folder)
         self._replaced += old is not None
         self._analyses[folder] = analysis
+        if old is not None:
+            self._graveyard.bury(old.model)
         affected = set(analysis.diagnostics) | set(old.diagnostics if old else ())
         for path in sorted(affected):
             self._republish(path)
@@ -499,6 +557,8 @@ class Workspace:
     def _drop(self, folder: str) -> None:
         old = self._analyses.pop(folder, None)
         self._replaced += old is not None
+        if old is not None:
+            self._graveyard.bury(old.model)
         for path in old.diagnostics if old else []:
             self._republish(path)
 
@@ -516,8 +576,9 @@ class Workspace:
         return any(os.path.dirname(path) == folder for path in self.documents.overlay())
 
     def _in_workspace(self, path: str) -> bool:
-        if self.documents.open_by_path(path) is not None:
-            return True
+        return self.documents.open_by_path(path) is not None or self._in_roots(path)
+
+    def _in_roots(self, path: str) -> bool:
         return any(
             path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots
         )

@@ -266,3 +266,20 @@ async def test_formatting_a_few_lines_gives_one_edit_a_line(
         (position(broken, "a150=S").line, position(broken, "a150=S").line + 1),
     ]
     assert apply_edits(broken, edits) == text
+
+
+async def test_the_collectors_pauses_are_answered(lsp: LanguageClient, tmp_path: Path) -> None:
+    """``kclpy/collectorPauses`` (what lsp_bench reports): the collections the server
+    made, the longest and the total pause; a formatting request adds none."""
+    text = _big(FEW_EDITS)
+    uri = open_document(lsp, write(tmp_path / "big.k", text), text)
+    await diagnostics(lsp, uri)
+    before = await lsp.protocol.send_request_async("kclpy/collectorPauses", None)
+    edits = await lsp.text_document_formatting_async(
+        types.DocumentFormattingParams(document(uri), types.FormattingOptions(4, True))
+    )
+    after = await lsp.protocol.send_request_async("kclpy/collectorPauses", None)
+    assert edits
+    figures = {name: getattr(after, name) for name in ("collections", "longest_s", "total_s")}
+    assert figures["longest_s"] <= figures["total_s"]
+    assert after.collections >= before.collections

@@ -4,17 +4,23 @@ per problem, and the caches a closed document leaves behind."""
 
 from __future__ import annotations
 
+import gc
 import random
 from pathlib import Path
 
 from kclpy_lsp.blocks import in_text
 from kclpy_lsp.diagnostics import unique
 from kclpy_lsp.documents import Documents
-from kclpy_lsp.memory import release_memory
+from kclpy_lsp.memory import Graveyard, collect_idle, release_memory
 from kclpy_lsp.ranking import LIMIT, Rank, bounded, matches, typed_word
 from kclpy_lsp.textdiff import edits_of, joined_edit, line_changes
 from kclpy_lsp.workspace import Workspace
 from lsprotocol import types
+
+from kclpy.pipeline.inputs import Settings
+from kclpy.pipeline.queries import Database
+from kclpy.sema.model import Model
+from kclpy.tools.lint import LintConfig, lint_program
 
 from .helpers import apply_edits
 
@@ -132,3 +138,47 @@ def test_a_closed_document_leaves_no_parse_behind(tmp_path: Path) -> None:
     finally:
         workspace.stop()
     release_memory()  # glibc gives free pages back; elsewhere nothing happens
+
+
+def _checked(tmp_path: Path, count: int) -> Model:
+    """A program of ``count`` schema configs in nested scopes, checked for an editor."""
+    source = "schema S:\n    n: int = 1\n\n" + "".join(
+        f"s{i} = S {{n = [x for x in [1]][0]}}\n" for i in range(count)
+    )
+    path = tmp_path / "main.k"
+    path.write_text(source, encoding="utf-8")
+    database = Database(Settings(scopes=True))  # as the language server's
+    program, loader = database.program([str(path)], str(tmp_path))
+    return lint_program(program, loader, LintConfig(), database)[1]
+
+
+def test_a_dropped_model_is_freed_by_reference_counting(tmp_path: Path) -> None:
+    """Once the graveyard unlinks a model nobody reads, dropping it leaves no cycle
+    for the collector (its scopes and schema types were cycles: a full pass over every
+    live object was the only way to free a replaced analysis)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        model = _checked(tmp_path, 50)
+        graveyard = Graveyard()
+        graveyard.bury(model)
+        held = model  # a request still reading it: not unlinked
+        graveyard.sweep()
+        assert any(scope.children for scope in model.package_scopes.values())
+        del model, held
+        graveyard.sweep()
+        assert gc.collect() == 0
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def test_idle_housekeeping_gives_way_to_waiting_work(tmp_path: Path) -> None:
+    graveyard = Graveyard()
+    graveyard.bury(_checked(tmp_path, 5))
+    graveyard.bury(_checked(tmp_path, 5))
+    assert collect_idle(graveyard, lambda: True) is False
+    assert len(graveyard._models) == 1  # one unlinked, then it stopped
+    collect_idle(graveyard, lambda: False)
+    assert not graveyard._models

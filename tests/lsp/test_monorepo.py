@@ -11,6 +11,7 @@ opening a checked-out repository.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -214,3 +215,112 @@ async def test_a_settings_file_decides_the_stacks_files(
     settings.write_text(original, encoding="utf-8")
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([event]))
     await diagnostics(client, uri, lambda found: not found)
+
+
+def run_settings(settings: Path) -> subprocess.CompletedProcess[str]:
+    """``kcl run -Y kcl.yaml`` in the stack's folder (what the editor should report)."""
+    command = [sys.executable, "-m", "kclpy", "run", "-Y", settings.name]
+    return subprocess.run(
+        command, cwd=settings.parent, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def edited_settings(client: LanguageClient, settings: Path, text: str) -> None:
+    settings.write_text(text, encoding="utf-8")
+    event = types.FileEvent(settings.as_uri(), types.FileChangeType.Changed)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([event]))
+
+
+async def test_a_settings_files_overrides_change_the_analysed_program(
+    client: LanguageClient, repo: monorepo.Monorepo
+) -> None:
+    """Without ``base.k``, ``main.k`` lacks ``mainContainer``; an ``overrides`` entry
+    of kcl.yaml that sets it clears the error (``kcl run -Y`` succeeds), one that
+    sets a wrong value reports it where ``kcl run -Y`` does; no file is written."""
+    path = repo.stacks[-1]
+    uri, text = opened(client, path)
+    assert not await diagnostics(client, uri)
+    settings = path.parent / "kcl.yaml"
+    original = settings.read_text(encoding="utf-8")
+    without_base = original.replace("    - ../base/base.k\n", "")
+    overridden = without_base.replace(
+        "  disable_none: true\n",
+        '  disable_none: true\n  overrides:\n    - web.mainContainer={name = "web"}\n',
+    )
+    edited_settings(client, settings, overridden)
+    assert run_settings(settings).returncode == 0
+    before = repo.snapshot()
+    await diagnostics(client, uri, lambda found: not found)  # (it had none before either)
+    edited_settings(client, settings, without_base)
+    found = await diagnostics(client, uri, lambda found: bool(found))
+    assert "mainContainer" in found[0].message
+    edited_settings(client, settings, overridden)
+    await diagnostics(client, uri, lambda found: not found)
+    wrong = overridden.replace("  overrides:\n", "  overrides:\n    - web.image=1\n")
+    edited_settings(client, settings, wrong)
+    found = await diagnostics(client, uri, lambda found: bool(found))
+    ran = run_settings(settings)
+    assert ran.returncode == 1
+    assert [d.code for d in found] == ["E2G22"]
+    assert "got int(1)" in found[0].message and "got int(1)" in ran.stderr
+    line = text.split("\n").index('    image = "registry.local/web1:prod"')
+    assert found[0].range.start.line == line and f"main.k:{line + 1}:" in ran.stderr
+    assert path.read_text(encoding="utf-8") == text
+    changed = {p for p, state in repo.snapshot().items() if before.get(p) != state}
+    assert changed == {str(settings)}  # only the test's own edit of kcl.yaml
+
+
+async def test_a_settings_files_options_reach_option_calls(
+    client: LanguageClient, repo: monorepo.Monorepo
+) -> None:
+    """``option()`` calls that always run get what ``kcl run -Y`` reports for the
+    settings file's options: a required option missing, a value not of its type."""
+    path = repo.stacks[-1]
+    text = path.read_text(encoding="utf-8") + (
+        'count = option("count", type="int")\n'
+        'zone = option("zone", required=True)\n'
+        'size: int = option("size")\n'
+        'later = lambda { option("never", required=True) }\n'
+    )
+    path.write_text(text, encoding="utf-8")
+    uri, _ = opened(client, path)
+    settings = path.parent / "kcl.yaml"
+    original = settings.read_text(encoding="utf-8")
+    given = original + '  - key: count\n    value: "many"\n  - key: size\n    value: "big"\n'
+    edited_settings(client, settings, given)
+    found = await diagnostics(client, uri, lambda found: len(found) == 3)
+    messages = sorted(d.message for d in found)
+    assert messages == [
+        "cannot use 'many' as type 'int'",
+        "expect int, got str",
+        "option('zone') must be initialized, try '-D zone=?' argument",
+    ]
+    ran = run_settings(settings)
+    assert ran.returncode == 1 and any(message in ran.stderr for message in messages)
+    fixed = original + (
+        "  - key: count\n    value: 3\n  - key: size\n    value: 2\n  - key: zone\n    value: z1\n"
+    )
+    edited_settings(client, settings, fixed)
+    await diagnostics(client, uri, lambda found: not found)
+    assert run_settings(settings).returncode == 0
+
+
+async def test_a_file_outside_the_workspace_is_checked_in_its_own_stacks(
+    client: LanguageClient, repo: monorepo.Monorepo, tmp_path: Path
+) -> None:
+    """A monorepo outside the workspace roots: an application's ``base.k`` opened
+    from it is checked in the stacks of its module that name it (kusion's ``base.k``
+    alone lacks the required ``image`` its ``main.k`` sets), and a rename in konfig's
+    ``base.k`` reaches both environments' ``main.k``."""
+    other = monorepo.build(tmp_path / "elsewhere", stacks=1, settings_stacks=1)
+    kusion_base = other.kusion / "appops" / "web0" / "base" / "base.k"
+    uri, _ = opened(client, kusion_base)
+    assert not await diagnostics(client, uri)
+    konfig_base = other.konfig / "examples" / "app0" / "base" / "base.k"
+    uri, text = opened(client, konfig_base)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(document(uri), position(text, "appConfiguration"), "app")
+    )
+    assert edit is not None and edit.changes is not None
+    app = konfig_base.parent.parent
+    assert set(edit.changes) == {path.as_uri() for path in (konfig_base, app / "dev" / "main.k")}

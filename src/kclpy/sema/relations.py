@@ -349,15 +349,22 @@ def _drop_subsumed(items: list[Type]) -> list[Type]:
     return [item for item, gone in zip(items, removed, strict=True) if not gone]
 
 
+ITSELF = PrimType(0, "itself")  # ``Type.wide`` of a type that widens to itself
+
+
 def widen(t: Type) -> Type:
     """The type a variable gets from a value of type ``t`` (literals to base types).
 
     Kept on the type once computed: nested literals widen each level once, not
-    once per enclosing level."""
+    once per enclosing level. A type that widens to itself keeps ``ITSELF`` instead:
+    a type pointing at itself is a cycle, and a dropped program full of them (a
+    schema type per config) waited for the cycle collector instead of being freed
+    by reference counting."""
     wide = t.wide
     if wide is None:
-        wide = t.wide = _widen(t)
-    return wide
+        wide = _widen(t)
+        t.wide = ITSELF if wide is t else wide
+    return t if wide is ITSELF else wide
 
 
 def _widen(t: Type) -> Type:

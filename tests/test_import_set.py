@@ -37,7 +37,7 @@ RUN_MODULES = frozenset(
     kclpy.vm.builtins.adapt kclpy.vm.builtins.marks
     kclpy.vm.builtins.compare kclpy.vm.builtins.context kclpy.vm.builtins.convert
     kclpy.vm.builtins.registry kclpy.vm.access kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects
-    kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schema_plan kclpy.vm.schemas
+    kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schemas
     kclpy.vm.typecheck kclpy.values kclpy.values.errors kclpy.values.scalars
     kclpy.values.yaml_writer
     kclpy.release kclpy.diag.parts

@@ -244,6 +244,15 @@ def _not_convertible(value: dict[str, Value], schema: SchemaType) -> str:
     return "\n".join(lines)
 
 
+def admits_none(type_ref: TypeRef) -> bool:
+    """Whether a runtime type admits None (the ``None`` literal, or a union holding it)."""
+    if type_ref.kind == "literal":
+        return bool(type_ref.args[0] is None)
+    if type_ref.kind == "union":
+        return any(member is None or admits_none(member) for member in type_ref.args)
+    return False
+
+
 def schema_attribute_names(schema: SchemaType) -> set[str]:
     names: set[str] = set()
     current: SchemaType | None = schema

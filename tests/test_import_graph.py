@@ -7,7 +7,7 @@ and one cycle through them, each step with the line that imports. Break one by m
 the shared piece to the module that owns it, or by passing what is needed in; an
 import moved into a function, or under TYPE_CHECKING, is still an import here.
 
-:data:`ALLOWED` names the circle being removed in parallel work (in sema): a
+:data:`ALLOWED` names the circles being removed in parallel work (in sema): a
 component passes while it lies inside one of them, so shrinking them passes and
 growing them fails. Empty it when they are gone.
 """

@@ -31,13 +31,14 @@ RUN_MODULES = frozenset(
     kclpy.compile kclpy.compile.code kclpy.compile.opcodes kclpy.diag
     kclpy.diag.codes kclpy.diag.diagnostic kclpy.emit kclpy.loader kclpy.settings
     kclpy.mod kclpy.mod.progress
-    kclpy.pipeline kclpy.pipeline.cache kclpy.pipeline.driver
+    kclpy.pipeline kclpy.pipeline.cache kclpy.pipeline.driver kclpy.pipeline.inputs
+    kclpy.pipeline.queries
     kclpy.patterns kclpy.patterntab
     kclpy.source kclpy.syntax kclpy.syntax.ast kclpy.syntax.universe kclpy.vm kclpy.vm.builtins
     kclpy.vm.builtins.adapt kclpy.vm.builtins.marks
     kclpy.vm.builtins.compare kclpy.vm.builtins.context kclpy.vm.builtins.convert
     kclpy.vm.builtins.registry kclpy.vm.access kclpy.vm.interp kclpy.vm.merge kclpy.vm.objects
-    kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schema_plan kclpy.vm.schemas
+    kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schemas
     kclpy.vm.typecheck kclpy.values kclpy.values.errors kclpy.values.scalars
     kclpy.values.yaml_writer
     kclpy.release kclpy.diag.parts

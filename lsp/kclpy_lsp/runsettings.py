@@ -36,7 +36,7 @@ from kclpy.syntax import ast
 from kclpy.syntax.walk import iter_children
 from kclpy.tools.override import OverrideError, apply_overrides
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.options import convert_option
+from kclpy.vm.builtins.options import convert_option
 from kclpy_lsp.programs import Unit
 
 Problems = dict[str, list[Diagnostic]]

@@ -415,6 +415,12 @@ def test_net() -> None:
         "10.0.0.0/24", "10.0.16.0/20", "10.0.1.0/24",
     ]  # fmt: skip
     assert call("net", "CIDR_host", "10.0.0.0/24", -1) == "10.0.0.255"
+    # the reference's words for an argument that is not an int or a list (Python's
+    # comparison error before the adapter checked them)
+    fails("invalid int value", "net", "CIDR_subnet", "10.0.0.0/8", "a", 1)
+    fails("invalid int value", "net", "CIDR_host", "10.0.0.0/8", "a")
+    fails("invalid list value", "net", "CIDR_subnets", "10.0.0.0/8", "a")
+    fails("invalid int value", "net", "CIDR_subnets", "10.0.0.0/8", ["a"])
     assert call("net", "CIDR_netmask", "10.0.0.0/12") == "255.240.0.0"
     fails(
         "is_IP_in_CIDR() invalid cidr: invalid length for network: "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -24,7 +25,9 @@ from kclpy.sema.builtins import (
 )
 from kclpy.sema.types import FuncType
 from kclpy.syntax import universe
-from kclpy.vm.builtins import registry
+from kclpy.values import Value
+from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.builtins import adapt, registry
 from kclpy.vm.builtins.core import BUILTINS
 from kclpy.vm.builtins.strings import STRING_METHODS as STRING_IMPLEMENTATIONS
 
@@ -62,6 +65,34 @@ def test_a_difference_between_declaration_and_implementation_is_a_binding_error(
     assert "not implemented: ['decode']" in message
     assert "not declared: ['extra']" in message
     assert registry.bind("m", declared, {"encode": len}, elsewhere=["decode"]) == {"encode": len}
+
+
+Number = int | float  # an alias: its text is all an adapter sees
+
+
+def _aliased(x: Number) -> Number:
+    return x
+
+
+def _untyped(x: list) -> int:  # type: ignore[type-arg]
+    return len(x)
+
+
+def _checked(x: int | float, y: Value = None) -> int | float:
+    return x
+
+
+@pytest.mark.parametrize("function", [_aliased, _untyped])
+def test_an_annotation_the_adapter_cannot_check_is_a_binding_error(
+    function: Callable[..., Value],
+) -> None:
+    """A parameter typed with a name the adapter does not read would go unchecked."""
+    with pytest.raises(registry.BindingError, match="cannot check the parameter type"):
+        adapt.adapter("system module demo", "demo.f", "(x: number) -> number", function)
+    call = adapt.adapter("demo", "demo.f", "(x: number, y?: any) -> number", _checked)
+    assert call(None, None, [2.5], {}) == 2.5  # type: ignore[arg-type]
+    with pytest.raises(KclRuntimeError, match="f\\(\\) expected number, got str"):
+        call(None, None, ["2"], {})  # type: ignore[arg-type]
 
 
 def test_runtime_builtins_are_implemented_by_the_runtime() -> None:

@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 import kclpy.vm.builtins as builtins_package
-import kclpy.vm.options as options_module
+import kclpy.vm.builtins.options as options_module
 from kclpy.vm.builtins.context import BuiltinContext
 
 PUBLIC = {name for name in dir(BuiltinContext) if not name.startswith("_")} | {"call", "union"}

@@ -1,5 +1,5 @@
-"""Schema instances built from the per-schema plan (``kclpy.vm.schema_plan``) give the
-values and the errors the per-attribute path gave: a value of a scalar type, or one of
+"""Schema instances built from the per-schema plan (``kclpy.vm.objects.SchemaPlan``)
+give the values and the errors the per-attribute path gave: a value of a scalar type, or one of
 a union's literals, skips the type check, any other value is checked (and fails with
 the same words at the same place); typed lists and dicts whose items all pass are kept;
 constant defaults, overriding config entries, assignments into an attribute, the

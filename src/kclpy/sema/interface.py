@@ -16,11 +16,11 @@ packages it imports) at its first import; ``tests/sema`` pins that order.
 
 Reuse is memoisation: a :class:`PackageStore` (the driver's in-process tier; another
 persistence can stand behind the same two calls) keeps products by the package's
-content key (``kclpy.pipeline.cache.package_keys``: its files, their import tables
+content key (``kclpy.pipeline.queries.package_keys``: its files, their import tables
 and, transitively, the keys of what they import). A stored product serves a program
-when it was checked on the very syntax trees the program loaded (the loader shares
-them) and against the very products the program installed
-for the packages below it (its symbols refer to theirs). ``__main__``, packages
+when it was checked on the very syntax trees the program loaded (the query database's
+parse query shares them) and against the very products the program installed for the
+packages below it (its symbols refer to theirs). ``__main__``, packages
 without a key and programs checked with ``keep_scopes`` are always checked.
 Symbols are shared between programs: installing a stored product drops the
 references its importers recorded on its symbols (``references``).

@@ -1,25 +1,39 @@
-"""Runtime objects that are not plain data: scopes, functions, schema types, modules.
+"""Runtime objects that are not plain data: scopes, functions, schema types, modules,
+and what every instance of a schema shares.
 
 None of these is ever output; ``kcl_type_name`` is what ``typeof`` reports.
+
+:class:`SchemaPlan` is computed once per schema type from the type and its resolved
+chain (base schemas first, each followed by its mixins, down to the schema itself):
+the attribute table in output order and, per attribute (:class:`AttrPlan`), its
+setters along the chain (with the literal each constant setter stores), its
+declaration, the package its type names resolve in, its ``@deprecated`` arguments
+and the value types its type check passes unchanged (:func:`unchanged_types`); the
+bodies and checks to run; the index signature; the required attributes. The schema
+builder (:mod:`kclpy.vm.schemas`) caches the plan on the :class:`SchemaType` and
+reads it for every instance (:class:`SchemaState`), so that an instance pays only
+for the work that depends on its config. The types, the plan and the instance under
+construction refer to each other, so they live in this one module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Final
 
 from kclpy.compile.code import (
+    AttrSpec,
     Code,
     ConfigConstant,
     FunctionProto,
+    IndexSignatureSpec,
     PackageCode,
     SchemaHeader,
     SchemaProto,
+    TypeRef,
 )
-from kclpy.values import OPS_BY_TEXT, UNDEFINED, Config, SchemaInstance, Value
-
-if TYPE_CHECKING:
-    from kclpy.vm.schema_plan import SchemaPlan
+from kclpy.values import OPS_BY_TEXT, UNDEFINED, Config, SchemaInstance, UndefinedType, Value
+from kclpy.values.errors import Location
 
 NOT_STARTED = 0
 IN_PROGRESS = 1
@@ -140,7 +154,7 @@ class SchemaType:
         self.mixin_types: list[SchemaType] = []
         self.resolved = False
         self.instances: list[tuple[SchemaInstance, str]] = []  # (instance, creating pkgpath)
-        # what its instances share, once its chain is resolved (vm.schema_plan)
+        # what its instances share, once its chain is resolved (SchemaPlan)
         self.plan: SchemaPlan | None = None
 
     @property
@@ -197,3 +211,194 @@ class Frame:
         self.package = package
         self.parent = parent
         self.pc = 0
+
+
+# ------------------------------------------------ what a schema's instances share
+
+_LITERAL_TYPES: Final = frozenset({int, float, str, bool})
+# a setter of an attribute: the chain member it belongs to, its code, and the
+# (attribute, literal) it stores when that is all it does (SchemaProto.constants; else None)
+Setter = tuple[SchemaType, Code, tuple[str, Value] | None]
+# the index signature of a schema chain and the member declaring it
+Signature = tuple[IndexSignatureSpec, SchemaType]
+
+
+class AttrPlan:
+    """One attribute of a schema chain: how its value is computed and checked."""
+
+    __slots__ = (
+        "check_type",
+        "deprecations",
+        "into",
+        "literals",
+        "owner",
+        "passes",
+        "spec",
+        "where",
+        "whole",
+    )
+
+    def __init__(
+        self, whole: list[Setter], into: list[Setter], spec: AttrSpec | None, owner: PackageState
+    ) -> None:
+        self.whole = whole  # setters assigning the attribute, in chain order
+        self.into = into  # setters assigning into its value (`a.b = v`)
+        self.spec = spec  # its declaration (None: only assigned)
+        declared = spec.type if spec is not None else None
+        passes = unchanged_types(declared)
+        # the type values are checked against (None: every value passes unchanged)
+        self.check_type = declared if passes is not None else None
+        self.owner = owner  # the declaring member's package: its type names resolve there
+        self.deprecations: list[dict[str, object]] = []
+        # the value types (and the literals) whose type check returns them unchanged
+        self.passes = passes or frozenset()
+        self.literals = unchanged_literals(declared)
+        self.where: Location = ("", 0, 0)  # where a missing required attribute is reported
+        if spec is not None:
+            self.deprecations = [args for name, args in spec.decorators if name == "deprecated"]
+
+    def passes_literal(self, value: Value) -> bool:
+        """Whether ``value`` is one of the literals the type passes unchanged."""
+        kind = type(value)
+        return kind in _LITERAL_TYPES and (kind, value) in self.literals
+
+
+class SchemaPlan:
+    """The per-schema facts of instantiation (see the module docstring)."""
+
+    __slots__ = (
+        "attrs",
+        "bare",
+        "bodies",
+        "chain",
+        "checks",
+        "lineage",
+        "required",
+        "signature",
+        "table",
+    )
+
+    def __init__(self, schema: SchemaType, chain: list[SchemaType]) -> None:
+        self.chain = chain
+        self.table = attribute_table(chain)
+        self.attrs = attribute_plans(schema, chain, self.table)
+        self.bare = AttrPlan([], [], None, schema.package)
+        self.signature = index_signature(chain)
+        self.bodies: list[tuple[SchemaType, Code]] = []
+        self.checks: list[tuple[SchemaType, Code]] = []
+        for member in chain:
+            if member.proto.body is not None:
+                self.bodies.append((member, member.proto.body))
+            if member.proto.checks is not None:
+                self.checks.append((member, member.proto.checks))
+        self.required = [
+            name for name, spec in self.table.items() if spec is not None and not spec.optional
+        ]
+        # the schema and its parents: an instance is one of each one's instances
+        self.lineage: list[SchemaType] = []
+        current: SchemaType | None = schema
+        while current is not None:
+            self.lineage.append(current)
+            current = current.parent_type
+
+    def attr(self, name: str) -> AttrPlan:
+        """The plan of attribute ``name`` (one without setters or declaration when the
+        chain has neither)."""
+        return self.attrs.get(name) or self.bare
+
+
+def attribute_table(chain: list[SchemaType]) -> dict[str, AttrSpec | None]:
+    """Every attribute name of the chain in output order, with its (last) declaration."""
+    table: dict[str, AttrSpec | None] = {}
+    for member in chain:
+        declared = {attr.name: attr for attr in member.proto.attrs}
+        for name in member.proto.attr_order:
+            spec = declared.get(name)
+            if spec is not None:
+                table[name] = spec
+            else:
+                table.setdefault(name, None)
+    return table
+
+
+def attribute_plans(
+    schema: SchemaType, chain: list[SchemaType], table: dict[str, AttrSpec | None]
+) -> dict[str, AttrPlan]:
+    """Per attribute name (declared, or only assigned in a body), its plan."""
+    owners: dict[str, PackageState] = {}
+    for member in chain:
+        for attr in member.proto.attrs:
+            if attr.name in member.proto.attr_order:
+                owners[attr.name] = member.package
+    whole: dict[str, list[Setter]] = {}
+    into: dict[str, list[Setter]] = {}
+    for member in chain:
+        constants = member.proto.constants
+        for name, code in member.proto.setters.items():
+            constant = (name, constants[name]) if name in constants else None
+            whole.setdefault(name, []).append((member, code, constant))
+        for name, code in member.proto.path_setters.items():
+            into.setdefault(name, []).append((member, code, None))
+    plans: dict[str, AttrPlan] = {}
+    for name in [*table, *whole, *into]:
+        if name in plans:
+            continue
+        spec = table.get(name)
+        plan = AttrPlan(
+            whole.get(name, []), into.get(name, []), spec, owners.get(name, schema.package)
+        )
+        if spec is not None:
+            plan.where = (schema.header.path, *spec.position)
+        plans[name] = plan
+    return plans
+
+
+def index_signature(chain: list[SchemaType]) -> Signature | None:
+    """The index signature of the member nearest the schema that declares one."""
+    for member in reversed(chain):
+        if member.proto.index_signature is not None:
+            return member.proto.index_signature, member
+    return None
+
+
+# ------------------------------------------- values a type check passes unchanged
+
+_ABSENT: Final = frozenset({type(None), UndefinedType})
+_SCALAR_KINDS: Final = frozenset({"int", "float", "str", "bool", "literal"})
+_UNCHANGED: Final = {
+    "int": _ABSENT | {int},
+    "float": _ABSENT | {float, int},
+    "str": _ABSENT | {str},
+    "bool": _ABSENT | {bool},
+}
+
+
+def unchanged_types(type_ref: TypeRef | None) -> frozenset[type] | None:
+    """The value types that :meth:`TypeChecker.check` returns unchanged whatever the
+    value (None: every value, for no type and ``any``). A union counts when all its
+    members are scalar types or literals, which only ever pass or fail a value."""
+    if type_ref is None or type_ref.kind == "any":
+        return None
+    if _scalar_union(type_ref):
+        return _ABSENT.union(*(_UNCHANGED.get(member.kind, _ABSENT) for member in type_ref.args))
+    return _UNCHANGED.get(type_ref.kind, _ABSENT)
+
+
+def unchanged_literals(type_ref: TypeRef | None) -> frozenset[tuple[type, Value]]:
+    """(type, value) of the literals a literal type or a union of scalar types and
+    literals passes unchanged (``"a" | "b"``)."""
+    if type_ref is None:
+        return frozenset()
+    if type_ref.kind == "literal":
+        literal, suffix = type_ref.args
+        return frozenset() if suffix else frozenset({(type(literal), literal)})
+    if not _scalar_union(type_ref):
+        return frozenset()
+    return frozenset().union(*(unchanged_literals(member) for member in type_ref.args))
+
+
+def _scalar_union(type_ref: TypeRef) -> bool:
+    """A union of scalar types and literals (each member passes a value or fails it)."""
+    return type_ref.kind == "union" and all(
+        member.kind in _SCALAR_KINDS for member in type_ref.args
+    )

@@ -15,20 +15,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Final, TypeGuard
 
-from kclpy.values import UNDEFINED
+from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.compare import ORDERING, contains, equal
 from kclpy.vm.builtins.convert import truthy
 from kclpy.vm.limits import CHECK_ABOVE, check_allocation
 from kclpy.vm.typecheck import value_type_name
 
-INT_MIN = -(2**63)
-INT_MAX = 2**63 - 1
+INT_MIN: Final = -(2**63)
+INT_MAX: Final = 2**63 - 1
+# a binary operator's function: (left, right) -> result
+Binary = Callable[[Value, Value], Value]
 
 
-def _unsupported(op: str, left: Any, right: Any) -> KclRuntimeError:
+def _unsupported(op: str, left: Value, right: Value) -> KclRuntimeError:
     return KclRuntimeError(
         f"unsupported operand type(s) for {op}: "
         f"'{value_type_name(left)}' and '{value_type_name(right)}'"
@@ -45,30 +47,37 @@ def _check_float(value: float) -> float:
     return value
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Value) -> TypeGuard[int | float]:
+    """An int or a float (a bool is not a number here)."""
     kind = type(value)
     return kind is int or kind is float
 
 
-def add(left: Any, right: Any) -> Any:
-    lk = type(left)
-    rk = type(right)
-    if lk is int and rk is int:
-        result = left + right
-        if INT_MIN <= result <= INT_MAX:
-            return result
-        return _check_int(result)
-    if (lk is float or lk is int) and (rk is float or rk is int):
-        return left + right
-    if (lk is str and rk is str) or (lk is list and rk is list):
-        size = len(left) + len(right)
-        if size > CHECK_ABOVE:  # kclpy.vm.limits: only big results pay for the check
-            check_allocation(size, 8 if lk is list else 1)
+def add(left: Value, right: Value) -> Value:
+    if type(left) is int:
+        if type(right) is int:
+            result = left + right
+            if INT_MIN <= result <= INT_MAX:
+                return result
+            return _check_int(result)
+        if type(right) is float:
+            return left + right
+    elif type(left) is float:
+        if type(right) is float or type(right) is int:
+            return left + right
+    elif type(left) is str:
+        if type(right) is str:
+            if len(left) + len(right) > CHECK_ABOVE:  # kclpy.vm.limits: big results only
+                check_allocation(len(left) + len(right), 1)
+            return left + right
+    elif type(left) is list and type(right) is list:
+        if len(left) + len(right) > CHECK_ABOVE:
+            check_allocation(len(left) + len(right), 8)
         return left + right
     raise _unsupported("+", left, right)
 
 
-def subtract(left: Any, right: Any) -> Any:
+def subtract(left: Value, right: Value) -> Value:
     if type(left) is int and type(right) is int:
         result = left - right
         if INT_MIN <= result <= INT_MAX:
@@ -79,29 +88,35 @@ def subtract(left: Any, right: Any) -> Any:
     raise _unsupported("-", left, right)
 
 
-def multiply(left: Any, right: Any) -> Any:
-    lk = type(left)
-    rk = type(right)
-    if lk is int and rk is int:
-        result = left * right
-        if INT_MIN <= result <= INT_MAX:
-            return result
-        return _check_int(result)
-    if (lk is float or lk is int) and (rk is float or rk is int):
+def multiply(left: Value, right: Value) -> Value:
+    if type(left) is int:
+        if type(right) is int:
+            result = left * right
+            if INT_MIN <= result <= INT_MAX:
+                return result
+            return _check_int(result)
+        if type(right) is float:
+            return left * right
+        if type(right) is str or type(right) is list:
+            return multiply(right, left)
+    elif type(left) is float:
+        if type(right) is float or type(right) is int:
+            return left * right
+    elif type(left) is str:
+        if type(right) is int:
+            if right < 0:
+                raise KclRuntimeError("capacity overflow")
+            if len(left) * right > CHECK_ABOVE:
+                check_allocation(len(left) * right, 1)
+            return left * right
+    elif type(left) is list and type(right) is int:
+        if len(left) * right > CHECK_ABOVE:
+            check_allocation(len(left) * right, 8)
         return left * right
-    if (lk is str or lk is list) and rk is int:
-        if right < 0 and lk is str:
-            raise KclRuntimeError("capacity overflow")
-        size = len(left) * right
-        if size > CHECK_ABOVE:
-            check_allocation(size, 8 if lk is list else 1)
-        return left * right
-    if lk is int and (rk is str or rk is list):
-        return multiply(right, left)
     raise _unsupported("*", left, right)
 
 
-def divide(left: Any, right: Any) -> Any:
+def divide(left: Value, right: Value) -> Value:
     if _is_number(left) and _is_number(right):
         if right == 0:  # as the reference: IEEE division (inf or nan, output as null)
             return math.nan if left == 0 or left != left else math.copysign(math.inf, left)
@@ -109,7 +124,7 @@ def divide(left: Any, right: Any) -> Any:
     raise _unsupported("/", left, right)
 
 
-def floor_divide(left: Any, right: Any) -> Any:
+def floor_divide(left: Value, right: Value) -> Value:
     if _is_number(left) and _is_number(right):
         if right == 0:
             raise KclRuntimeError("attempt to divide by zero")
@@ -119,7 +134,7 @@ def floor_divide(left: Any, right: Any) -> Any:
     raise _unsupported("//", left, right)
 
 
-def modulo(left: Any, right: Any) -> Any:
+def modulo(left: Value, right: Value) -> Value:
     if type(left) is int and type(right) is int and right:
         return left % right  # |result| < |right|: no overflow
     if _is_number(left) and _is_number(right):
@@ -131,7 +146,7 @@ def modulo(left: Any, right: Any) -> Any:
     raise _unsupported("%", left, right)
 
 
-def power(left: Any, right: Any) -> Any:
+def power(left: Value, right: Value) -> Value:
     if type(left) is int and type(right) is int:
         if right < 0:
             raise KclRuntimeError("0: A 64 bit integer overflow")
@@ -149,8 +164,8 @@ def power(left: Any, right: Any) -> Any:
     raise _unsupported("**", left, right)
 
 
-def _int_only(op: str, function: Callable[[int, int], int]) -> Callable[[Any, Any], Any]:
-    def apply(left: Any, right: Any) -> Any:
+def _int_only(op: str, function: Callable[[int, int], int]) -> Binary:
+    def apply(left: Value, right: Value) -> Value:
         if type(left) is int and type(right) is int:
             return _check_int(function(left, right))
         raise _unsupported(op, left, right)
@@ -164,12 +179,12 @@ def _wrap(value: int, bits: int) -> int:
     return ((value + half) % (half << 1)) - half
 
 
-def _shift(op: str, move: Callable[[int, int], int]) -> Callable[[Any, Any], Any]:
+def _shift(op: str, move: Callable[[int, int], int]) -> Binary:
     """A 64-bit shift: counts from 0 to 63, bits shifted out of a ``<<`` are lost (as in
     the reference); another count is an overflow, the reference's message giving the
     value the shift has in 128 bits, the count taken modulo 128."""
 
-    def apply(left: Any, right: Any) -> Any:
+    def apply(left: Value, right: Value) -> Value:
         if type(left) is not int or type(right) is not int:
             raise _unsupported(op, left, right)
         if 0 <= right < 64:
@@ -180,7 +195,7 @@ def _shift(op: str, move: Callable[[int, int], int]) -> Callable[[Any, Any], Any
     return apply
 
 
-BINARY: dict[str, Callable[[Any, Any], Any]] = {
+BINARY: Final[dict[str, Binary]] = {
     "+": add,
     "-": subtract,
     "*": multiply,
@@ -195,31 +210,29 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def negate(value: Any) -> Any:
-    kind = type(value)
-    if kind is int:
+def negate(value: Value) -> Value:
+    if type(value) is int:
         return _check_int(-value)
-    if kind is float:
+    if type(value) is float:
         return -value
     raise KclRuntimeError(f"bad operand type for unary -: '{value_type_name(value)}'")
 
 
-def positive(value: Any) -> Any:
+def positive(value: Value) -> Value:
     if _is_number(value):
         return value
     raise KclRuntimeError(f"bad operand type for unary +: '{value_type_name(value)}'")
 
 
-def invert(value: Any) -> Any:
-    kind = type(value)
-    if kind is int:
+def invert(value: Value) -> Value:
+    if type(value) is int:
         return ~value
-    if kind is bool:
+    if type(value) is bool:
         return ~int(value)
     raise KclRuntimeError(f"bad operand type for unary ~: '{value_type_name(value)}'")
 
 
-UNARY: dict[str, Callable[[Any], Any]] = {
+UNARY: Final[dict[str, Callable[[Value], Value]]] = {
     "u-": negate,
     "u+": positive,
     "~": invert,
@@ -227,7 +240,7 @@ UNARY: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def _is(left: Any, right: Any) -> bool:
+def _is(left: Value, right: Value) -> bool:
     if left is None or right is None or left is UNDEFINED or right is UNDEFINED:
         return left is right
     if type(left) is not type(right):
@@ -237,7 +250,7 @@ def _is(left: Any, right: Any) -> bool:
     return left is right
 
 
-COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+COMPARE: Final[dict[str, Callable[[Value, Value], bool]]] = {
     "==": equal,
     "!=": lambda left, right: not equal(left, right),
     "<": ORDERING["<"],
@@ -251,26 +264,25 @@ COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-FLOAT32_MAX = 3.4028234663852886e38
-INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
+FLOAT32_MAX: Final = 3.4028234663852886e38
+INT32_MIN: Final = -(2**31)
+INT32_MAX: Final = 2**31 - 1
 
 
-def _strict(function: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+def _strict(function: Binary) -> Binary:
     """``-r``: results must fit a 32-bit int or float, as the reference checks them."""
 
-    def apply(left: Any, right: Any) -> Any:
+    def apply(left: Value, right: Value) -> Value:
         result = function(left, right)
-        kind = type(result)
-        if kind is int and not INT32_MIN <= result <= INT32_MAX:
+        if type(result) is int and not INT32_MIN <= result <= INT32_MAX:
             raise KclRuntimeError(f"{result}: A 32 bit integer overflow")
-        if kind is float and abs(result) > FLOAT32_MAX and result != math.inf:
+        if type(result) is float and abs(result) > FLOAT32_MAX and result != math.inf:
             raise KclRuntimeError(f"{result}: A 32-bit floating point number overflow")
         return result
 
     return apply
 
 
-STRICT_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+STRICT_BINARY: Final[dict[str, Binary]] = {
     name: _strict(function) for name, function in BINARY.items()
 }

@@ -25,12 +25,14 @@ from kclpy.vm.objects import (
     Frame,
     ModuleValue,
     PackageState,
+    SchemaPlan,
     SchemaState,
     SchemaType,
     Scope,
+    Setter,
+    Signature,
 )
 from kclpy.vm.runtime import Runtime
-from kclpy.vm.schema_plan import SchemaPlan, Setter, Signature
 from kclpy.vm.typecheck import TypeChecker, value_type_name
 
 

@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable
 from typing import Final
 
 from kclpy.compile.code import NameRef, TypeRef
-from kclpy.values import UNDEFINED, Config, NumberMultiplier, SchemaInstance, UndefinedType, Value
+from kclpy.values import UNDEFINED, Config, NumberMultiplier, SchemaInstance, Value
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.objects import PackageState, SchemaType
+from kclpy.vm.objects import PackageState, SchemaType, unchanged_types
 
 # (schema type, config) -> instance; raises KclRuntimeError when it does not fit
 Instantiate = Callable[[SchemaType, dict[str, Value], PackageState], Value]
@@ -223,47 +223,6 @@ _MISMATCH: Final = _Mismatch.MISMATCH
 Converted = Value | _Mismatch
 
 
-_ABSENT: Final = frozenset({type(None), UndefinedType})
-_SCALAR_KINDS: Final = frozenset({"int", "float", "str", "bool", "literal"})
-_UNCHANGED: Final = {
-    "int": _ABSENT | {int},
-    "float": _ABSENT | {float, int},
-    "str": _ABSENT | {str},
-    "bool": _ABSENT | {bool},
-}
-
-
-def unchanged_types(type_ref: TypeRef | None) -> frozenset[type] | None:
-    """The value types that :meth:`TypeChecker.check` returns unchanged whatever the
-    value (None: every value, for no type and ``any``). A union counts when all its
-    members are scalar types or literals, which only ever pass or fail a value."""
-    if type_ref is None or type_ref.kind == "any":
-        return None
-    if _scalar_union(type_ref):
-        return _ABSENT.union(*(_UNCHANGED.get(member.kind, _ABSENT) for member in type_ref.args))
-    return _UNCHANGED.get(type_ref.kind, _ABSENT)
-
-
-def unchanged_literals(type_ref: TypeRef | None) -> frozenset[tuple[type, Value]]:
-    """(type, value) of the literals a literal type or a union of scalar types and
-    literals passes unchanged (``"a" | "b"``)."""
-    if type_ref is None:
-        return frozenset()
-    if type_ref.kind == "literal":
-        literal, suffix = type_ref.args
-        return frozenset() if suffix else frozenset({(type(literal), literal)})
-    if not _scalar_union(type_ref):
-        return frozenset()
-    return frozenset().union(*(unchanged_literals(member) for member in type_ref.args))
-
-
-def _scalar_union(type_ref: TypeRef) -> bool:
-    """A union of scalar types and literals (each member passes a value or fails it)."""
-    return type_ref.kind == "union" and all(
-        member.kind in _SCALAR_KINDS for member in type_ref.args
-    )
-
-
 def _not_convertible(value: dict[str, Value], schema: SchemaType) -> str:
     """The reference's message for a dict with keys a schema does not declare."""
     name = schema.header.name
@@ -283,6 +242,15 @@ def _not_convertible(value: dict[str, Value], schema: SchemaType) -> str:
             if not attr.optional and attr.name not in value and attr.name not in defaulted:
                 lines.append(f"Schema {name}'s attribute {attr.name} is missing")
     return "\n".join(lines)
+
+
+def admits_none(type_ref: TypeRef) -> bool:
+    """Whether a runtime type admits None (the ``None`` literal, or a union holding it)."""
+    if type_ref.kind == "literal":
+        return bool(type_ref.args[0] is None)
+    if type_ref.kind == "union":
+        return any(member is None or admits_none(member) for member in type_ref.args)
+    return False
 
 
 def schema_attribute_names(schema: SchemaType) -> set[str]:

@@ -173,16 +173,22 @@ def _split_union(text: str) -> list[str]:
     return parts
 
 
-def _annotated_types(annotation: object) -> frozenset[type] | None:
-    """The types an implementation's annotation checks (None: ``Value`` or anything
-    else the implementation handles itself)."""
-    if not isinstance(annotation, str):
+def _annotated_types(owner: str, annotation: object) -> frozenset[type] | None:
+    """The types an implementation's annotation checks (None: a union with ``Value``
+    or ``object``, which the implementation handles itself; ``Any`` in the modules
+    not typed yet). Any other annotation
+    the adapter cannot check (an alias such as ``Number``) is a :class:`BindingError`:
+    the parameter would go unchecked."""
+    if annotation is _EMPTY:
+        return None
+    members = _split_union(str(annotation))
+    if "Value" in members or "object" in members or "Any" in members:  # Any: not yet typed
         return None
     found: set[type] = set()
-    for member in _split_union(annotation):
+    for member in members:
         kind = _ANNOTATED.get(member)
         if kind is None:
-            return None
+            raise BindingError(f"{owner}: the adapter cannot check the parameter type {annotation}")
         found.add(kind)
     return frozenset(found)
 
@@ -244,7 +250,7 @@ def _prepare(
             parameter.default = cast(Value, implemented.default)
         elif parameter.optional:
             raise BindingError(f"{owner}: optional parameter {parameter.name} has no default")
-        checked = _annotated_types(implemented.annotation)
+        checked = _annotated_types(owner, implemented.annotation)
         if checked is None:
             continue
         admitted = _declared_types(parameter.expected)

@@ -24,27 +24,27 @@ Ordering (``<`` ``<=`` ``>`` ``>=``, ``max``, ``min``): numbers (bools count as 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
-from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
+from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.convert import type_name
 
 _SCALARS: Final = frozenset({str, int, float, bool})
-_NUMBERS: Final = frozenset({int, float, bool})
+_NUMBERS: Final = (int, float)  # for isinstance: bools count as numbers
 
 
-def equal(left: Any, right: Any) -> bool:
+def equal(left: Value, right: Value) -> bool:
     """KCL ``==``."""
     kind = type(left)
     if kind is type(right):
         if kind in _SCALARS:
             return bool(left == right)
-        if kind is list:
+        if type(left) is list and type(right) is list:
             return _list_equal(left, right)
         if left is None or left is UNDEFINED:
             return True
-        if isinstance(left, dict):
+        if isinstance(left, dict) and isinstance(right, dict):
             return _dict_equal(left, right)
         if kind is NumberMultiplier:
             return False
@@ -58,44 +58,41 @@ def equal(left: Any, right: Any) -> bool:
     return False
 
 
-def not_equal(left: Any, right: Any) -> bool:
+def not_equal(left: Value, right: Value) -> bool:
     """KCL ``!=``."""
     return not equal(left, right)
 
 
-def _list_equal(left: list[Any], right: list[Any]) -> bool:
+def _list_equal(left: list[Value], right: list[Value]) -> bool:
     if len(left) != len(right):
         return False
     return all(equal(item, other) for item, other in zip(left, right, strict=True))
 
 
-def _dict_equal(left: dict[str, Any], right: dict[str, Any]) -> bool:
+def _dict_equal(left: dict[str, Value], right: dict[str, Value]) -> bool:
     if len(left) != len(right):
         return False
-    missing = _MISSING
     for key, item in left.items():
-        other = right.get(key, missing)
-        if other is missing or not equal(item, other):
+        try:
+            other = right[key]
+        except KeyError:
+            return False
+        if not equal(item, other):
             return False
     return True
 
 
-_MISSING: Final = object()
-
-
-def _order(left: Any, right: Any, op: str) -> int | None:
+def _order(left: Value, right: Value, op: str) -> int | None:
     """-1, 0 or 1; None when unordered (NaN). Raises for types without an order."""
-    lk = type(left)
-    rk = type(right)
-    if (lk is rk and (lk is str or lk is int or lk is float)) or (
-        lk in _NUMBERS and rk in _NUMBERS
-    ):
+    if isinstance(left, _NUMBERS) and isinstance(right, _NUMBERS):
         if left < right:
             return -1
         if left > right:
             return 1
         return 0 if left == right else None
-    if lk is list and rk is list:
+    if type(left) is str and type(right) is str:
+        return (left > right) - (left < right)
+    if type(left) is list and type(right) is list:
         for item, other in zip(left, right, strict=False):
             if not equal(item, other):
                 return _order(item, other, op)
@@ -105,7 +102,7 @@ def _order(left: Any, right: Any, op: str) -> int | None:
     )
 
 
-def less(left: Any, right: Any) -> bool:
+def less(left: Value, right: Value) -> bool:
     """KCL ``<``."""
     if type(left) is int and type(right) is int:
         return left < right
@@ -113,7 +110,7 @@ def less(left: Any, right: Any) -> bool:
     return order is not None and order < 0
 
 
-def less_equal(left: Any, right: Any) -> bool:
+def less_equal(left: Value, right: Value) -> bool:
     """KCL ``<=``."""
     if type(left) is int and type(right) is int:
         return left <= right
@@ -121,7 +118,7 @@ def less_equal(left: Any, right: Any) -> bool:
     return order is not None and order <= 0
 
 
-def greater(left: Any, right: Any) -> bool:
+def greater(left: Value, right: Value) -> bool:
     """KCL ``>``."""
     if type(left) is int and type(right) is int:
         return left > right
@@ -129,7 +126,7 @@ def greater(left: Any, right: Any) -> bool:
     return order is not None and order > 0
 
 
-def greater_equal(left: Any, right: Any) -> bool:
+def greater_equal(left: Value, right: Value) -> bool:
     """KCL ``>=``."""
     if type(left) is int and type(right) is int:
         return left >= right
@@ -137,7 +134,7 @@ def greater_equal(left: Any, right: Any) -> bool:
     return order is not None and order >= 0
 
 
-ORDERING: Final[dict[str, Callable[[Any, Any], bool]]] = {
+ORDERING: Final[dict[str, Callable[[Value, Value], bool]]] = {
     "<": less,
     "<=": less_equal,
     ">": greater,
@@ -145,7 +142,7 @@ ORDERING: Final[dict[str, Callable[[Any, Any], bool]]] = {
 }
 
 
-def compare(left: Any, right: Any, op: str | None = None) -> int:
+def compare(left: Value, right: Value, op: str | None = None) -> int:
     """-1, 0 or 1. With ``op`` (``"<"``...) the operator's rules and error message apply;
     without, the stricter rules of ``sorted`` (:func:`sort_compare`).
 
@@ -157,20 +154,19 @@ def compare(left: Any, right: Any, op: str | None = None) -> int:
     return 0 if order is None else order
 
 
-def sort_compare(left: Any, right: Any) -> int:
+def sort_compare(left: Value, right: Value) -> int:
     """The comparison ``sorted`` uses: int/float pairs and str pairs only."""
-    lk = type(left)
-    rk = type(right)
-    if ((lk is int or lk is float) and (rk is int or rk is float)) or (lk is str and rk is str):
-        return (left > right) - (left < right)  # type: ignore[no-any-return]
+    if (type(left) is int or type(left) is float) and (type(right) is int or type(right) is float):
+        return (left > right) - (left < right)
+    if type(left) is str and type(right) is str:
+        return (left > right) - (left < right)
     raise KclRuntimeError(f"cannot compare {type_name(left)} and {type_name(right)}")
 
 
-def contains(container: Any, item: Any) -> bool:
+def contains(container: Value, item: Value) -> bool:
     """KCL ``item in container``: list items by ``==``, dict keys, schema attributes,
     substrings."""
-    kind = type(container)
-    if kind is list:
+    if type(container) is list:
         item_kind = type(item)
         if item_kind is str:
             return item in container
@@ -180,6 +176,8 @@ def contains(container: Any, item: Any) -> bool:
                     return True
             return False
         return any(equal(element, item) for element in container)
-    if kind is str or isinstance(container, dict):
+    if type(container) is str:
+        return type(item) is str and item in container
+    if isinstance(container, dict):
         return type(item) is str and item in container
     raise KclRuntimeError(f"TypeError: argument of type '{type_name(container)}' is not iterable")

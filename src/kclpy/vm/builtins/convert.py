@@ -23,9 +23,9 @@ Text rules, as the reference (kcl-lib 0.13.2) prints them:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
-from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance
+from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance, Value
 
 FUNCTION_TEXT: Final = "function"
 
@@ -54,14 +54,14 @@ def quote(text: str) -> str:
     return "'" + text + "'"
 
 
-def to_str(value: Any) -> str:
+def to_str(value: object) -> str:
     """``str(value)``: the text ``str()``, ``print`` and ``${}`` produce."""
+    if isinstance(value, str):
+        return value
     kind = type(value)
-    if kind is str:
-        return value  # type: ignore[no-any-return]
     if kind is int:
         return str(value)
-    if kind is float:
+    if type(value) is float:
         return float_to_str(value)
     if kind is bool:
         return "True" if value else "False"
@@ -69,30 +69,30 @@ def to_str(value: Any) -> str:
         return "None"
     if value is UNDEFINED:
         return "Undefined"
-    if kind is list:
+    if type(value) is list:
         return list_to_str(value)
     if isinstance(value, dict):
         return dict_to_str(value)
-    if kind is NumberMultiplier:
-        return to_str(value.number) + str(value.suffix)
+    if type(value) is NumberMultiplier:
+        return to_str(value.number) + value.suffix
     return FUNCTION_TEXT
 
 
-def list_to_str(items: list[Any]) -> str:
+def list_to_str(items: list[Value]) -> str:
     """``[a, 1, {'k': 'v'}]``: items by :func:`to_str`, so strings are unquoted."""
     return "[" + ", ".join([to_str(item) for item in items]) + "]"
 
 
-def dict_to_str(mapping: dict[str, Any]) -> str:
+def dict_to_str(mapping: dict[str, Value]) -> str:
     """``{'a': 1, 'b': 'x'}``: keys and string values quoted, other values by :func:`to_str`."""
     parts = []
     for key, item in mapping.items():
-        text = quote(item) if type(item) is str else to_str(item)
+        text = quote(item) if isinstance(item, str) else to_str(item)
         parts.append(quote(key) + ": " + text)
     return "{" + ", ".join(parts) + "}"
 
 
-def type_name(value: Any) -> str:
+def type_name(value: object) -> str:
     """The type as runtime errors name it: ``int``, ``NoneType``, ``UndefinedType``, ``P``..."""
     kind = type(value)
     if kind is int:
@@ -118,19 +118,19 @@ def type_name(value: Any) -> str:
     return _object_type_name(value)
 
 
-def _object_type_name(value: Any) -> str:
+def _object_type_name(value: object) -> str:
     name = getattr(value, "kcl_type_name", None)
-    if type(name) is str:
+    if isinstance(name, str):
         return name
     return FUNCTION_TEXT if callable(value) else kind_name(value)
 
 
-def kind_name(value: Any) -> str:
+def kind_name(value: object) -> str:
     """The Python class name: the last resort for objects the runtime does not know."""
     return type(value).__name__
 
 
-def typeof(x: Any, full_name: Any = False) -> str:
+def typeof(x: Value, full_name: Value = False) -> str:
     """KCL ``typeof``: like :func:`type_name` but ``None`` for None; schema types are ``type``.
 
     With ``full_name`` a schema instance of another package is ``pkg.Name``; one of the
@@ -145,7 +145,7 @@ def typeof(x: Any, full_name: Any = False) -> str:
     return type_name(x)
 
 
-def is_function(value: Any) -> bool:
+def is_function(value: object) -> bool:
     """True for values that can be called: lambdas, builtins, schema types."""
     name = getattr(value, "kcl_type_name", None)
     if name is not None:
@@ -153,8 +153,8 @@ def is_function(value: Any) -> bool:
     return callable(value) and not isinstance(value, type)
 
 
-def truthy(value: Any) -> bool:
+def truthy(value: object) -> bool:
     """KCL truthiness: False, None, Undefined, 0, 0.0, "", [], {} (and a zero unit) are false."""
     if type(value) is NumberMultiplier:
-        return bool(value.value != 0)
+        return value.value != 0
     return bool(value)

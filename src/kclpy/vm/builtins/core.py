@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final, TypeGuard, cast
 
 from kclpy.patterns import compiled
-from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance, Value
+from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance, UndefinedType, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.compare import equal, greater, less, sort_compare
 from kclpy.vm.builtins.context import BuiltinContext
 from kclpy.vm.builtins.convert import is_function, to_str, truthy, type_name, typeof
 from kclpy.vm.builtins.marks import needs_context
+from kclpy.vm.objects import Function, SchemaType
+from kclpy.vm.typecheck import admits_none
 
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1
@@ -53,21 +55,21 @@ def check_int(value: int) -> int:
     raise KclRuntimeError(f"{value}: A 64 bit integer overflow")
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Value) -> TypeGuard[int | float]:
+    """An int or a float (not a bool)."""
     kind = type(value)
     return kind is int or kind is float
 
 
-def _not_iterable(value: Any) -> KclRuntimeError:
+def _not_iterable(value: Value) -> KclRuntimeError:
     return KclRuntimeError(f"'{type_name(value)}' object is not iterable")
 
 
-def iterate(value: Any) -> list[Any]:
+def iterate(value: Value) -> list[Value]:
     """The items a loop over ``value`` sees: list items, characters, dict keys."""
-    kind = type(value)
-    if kind is list:
-        return value  # type: ignore[no-any-return]
-    if kind is str:
+    if type(value) is list:
+        return value
+    if type(value) is str:
         return list(value)
     if isinstance(value, dict):
         return list(value)
@@ -78,7 +80,7 @@ def iterate(value: Any) -> list[Any]:
 
 
 @needs_context
-def kcl_print(ctx: BuiltinContext, *args: Any, end: Any = "\n", **_ignored: Any) -> None:
+def kcl_print(ctx: BuiltinContext, *args: Value, end: Value = "\n", **_ignored: Value) -> None:
     """``print(*args, sep=" ", end="\\n")``: ``str()`` forms joined by spaces (``sep``
     is accepted and ignored, as in the reference)."""
     text = " ".join([to_str(arg) for arg in args])
@@ -94,14 +96,14 @@ def kcl_len(inval: Value) -> int:
     raise KclRuntimeError(f"object of type '{type_name(inval)}' has no len()")
 
 
-def kcl_str(x: Any = "") -> str:
+def kcl_str(x: Value = "") -> str:
     """``str(x)``; ``str()`` is the empty string."""
     return to_str(x)
 
 
-def kcl_bool(x: Any = NO_ARGUMENT) -> bool:
+def kcl_bool(x: Value | _NoArgument = NO_ARGUMENT) -> bool:
     """``bool(x)``: truthiness."""
-    if x is NO_ARGUMENT:
+    if isinstance(x, _NoArgument):
         raise KclRuntimeError("bool() takes exactly one argument (0 given)")
     return truthy(x)
 
@@ -115,23 +117,22 @@ _BASE_DIGITS: Final = {base: frozenset(_DIGITS[:base]) for base in range(2, 37)}
 _PREFIXES: Final = frozenset({"0x", "0o", "0b"})
 
 
-def kcl_int(number: Any, base: Any = 10) -> int:
+def kcl_int(number: Value, base: Value = 10) -> int:
     """``int(number, base=10)``: truncates floats, parses strings (unit suffixes such as
     ``"1Ki"`` in base 10)."""
-    kind = type(number)
-    if kind is int:
-        return number  # type: ignore[no-any-return]
-    if kind is str:
+    if type(number) is int:
+        return number
+    if type(number) is str:
         if type(base) is not int or not 2 <= base <= 36:
             raise KclRuntimeError(f"int() base must be in the range [2, 36], not {to_str(base)}")
         if base == 10:
             return _parse_decimal(number)
         return _parse_in_base(number, base)
-    if kind is float:
+    if type(number) is float:
         return float_to_int(number)
-    if kind is bool:
+    if type(number) is bool:
         return int(number)
-    if kind is NumberMultiplier:
+    if type(number) is NumberMultiplier:
         return float_to_int(number.value)
     raise KclRuntimeError(f"int() argument must be a string or a number, not '{type_name(number)}'")
 
@@ -189,16 +190,15 @@ _FLOAT: Final = compiled(
 )
 
 
-def kcl_float(number: Any) -> float:
+def kcl_float(number: Value) -> float:
     """``float(number)``: from numbers, bools, units and decimal strings."""
-    kind = type(number)
-    if kind is float:
-        return number  # type: ignore[no-any-return]
-    if kind is int or kind is bool:
+    if type(number) is float:
+        return number
+    if type(number) is int or type(number) is bool:
         return float(number)
-    if kind is NumberMultiplier:
-        return number.value  # type: ignore[no-any-return]
-    if kind is str and _FLOAT.fullmatch(number) is not None:
+    if type(number) is NumberMultiplier:
+        return number.value
+    if type(number) is str and _FLOAT.fullmatch(number) is not None:
         value = float(number)
         if math.isinf(value):
             raise KclRuntimeError("inf: A 64-bit floating point number overflow")
@@ -209,18 +209,18 @@ def kcl_float(number: Any) -> float:
 # --------------------------------------------------------------- list and dict
 
 
-def kcl_list(x: Any = NO_ARGUMENT, /) -> list[Any]:
+def kcl_list(x: Value | _NoArgument = NO_ARGUMENT, /) -> list[Value]:
     """``list(x)``: characters of a string, keys of a dict, a copy of a list."""
-    if x is NO_ARGUMENT:
+    if isinstance(x, _NoArgument):
         return []
     return list(iterate(x))
 
 
-def kcl_dict(x: Any = NO_ARGUMENT, /, **kwargs: Any) -> dict[str, Any]:
+def kcl_dict(x: Value | _NoArgument = NO_ARGUMENT, /, **kwargs: Value) -> dict[str, Value]:
     """``dict(x, **kwargs)``: a copy of a dict or schema, or a dict built from
     ``[key, value]`` pairs; keyword arguments are added last and win."""
-    result: dict[str, Any] = {}
-    if x is not NO_ARGUMENT:
+    result: dict[str, Value] = {}
+    if not isinstance(x, _NoArgument):
         if isinstance(x, dict):
             result.update(x)
         else:
@@ -230,7 +230,7 @@ def kcl_dict(x: Any = NO_ARGUMENT, /, **kwargs: Any) -> dict[str, Any]:
     return result
 
 
-def _add_pairs(result: dict[str, Any], elements: list[Any]) -> None:
+def _add_pairs(result: dict[str, Value], elements: list[Value]) -> None:
     for index, element in enumerate(elements):
         pair = iterate(element)
         if len(pair) != 2:
@@ -238,7 +238,7 @@ def _add_pairs(result: dict[str, Any], elements: list[Any]) -> None:
                 f"dictionary update sequence element #{index} has length {len(pair)}; 2 is required"
             )
         key = pair[0]
-        result[key if type(key) is str else to_str(key)] = pair[1]
+        result[key if isinstance(key, str) else to_str(key)] = pair[1]
 
 
 # ------------------------------------------------------------------- arithmetic
@@ -253,21 +253,20 @@ def kcl_abs(inval: Value) -> Value:
     return UNDEFINED
 
 
-def kcl_round(number: Any, ndigits: Any = None) -> Any:
+def kcl_round(number: Value, ndigits: Value = None) -> Value:
     """``round(number, ndigits=None)``.
 
     Without ``ndigits`` (or with a non-int one): half away from zero, an int. With
     ``ndigits == 0``: half away from zero, a float. Otherwise ``number * 10**ndigits``
     is rounded half to even and scaled back (``round(2.675, 2) == 2.68``), a float.
     """
-    kind = type(number)
-    if kind is not int and kind is not float:
+    if not _is_number(number):
         return UNDEFINED
     if type(ndigits) is not int:
-        return number if kind is int else float_to_int(_half_away(number))
+        return number if type(number) is int else float_to_int(_half_away(number))
     if ndigits == 0:
         return _half_away(float(number))
-    if kind is int and ndigits > 0:
+    if type(number) is int and ndigits > 0:
         return float(number)
     return _round_scaled(float(number), ndigits)
 
@@ -281,7 +280,7 @@ def _half_away(value: float) -> float:
     return math.copysign(whole, value)
 
 
-def _round_scaled(value: float, ndigits: int) -> Any:
+def _round_scaled(value: float, ndigits: int) -> float | UndefinedType:
     """Round ``value`` scaled by ``10**ndigits`` half to even, then scale back; a scale
     beyond 1e22 is applied in two steps (the reference's float arithmetic, step by step).
     A result that overflows is Undefined, as in the reference."""
@@ -309,19 +308,18 @@ def _half_even(value: float) -> float:
     return math.copysign(float(round(value)), value)
 
 
-def kcl_pow(x: Any, y: Any, z: Any = None) -> Any:
+def kcl_pow(x: Value, y: Value, z: Value = None) -> Value:
     """``pow(x, y, z=None)``; ``z`` makes it a modular power of ints (floored, like ``%``)."""
     if not _is_number(x) or not _is_number(y):
         return UNDEFINED
-    modulus_kind = type(z)
-    if modulus_kind is int or modulus_kind is float:
+    if _is_number(z):
         return _modular_power(x, y, z)
     if type(x) is int and type(y) is int and y >= 0:
         return int_power(x, y)
     return float_power(float(x), float(y))
 
 
-def _modular_power(x: Any, y: Any, z: Any) -> int:
+def _modular_power(x: int | float, y: int | float, z: int | float) -> int:
     if type(x) is not int or type(y) is not int or type(z) is not int:
         raise KclRuntimeError("pow() 3rd argument not allowed unless all arguments are integers")
     if z == 0:
@@ -352,7 +350,7 @@ def float_power(base: float, exponent: float) -> float:
         return math.nan
 
 
-def kcl_sum(iterable: Any, start: Any = 0) -> Any:
+def kcl_sum(iterable: Value, start: Value = 0) -> Value:
     """``sum(iterable, start=0)`` with KCL's ``+``; Undefined unless ``iterable`` is a list."""
     if type(iterable) is not list:
         return UNDEFINED
@@ -364,25 +362,23 @@ def kcl_sum(iterable: Any, start: Any = 0) -> Any:
     return total
 
 
-def _add(left: Any, right: Any) -> Any:
-    lk = type(left)
-    rk = type(right)
-    if lk is int and rk is int:
+def _add(left: Value, right: Value) -> Value:
+    if type(left) is int and type(right) is int:
         return check_int(left + right)
-    if (lk is int or lk is float) and (rk is int or rk is float):
+    if _is_number(left) and _is_number(right):
         return left + right
-    if lk is list:
-        if rk is list:
+    if type(left) is list:
+        if type(right) is list:
             return left + right
         raise KclRuntimeError(f'can only concatenate list (not "{type_name(right)}") to list')
-    if lk is str and rk is str:
+    if type(left) is str and type(right) is str:
         return left + right
     raise KclRuntimeError(
         f"unsupported operand type(s) for +: '{type_name(left)}' and '{type_name(right)}'"
     )
 
 
-def multiplyof(a: Any, b: Any) -> Any:
+def multiplyof(a: Value, b: Value) -> Value:
     """``multiplyof(a, b)``: whether ``a`` is a multiple of ``b`` (ints only)."""
     if type(a) is not int or type(b) is not int:
         return UNDEFINED
@@ -391,8 +387,8 @@ def multiplyof(a: Any, b: Any) -> Any:
     return a % b == 0
 
 
-def _to_base(convert: Callable[[int], str]) -> Callable[[Any], Any]:
-    def function(number: Any) -> Any:
+def _to_base(convert: Callable[[int], str]) -> Callable[[Value], Value]:
+    def function(number: Value) -> Value:
         if type(number) is int:
             return convert(number)
         return UNDEFINED
@@ -407,7 +403,7 @@ kcl_oct = _to_base(oct)
 kcl_bin = _to_base(bin)
 
 
-def kcl_ord(c: Any) -> Any:
+def kcl_ord(c: Value) -> Value:
     """``ord(c)`` of a one-character string."""
     if type(c) is not str:
         return UNDEFINED
@@ -421,22 +417,25 @@ def kcl_ord(c: Any) -> Any:
 # ------------------------------------------------------------------- sequences
 
 
-def kcl_range(start: Any = UNDEFINED, stop: Any = UNDEFINED, step: Any = UNDEFINED) -> Any:
+def kcl_range(start: Value = UNDEFINED, stop: Value = UNDEFINED, step: Value = UNDEFINED) -> Value:
     """``range(stop)`` / ``range(start, stop[, step])`` of ints; Undefined for other types."""
     if type(start) is not int:
         return UNDEFINED
+    low, high, stride = start, 0, 1
     if stop is UNDEFINED:
-        start, stop = 0, start
-    elif type(stop) is not int:
+        low, high = 0, start
+    elif type(stop) is int:
+        high = stop
+    else:
         return UNDEFINED
-    if step is UNDEFINED:
-        step = 1
-    elif type(step) is not int:
+    if type(step) is int:
+        stride = step
+    elif step is not UNDEFINED:
         return UNDEFINED
-    if step == 0:
+    if stride == 0:
         raise KclRuntimeError("range() step argument must not be zero")
-    numbers = range(start, stop, step)
-    if abs(stop - start) > MAX_RANGE * abs(step) or len(numbers) > MAX_RANGE:
+    numbers = range(low, high, stride)
+    if abs(high - low) > MAX_RANGE * abs(stride) or len(numbers) > MAX_RANGE:
         raise KclRuntimeError("range() result has too many items")
     from kclpy.vm.limits import check_allocation
 
@@ -444,32 +443,32 @@ def kcl_range(start: Any = UNDEFINED, stop: Any = UNDEFINED, step: Any = UNDEFIN
     return list(numbers)
 
 
-def _extreme_items(name: str, args: tuple[Any, ...]) -> list[Any]:
+def _extreme_items(name: str, args: tuple[Value, ...]) -> list[Value]:
     if not args:
         raise KclRuntimeError(f"{name}() takes exactly one argument (0 given)")
     if len(args) > 1:
         return list(args)
     value = args[0]
-    kind = type(value)
-    if kind is list or kind is str or isinstance(value, dict):
+    if type(value) is list or type(value) is str or isinstance(value, dict):
         if not value:
+            kind = type(value)
             label = "list" if kind is list else "str" if kind is str else "dict"
             raise KclRuntimeError(f"arg is an empty {label}")
         return list(value)
     raise KclRuntimeError(f"{type_name(value)} object is not iterable")
 
 
-def _simple(items: list[Any]) -> bool:
+def _simple(items: list[Value]) -> bool:
     """True when Python's own max/min give KCL's answer (numbers only, or strings only)."""
     kinds = set(map(type, items))
     return kinds <= {int, float} or kinds == {str}
 
 
-def kcl_max(*args: Any, **_ignored: Any) -> Any:
+def kcl_max(*args: Value, **_ignored: Value) -> Value:
     """``max(iterable)`` or ``max(a, b, ...)``: the first greatest item."""
     items = _extreme_items("max", args)
-    if _simple(items):
-        return max(items)
+    if _simple(items):  # numbers only or strings only: Python orders them as KCL does
+        return max(cast("list[float]", items))
     best = items[0]
     for item in items:
         if greater(item, best):
@@ -477,11 +476,11 @@ def kcl_max(*args: Any, **_ignored: Any) -> Any:
     return best
 
 
-def kcl_min(*args: Any, **_ignored: Any) -> Any:
+def kcl_min(*args: Value, **_ignored: Value) -> Value:
     """``min(iterable)`` or ``min(a, b, ...)``: the first least item."""
     items = _extreme_items("min", args)
     if _simple(items):
-        return min(items)
+        return min(cast("list[float]", items))
     best = items[0]
     for item in items:
         if less(item, best):
@@ -509,7 +508,7 @@ def kcl_sorted(inval: Value, reverse: Value = False) -> list[Value]:
     return items
 
 
-def _insertion_sort(items: list[Any], backwards: bool) -> None:
+def _insertion_sort(items: list[Value], backwards: bool) -> None:
     """A stable sort that compares in the reference's order (so a failing comparison
     names the same pair of types): each new item against its left neighbours."""
     for position in range(1, len(items)):
@@ -527,12 +526,12 @@ def _insertion_sort(items: list[Any], backwards: bool) -> None:
         items[index] = current
 
 
-def kcl_zip(*args: Any) -> list[list[Any]]:
+def kcl_zip(*args: Value) -> list[Value]:
     """``zip(*iterables)``: lists of the i-th items, as long as the shortest input."""
     return [list(items) for items in zip(*[iterate(arg) for arg in args], strict=False)]
 
 
-def isunique(inval: Any) -> bool:
+def isunique(inval: Value) -> bool:
     """``isunique(list)``: no two items are ``==`` (False for anything but a list)."""
     if type(inval) is not list:
         return False
@@ -554,12 +553,12 @@ def isunique(inval: Any) -> bool:
     return True
 
 
-def isnullish(inval: Any) -> bool:
+def isnullish(inval: Value) -> bool:
     """``isnullish(x)``: x is None or Undefined."""
     return inval is None or inval is UNDEFINED
 
 
-def all_true(inval: Any) -> bool:
+def all_true(inval: Value) -> bool:
     """``all_true(x)``: every list item (or dict value) is truthy; False for other types."""
     if type(inval) is list:
         return all(map(truthy, inval))
@@ -568,7 +567,7 @@ def all_true(inval: Any) -> bool:
     return False
 
 
-def any_true(inval: Any) -> bool:
+def any_true(inval: Value) -> bool:
     """``any_true(x)``: some list item (or dict value) is truthy; False for other types."""
     if type(inval) is list:
         return any(map(truthy, inval))
@@ -588,9 +587,8 @@ def reduce(ctx: BuiltinContext, reducer: Value, list_: Value, initial: Value = U
     items: list[Value] = list_
     if initial is UNDEFINED:
         if not items:
-            accumulator_type = _first_parameter_type(reducer)
-            if accumulator_type is not None and not _nullable(accumulator_type):
-                text = getattr(accumulator_type, "text", "") or accumulator_type.kind
+            text = _non_nullable_accumulator(reducer)
+            if text:
                 raise KclRuntimeError(
                     "reduce() empty list with no initial value and non-nullable "
                     f"accumulator type '{text}'"
@@ -604,23 +602,19 @@ def reduce(ctx: BuiltinContext, reducer: Value, list_: Value, initial: Value = U
     return accumulator
 
 
-def _first_parameter_type(function: Any) -> Any:
-    """The declared type of a KCL function's first parameter (None: untyped or builtin)."""
-    proto = getattr(function, "proto", None)
-    params = getattr(proto, "params", None)
-    return params[0].type if params else None
+def _non_nullable_accumulator(function: Value) -> str:
+    """The declared type of a KCL function's first parameter when it does not admit
+    None ("": untyped, nullable, or a builtin)."""
+    if not isinstance(function, Function | SchemaType):
+        return ""
+    params = function.proto.params
+    accumulator = params[0].type if params else None
+    if accumulator is None or admits_none(accumulator):
+        return ""
+    return accumulator.text or accumulator.kind
 
 
-def _nullable(type_ref: Any) -> bool:
-    """Whether a runtime type admits None (``None`` literal, or a union containing it)."""
-    if type_ref.kind == "literal":
-        return bool(type_ref.args[0] is None)
-    if type_ref.kind == "union":
-        return any(member is None or _nullable(member) for member in type_ref.args)
-    return False
-
-
-BUILTINS: Final[dict[str, Callable[..., Any]]] = {
+BUILTINS: Final[dict[str, Callable[..., Value]]] = {
     "print": kcl_print,
     "len": kcl_len,
     "typeof": typeof,

@@ -2,7 +2,7 @@
 
 Takes the declarations (builtin functions, string methods, system modules and their
 members) and the Python functions that implement them: :data:`BUILTINS
-<kclpy.vm.builtins.core.BUILTINS>`, :func:`~kclpy.vm.options.option`,
+<kclpy.vm.builtins.core.BUILTINS>`, :func:`~kclpy.vm.builtins.options.option`,
 :data:`STRING_METHODS <kclpy.vm.builtins.strings.STRING_METHODS>` and, for each
 system module, the ``MEMBERS`` dict of its module under
 :mod:`kclpy.vm.builtins.modules`. Returns the adapter of each function
@@ -67,7 +67,7 @@ def builtin_functions() -> Mapping[str, Adapter]:
     table = _adapted.get("#builtins")
     if table is None:
         from kclpy.vm.builtins.core import BUILTINS
-        from kclpy.vm.options import option
+        from kclpy.vm.builtins.options import option
 
         declared = universe.builtin_functions()
         implemented = bind("builtins", declared, BUILTINS, RUNTIME_BUILTINS)

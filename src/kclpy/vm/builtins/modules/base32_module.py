@@ -11,9 +11,10 @@ that are not UTF-8 give None.
 from __future__ import annotations
 
 import base64
-from typing import Any, Final
+from typing import Final
 
 from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.builtins.marks import Fail, on_mismatch
 
 _VALUES: Final = {
     **{char: index for index, char in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")},
@@ -22,15 +23,14 @@ _VALUES: Final = {
 _MAX_PADDING: Final = 6
 
 
-def _text(function: str, value: Any) -> str:
-    if type(value) is not str:
-        raise KclRuntimeError(f"{function}() expected str, got {type(value).__name__}")
-    return value
+# a value that is not a string (the adapter's check): the reference's words
+_TEXT: Final = on_mismatch(Fail("{function}() expected str, got {python}"))
 
 
-def encode(value: Any) -> str:
+@_TEXT
+def encode(value: str) -> str:
     """Padded base32 of the UTF-8 bytes of ``value``."""
-    return base64.b32encode(_text("encode", value).encode("utf-8")).decode("ascii")
+    return base64.b32encode(value.encode("utf-8")).decode("ascii")
 
 
 def _decode_bytes(text: str) -> bytes | None:
@@ -53,9 +53,10 @@ def _decode_bytes(text: str) -> bytes | None:
     return bytes(out[: unpadded * 5 // 8])
 
 
-def decode(value: Any) -> str | None:
+@_TEXT
+def decode(value: str) -> str | None:
     """The UTF-8 text whose base32 form is ``value``; None when it is not UTF-8."""
-    data = _decode_bytes(_text("decode", value))
+    data = _decode_bytes(value)
     if data is None:
         raise KclRuntimeError("decode() missing 1 required positional argument: 'value'")
     try:
@@ -64,4 +65,4 @@ def decode(value: Any) -> str | None:
         return None
 
 
-MEMBERS: Final[dict[str, Any]] = {"encode": encode, "decode": decode}
+MEMBERS: Final[dict[str, object]] = {"encode": encode, "decode": decode}

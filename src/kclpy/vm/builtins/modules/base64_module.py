@@ -11,9 +11,11 @@ names the problem the way the reference does (``InvalidByte(0, 33)``,
 from __future__ import annotations
 
 import binascii
-from typing import Any, Final
+from typing import Final
 
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.builtins.marks import Fail, on_mismatch
 
 _ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _VALUES: Final = {ord(char): index for index, char in enumerate(_ALPHABET)}
@@ -21,10 +23,8 @@ _PAD: Final = ord("=")
 _CHUNK: Final = 8  # the reference decodes in blocks of 8 input bytes
 
 
-def _text(function: str, value: Any) -> str:
-    if type(value) is not str:
-        raise KclRuntimeError(f"{function}() expected str, got {type(value).__name__}")
-    return value
+# a value that is not a string (the adapter's check): the reference's words
+_TEXT: Final = on_mismatch(Fail("{function}() expected str, got {python}"))
 
 
 def _unwrap_error(detail: str) -> KclRuntimeError:
@@ -85,16 +85,17 @@ def _check(data: bytes) -> None:
         raise _unwrap_error(f"InvalidLastSymbol({start + morsels - 1}, {last_symbol})")
 
 
-def encode(value: Any, encoding: Any = "utf-8") -> str:
+@_TEXT
+def encode(value: str, encoding: Value = "utf-8") -> str:
     """Base64 of the UTF-8 bytes of ``value`` (``encoding`` is accepted and ignored)."""
-    data = _text("encode", value).encode("utf-8")
+    data = value.encode("utf-8")
     return binascii.b2a_base64(data, newline=False).decode("ascii")
 
 
-def decode(value: Any) -> str:
+@_TEXT
+def decode(value: str) -> str:
     """The UTF-8 text whose base64 form is ``value`` (padding optional)."""
-    text = _text("decode", value)
-    data = text.encode("utf-8")
+    data = value.encode("utf-8")
     _check(data)
     stripped = data.rstrip(b"=")
     padded = stripped + b"=" * (-len(stripped) % 4)
@@ -105,4 +106,4 @@ def decode(value: Any) -> str:
         raise _unwrap_error(utf8_error(raw)) from None
 
 
-MEMBERS: Final[dict[str, Any]] = {"encode": encode, "decode": decode}
+MEMBERS: Final[dict[str, object]] = {"encode": encode, "decode": decode}

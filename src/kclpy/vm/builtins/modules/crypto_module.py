@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.builtins.marks import needs_context
+from kclpy.vm.builtins.marks import Fail, needs_context, on_mismatch
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext
@@ -61,10 +62,12 @@ _ENCODINGS: Final[dict[str, str]] = {
 }
 
 
-def encode_text(value: Any, encoding: Any) -> bytes:
+# a value that is not a string (the adapter's check): the reference's words
+_TEXT: Final = on_mismatch(Fail("expected str, got {python}"))
+
+
+def encode_text(value: str, encoding: Value) -> bytes:
     """``value`` encoded as the reference encodes it for hashing."""
-    if type(value) is not str:
-        raise KclRuntimeError(f"expected str, got {type(value).__name__}")
     label = str(encoding).strip().lower() if encoding is not None else "utf-8"
     codec = _ENCODINGS.get(label)
     if codec is None:
@@ -74,37 +77,44 @@ def encode_text(value: Any, encoding: Any) -> bytes:
     return value.encode(codec, errors="xmlcharrefreplace")
 
 
-def _digest(name: str, value: Any, encoding: Any) -> str:
+def _digest(name: str, value: str, encoding: Value) -> str:
     import hashlib
 
     return hashlib.new(name, encode_text(value, encoding)).hexdigest()
 
 
-def md5(value: Any, encoding: Any = "utf-8") -> str:
+@_TEXT
+def md5(value: str, encoding: Value = "utf-8") -> str:
     return _digest("md5", value, encoding)
 
 
-def sha1(value: Any, encoding: Any = "utf-8") -> str:
+@_TEXT
+def sha1(value: str, encoding: Value = "utf-8") -> str:
     return _digest("sha1", value, encoding)
 
 
-def sha224(value: Any, encoding: Any = "utf-8") -> str:
+@_TEXT
+def sha224(value: str, encoding: Value = "utf-8") -> str:
     return _digest("sha224", value, encoding)
 
 
-def sha256(value: Any, encoding: Any = "utf-8") -> str:
+@_TEXT
+def sha256(value: str, encoding: Value = "utf-8") -> str:
     return _digest("sha256", value, encoding)
 
 
-def sha384(value: Any, encoding: Any = "utf-8") -> str:
+@_TEXT
+def sha384(value: str, encoding: Value = "utf-8") -> str:
     return _digest("sha384", value, encoding)
 
 
-def sha512(value: Any, encoding: Any = "utf-8") -> str:
+@_TEXT
+def sha512(value: str, encoding: Value = "utf-8") -> str:
     return _digest("sha512", value, encoding)
 
 
-def blake3(value: Any, encoding: Any = "utf-8") -> str:
+@_TEXT
+def blake3(value: str, encoding: Value = "utf-8") -> str:
     data = encode_text(value, encoding)
     try:
         from blake3 import blake3 as native  # type: ignore[import-not-found,unused-ignore]
@@ -120,7 +130,7 @@ def uuid() -> str:
 
 
 @needs_context
-def filesha256(ctx: BuiltinContext, filepath: Any) -> str:
+def filesha256(ctx: BuiltinContext, filepath: Value) -> str:
     import hashlib
 
     from kclpy.vm.fs_policy import Access
@@ -227,7 +237,7 @@ def blake3_digest(data: bytes) -> bytes:
     return struct.pack("<8I", *words)
 
 
-MEMBERS: Final[dict[str, Any]] = {
+MEMBERS: Final[dict[str, object]] = {
     "md5": md5,
     "sha1": sha1,
     "sha224": sha224,

@@ -25,9 +25,14 @@ epoch seconds where the fraction should be and its ``ticks()`` has no fraction.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.builtins.marks import Answer, Fail, on_mismatch
+
+if TYPE_CHECKING:  # (imported when used: kcl run does not pay for them)
+    import datetime
+    import re
 
 _FORMAT_ERROR: Final = "a Display implementation returned an error unexpectedly: Error"
 _MONTHS: Final = (
@@ -124,7 +129,7 @@ def _offset(seconds: int, colon: bool) -> str:
     return f"{sign}{minutes // 60:02d}{':' if colon else ''}{minutes % 60:02d}"
 
 
-def _field(moment: Any, letter: str, epoch: int) -> int:
+def _field(moment: datetime.datetime, letter: str, epoch: int) -> int:
     iso = moment.isocalendar()
     weekday = moment.weekday()  # Monday = 0
     yday = moment.timetuple().tm_yday
@@ -140,7 +145,7 @@ def _field(moment: Any, letter: str, epoch: int) -> int:
     return values[letter]
 
 
-def _format_spec(code: str, moment: Any, nanos: int, epoch: int, offset: int) -> str:
+def _format_spec(code: str, moment: datetime.datetime, nanos: int, epoch: int, offset: int) -> str:
     letter = code[-1]
     if letter in _NUMERIC and (len(code) == 1 or code[0] in "-_0"):
         width, pad = _NUMERIC[letter]
@@ -175,7 +180,7 @@ def _format_spec(code: str, moment: Any, nanos: int, epoch: int, offset: int) ->
     return names[code]
 
 
-def _now() -> tuple[Any, int, int, int]:
+def _now() -> tuple[datetime.datetime, int, int, int]:
     """(local naive datetime, nanoseconds, epoch seconds, UTC offset in seconds)."""
     import datetime
     import time
@@ -187,7 +192,9 @@ def _now() -> tuple[Any, int, int, int]:
     return moment, nanos, epoch, local.tm_gmtoff
 
 
-def strftime(fmt: str, moment: Any, nanos: int = 0, epoch: int = 0, offset: int = 0) -> str:
+def strftime(
+    fmt: str, moment: datetime.datetime, nanos: int = 0, epoch: int = 0, offset: int = 0
+) -> str:
     """``moment`` formatted with chrono's ``fmt`` dialect."""
     try:
         items = _items(fmt)
@@ -199,10 +206,9 @@ def strftime(fmt: str, moment: Any, nanos: int = 0, epoch: int = 0, offset: int 
     )
 
 
-def now(format: Any = "%a %b %e %H:%M:%S %Y") -> str:
+@on_mismatch(Fail("now() expected str, got {python}"))
+def now(format: str = "%a %b %e %H:%M:%S %Y") -> str:
     """The local time formatted with ``format``."""
-    if type(format) is not str:
-        raise KclRuntimeError(f"now() expected str, got {type(format).__name__}")
     moment, nanos, epoch, offset = _now()
     return strftime(format, moment, nanos, epoch, offset)
 
@@ -407,7 +413,7 @@ def _year(parsed: _Parsed) -> int | None:
     return None
 
 
-def _date(parsed: _Parsed) -> Any:
+def _date(parsed: _Parsed) -> datetime.date | None:
     """The date the fields describe (consistency checked), else None."""
     import datetime
 
@@ -463,10 +469,13 @@ def _time_ok(parsed: _Parsed) -> bool:
     )
 
 
-def validate(date: Any, format: Any) -> bool:
+# a date or format that is not a string is not valid
+_FALSE_UNLESS_TEXT: Final = on_mismatch(Answer(False))
+
+
+@_FALSE_UNLESS_TEXT
+def validate(date: str, format: str) -> bool:
     """Whether ``date`` parses with ``format`` as a date, a time or a date-time."""
-    if type(date) is not str or type(format) is not str:
-        return False
     try:
         parsed = _parse(date, format)
     except _Invalid:
@@ -476,11 +485,10 @@ def validate(date: Any, format: Any) -> bool:
     return _date(parsed) is not None or _time_ok(parsed)
 
 
-def is_rfc3339(date: Any) -> bool:
+@_FALSE_UNLESS_TEXT
+def is_rfc3339(date: str) -> bool:
     """Whether ``date`` is an RFC 3339 date-time with an offset."""
     global _RFC3339
-    if type(date) is not str:
-        return False
     if _RFC3339 is None:
         import re
 
@@ -503,14 +511,15 @@ def is_rfc3339(date: Any) -> bool:
     return hours is None or (int(hours) <= 23 and int(minutes) <= 59)
 
 
-def is_iso8601(date: Any) -> bool:
+@_FALSE_UNLESS_TEXT
+def is_iso8601(date: str) -> bool:
     """Same as :func:`is_rfc3339` (the reference accepts the same strings)."""
     return is_rfc3339(date)
 
 
-_RFC3339: Any = None
+_RFC3339: re.Pattern[str] | None = None
 
-MEMBERS: Final[dict[str, Any]] = {
+MEMBERS: Final[dict[str, object]] = {
     "ticks": ticks,
     "date": date,
     "now": now,

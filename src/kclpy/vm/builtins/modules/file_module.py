@@ -30,23 +30,19 @@ larger than the memory left under the run's limit is refused (E3R01) before it i
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from kclpy.values import UNDEFINED
+from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.builtins.marks import needs_context
+from kclpy.vm.builtins.marks import Fail, needs_context, on_mismatch
 from kclpy.vm.fs_policy import READ, WRITE, Access, replace_in
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext
 
 
-def _text(value: Any) -> str:
-    if type(value) is not str:
-        from kclpy.vm.builtins.convert import type_name
-
-        raise KclRuntimeError(f"expected a path string, got {type_name(value)}")
-    return value
+# a path that is not a string (the adapter's check): the reference's words
+_PATHS: Final = on_mismatch(Fail("expected a path string, got {kcl}"))
 
 
 def _reason(error: OSError) -> str:
@@ -59,13 +55,14 @@ def _access(ctx: BuiltinContext) -> Access:
     return Access(ctx.fs_policy, ctx.root, ctx.current_file)
 
 
-def _resolve(ctx: BuiltinContext, path: Any, mode: str = READ) -> str:
+def _resolve(ctx: BuiltinContext, path: str, mode: str = READ) -> str:
     """``path`` joined to the current file's folder, checked by the run's policy."""
-    return _access(ctx).resolve(_text(path), mode)
+    return _access(ctx).resolve(path, mode)
 
 
 @needs_context
-def read(ctx: BuiltinContext, filepath: Any) -> str:
+@_PATHS
+def read(ctx: BuiltinContext, filepath: str) -> str:
     """The text of a file."""
     path = _resolve(ctx, filepath)
     try:
@@ -115,13 +112,14 @@ def _glob_error(position: int, message: str) -> None:
 
 
 @needs_context
-def glob(ctx: BuiltinContext, pattern: Any) -> list[str]:
+@_PATHS
+def glob(ctx: BuiltinContext, pattern: str) -> list[str]:
     """Paths matching ``pattern``, absolute and sorted."""
     import glob as glob_lib
 
     access = _access(ctx)
-    access.resolve(_text(pattern))
-    full = access.joined(_text(pattern))
+    access.resolve(pattern)
+    full = access.joined(pattern)
     _check_glob(full)
     dirs_only = full.endswith("/**")
     found = glob_lib.glob(full, recursive=True, include_hidden=True)
@@ -138,12 +136,14 @@ def glob(ctx: BuiltinContext, pattern: Any) -> list[str]:
 
 
 @needs_context
-def exists(ctx: BuiltinContext, filepath: Any) -> bool:
+@_PATHS
+def exists(ctx: BuiltinContext, filepath: str) -> bool:
     return os.path.exists(_resolve(ctx, filepath))
 
 
 @needs_context
-def size(ctx: BuiltinContext, filepath: Any) -> int:
+@_PATHS
+def size(ctx: BuiltinContext, filepath: str) -> int:
     path = _resolve(ctx, filepath)
     try:
         return os.stat(path).st_size
@@ -167,7 +167,8 @@ def current(ctx: BuiltinContext) -> str:
 
 
 @needs_context
-def abs(ctx: BuiltinContext, filepath: Any) -> str:
+@_PATHS
+def abs(ctx: BuiltinContext, filepath: str) -> str:
     path = _resolve(ctx, filepath)
     if not os.path.exists(path):
         raise KclRuntimeError(f"Could not get the absolute path of {path}")
@@ -175,7 +176,8 @@ def abs(ctx: BuiltinContext, filepath: Any) -> str:
 
 
 @needs_context
-def write(ctx: BuiltinContext, filepath: Any, content: Any) -> None:
+@_PATHS
+def write(ctx: BuiltinContext, filepath: str, content: Value) -> None:
     path = _resolve(ctx, filepath, WRITE)
     try:
         _access(ctx).write_text(path, _content(content))
@@ -184,7 +186,8 @@ def write(ctx: BuiltinContext, filepath: Any, content: Any) -> None:
 
 
 @needs_context
-def append(ctx: BuiltinContext, filepath: Any, content: Any) -> None:
+@_PATHS
+def append(ctx: BuiltinContext, filepath: str, content: Value) -> None:
     path = _resolve(ctx, filepath, WRITE)
     try:
         _access(ctx).write_text(path, _content(content), append=True)
@@ -192,14 +195,15 @@ def append(ctx: BuiltinContext, filepath: Any, content: Any) -> None:
         raise KclRuntimeError(f"Failed to open or create file '{path}': {_reason(error)}") from None
 
 
-def _content(content: Any) -> str:
+def _content(content: Value) -> str:
     from kclpy.vm.builtins.convert import to_str
 
-    return content if type(content) is str else to_str(content)
+    return content if isinstance(content, str) else to_str(content)
 
 
 @needs_context
-def mkdir(ctx: BuiltinContext, directory: Any, exists: Any = False) -> None:
+@_PATHS
+def mkdir(ctx: BuiltinContext, directory: str, exists: Value = False) -> None:
     from kclpy.vm.builtins.convert import truthy
 
     path = _resolve(ctx, directory, WRITE)
@@ -212,7 +216,8 @@ def mkdir(ctx: BuiltinContext, directory: Any, exists: Any = False) -> None:
 
 
 @needs_context
-def delete(ctx: BuiltinContext, filepath: Any) -> None:
+@_PATHS
+def delete(ctx: BuiltinContext, filepath: str) -> None:
     path = _resolve(ctx, filepath, WRITE)
     try:
         with _access(ctx).parent(path, WRITE) as (folder, name):
@@ -224,7 +229,8 @@ def delete(ctx: BuiltinContext, filepath: Any) -> None:
 
 
 @needs_context
-def cp(ctx: BuiltinContext, src: Any, dest: Any) -> None:
+@_PATHS
+def cp(ctx: BuiltinContext, src: str, dest: str) -> None:
     access = _access(ctx)
     source = _resolve(ctx, src)
     target = _resolve(ctx, dest, WRITE)
@@ -237,7 +243,8 @@ def cp(ctx: BuiltinContext, src: Any, dest: Any) -> None:
 
 
 @needs_context
-def mv(ctx: BuiltinContext, src: Any, dest: Any) -> None:
+@_PATHS
+def mv(ctx: BuiltinContext, src: str, dest: str) -> None:
     access = _access(ctx)
     source = _resolve(ctx, src, WRITE)
     target = _resolve(ctx, dest, WRITE)
@@ -287,7 +294,7 @@ def _copy(access: Access, source: str, target: str) -> None:
 
 
 @needs_context
-def read_env(ctx: BuiltinContext, key: Any) -> Any:
+def read_env(ctx: BuiltinContext, key: Value) -> Value:
     """The environment variable ``key``, or Undefined when it is not set (``--no-fs``
     closes the host's environment too)."""
     _access(ctx).check_enabled(f"read the environment variable '{key}'")
@@ -297,7 +304,7 @@ def read_env(ctx: BuiltinContext, key: Any) -> Any:
     return UNDEFINED if value is None else value
 
 
-MEMBERS: Final[dict[str, Any]] = {
+MEMBERS: Final[dict[str, object]] = {
     "read": read,
     "glob": glob,
     "exists": exists,

@@ -21,11 +21,11 @@ recursively, None deletes a key, anything else replaces.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from kclpy.values import UNDEFINED
+from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.builtins.marks import needs_context
+from kclpy.vm.builtins.marks import Answer, Fail, needs_context, on_mismatch
 from kclpy.vm.fs_policy import WRITE, Access
 
 if TYPE_CHECKING:
@@ -115,13 +115,13 @@ class _Reader:
         self.pos = pos
         return text[pos] if pos < len(text) else ""
 
-    def document(self) -> Any:
+    def document(self) -> Value:
         value = self.value()
         if self.skip_whitespace():
             raise self.error_at("trailing characters")
         return value
 
-    def value(self) -> Any:
+    def value(self) -> Value:
         char = self.skip_whitespace()
         if not char:
             raise self.error("EOF while parsing a value")
@@ -177,16 +177,16 @@ class _Reader:
             raise self.error("EOF while parsing a value")
         return char
 
-    def array(self) -> list[Any]:
+    def array(self) -> list[Value]:
         self.enter()
-        result: list[Any] = []
+        result: list[Value] = []
         while self.next_item("]", "a list", not result) is not None:
             result.append(self.value())
         return result
 
-    def object(self) -> dict[str, Any]:
+    def object(self) -> dict[str, Value]:
         self.enter()
-        result: dict[str, Any] = {}
+        result: dict[str, Value] = {}
         seen = False
         while (char := self.next_item("}", "an object", not seen)) is not None:
             seen = True
@@ -340,11 +340,11 @@ class _Reader:
             raise self.error("number out of range") from None
 
 
-def _fast_loads(text: str) -> Any:
+def _fast_loads(text: str) -> Value:
     """Python's json for the common case; raises ValueError when it may differ."""
     import json
 
-    def no_constant(_name: str) -> Any:
+    def no_constant(_name: str) -> Value:
         raise ValueError
 
     def parse_int(digits: str) -> int | float:
@@ -369,12 +369,13 @@ def _fast_loads(text: str) -> Any:
         raise ValueError
     if text.count("[") + text.count("{") >= _MAX_DEPTH:
         raise ValueError
-    return json.loads(
+    value: Value = json.loads(
         text, parse_constant=no_constant, parse_int=parse_int, parse_float=parse_float
     )
+    return value
 
 
-def loads(text: str) -> Any:
+def loads(text: str) -> Value:
     """Decode JSON text as the reference does (raises :class:`JsonError`)."""
     try:
         return _fast_loads(text)
@@ -382,7 +383,7 @@ def loads(text: str) -> Any:
         return _Reader(text).document()
 
 
-def _text(function: str, value: Any) -> str:
+def _text(function: str, value: Value) -> str:
     if type(value) is not str:
         from kclpy.vm.builtins.convert import type_name
 
@@ -390,17 +391,23 @@ def _text(function: str, value: Any) -> str:
     return value
 
 
-def _flag(value: Any) -> bool:
+def _flag(value: Value) -> bool:
     from kclpy.vm.builtins.convert import truthy
 
     return truthy(value)
 
 
-_NO_INDENT: Final = object()
+class _NoIndent:
+    """The default of ``indent``: left out (an indent of None is an error)."""
+
+    __slots__ = ()
 
 
-def _indent(value: Any) -> int | None:
-    if value is _NO_INDENT:
+_NO_INDENT: Final = _NoIndent()
+
+
+def _indent(value: Value | _NoIndent) -> int | None:
+    if isinstance(value, _NoIndent):
         return None
     if type(value) is not int:
         raise KclRuntimeError("invalid int value")
@@ -408,11 +415,11 @@ def _indent(value: Any) -> int | None:
 
 
 def encode(
-    data: Any,
-    sort_keys: Any = False,
-    indent: Any = _NO_INDENT,
-    ignore_private: Any = False,
-    ignore_none: Any = False,
+    data: Value,
+    sort_keys: Value = False,
+    indent: Value | _NoIndent = _NO_INDENT,
+    ignore_private: Value = False,
+    ignore_none: Value = False,
 ) -> str:
     """``data`` as JSON text."""
     from kclpy.values.json_writer import to_json
@@ -426,18 +433,18 @@ def encode(
     )
 
 
-def decode(value: Any) -> Any:
+@on_mismatch(Fail("decode() expected str, got {kcl}"))
+def decode(value: str) -> Value:
     """The value of JSON text ``value``."""
     try:
-        return loads(_text("decode", value))
+        return loads(value)
     except JsonError as error:
         raise KclRuntimeError(str(error)) from None
 
 
-def validate(value: Any) -> bool:
+@on_mismatch(Answer(False))
+def validate(value: str) -> bool:
     """Whether ``value`` is JSON text that :func:`decode` accepts."""
-    if type(value) is not str:
-        return False
     try:
         loads(value)
     except JsonError:
@@ -456,7 +463,7 @@ _ERROR_KINDS: Final = {
 }  # fmt: skip
 
 
-def write_text(ctx: BuiltinContext, filename: Any, text: str, debug_error: bool = False) -> None:
+def write_text(ctx: BuiltinContext, filename: Value, text: str, debug_error: bool = False) -> None:
     """Write ``text`` to ``filename``; errors are worded as the reference words them
     (``debug_error``: as ``dump_all_to_file`` does, with Rust's debug form of the error)."""
     access = _access(ctx)
@@ -481,19 +488,19 @@ def write_text(ctx: BuiltinContext, filename: Any, text: str, debug_error: bool 
 @needs_context
 def dump_to_file(
     ctx: BuiltinContext,
-    data: Any,
-    filename: Any,
-    sort_keys: Any = False,
-    indent: Any = _NO_INDENT,
-    ignore_private: Any = False,
-    ignore_none: Any = False,
-) -> Any:
+    data: Value,
+    filename: Value,
+    sort_keys: Value = False,
+    indent: Value | _NoIndent = _NO_INDENT,
+    ignore_private: Value = False,
+    ignore_none: Value = False,
+) -> Value:
     """Write ``data`` as JSON to ``filename``; returns Undefined."""
     write_text(ctx, filename, encode(data, sort_keys, indent, ignore_private, ignore_none))
     return UNDEFINED
 
 
-def _merge_patch(target: Any, patch: Any) -> Any:
+def _merge_patch(target: Value, patch: Value) -> Value:
     if not isinstance(patch, dict):
         return patch
     result = dict(target) if isinstance(target, dict) else {}
@@ -505,12 +512,12 @@ def _merge_patch(target: Any, patch: Any) -> Any:
     return result
 
 
-def merge(src: Any, patch: Any) -> Any:
+def merge(src: Value, patch: Value) -> Value:
     """``src`` with the RFC 7396 merge ``patch`` applied."""
     return _merge_patch(src, patch)
 
 
-MEMBERS: Final[dict[str, Any]] = {
+MEMBERS: Final[dict[str, object]] = {
     "encode": encode,
     "decode": decode,
     "validate": validate,

@@ -12,15 +12,16 @@ values and the normalised options through the BuiltinContext.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.marks import needs_context
 
 if TYPE_CHECKING:
     from kclpy.vm.builtins.context import BuiltinContext
 
-DEFAULT_OPTIONS: Final[dict[str, Any]] = {
+DEFAULT_OPTIONS: Final[dict[str, Value]] = {
     "sort_keys": False,
     "ignore_private": False,
     "ignore_none": False,
@@ -28,12 +29,12 @@ DEFAULT_OPTIONS: Final[dict[str, Any]] = {
 }
 
 
-def stream_options(opts: Any) -> dict[str, Any]:
+def stream_options(opts: dict[str, Value] | None) -> dict[str, Value]:
     """``opts`` completed with the defaults (unknown keys dropped; None: no ``opts``)."""
     from kclpy.vm.builtins.convert import truthy
 
     options = dict(DEFAULT_OPTIONS)
-    if isinstance(opts, dict):
+    if opts is not None:
         options["ignore_private"] = True
         for key in ("sort_keys", "ignore_private", "ignore_none"):
             if key in opts and opts[key] is not None:
@@ -44,23 +45,31 @@ def stream_options(opts: Any) -> dict[str, Any]:
     return options
 
 
-_NO_OPTIONS: Final = object()
+class _NoOptions:
+    """The default of ``opts``: left out (which differs from ``{}`` and from None)."""
+
+    __slots__ = ()
+
+
+_NO_OPTIONS: Final = _NoOptions()
 
 
 @needs_context
-def yaml_stream(ctx: BuiltinContext, values: Any, opts: Any = _NO_OPTIONS) -> None:
+def yaml_stream(ctx: BuiltinContext, values: Value, opts: Value | _NoOptions = _NO_OPTIONS) -> None:
     """Make ``values`` the program output, as a YAML stream."""
     if not isinstance(values, list):
         raise KclRuntimeError("invalid list value")
-    if opts is _NO_OPTIONS:
-        opts = None
-    elif not isinstance(opts, dict):
+    if isinstance(opts, _NoOptions):
+        given = None
+    elif isinstance(opts, dict):
+        given = opts
+    else:
         from kclpy.vm.builtins.convert import type_name
 
         raise KclRuntimeError(
             f"Invalid options arguments in yaml_stream(): expect config, got {type_name(opts)}"
         )
-    ctx.set_output_stream(list(values), stream_options(opts))
+    ctx.set_output_stream(list(values), stream_options(given))
 
 
-MEMBERS: Final[dict[str, Any]] = {"yaml_stream": yaml_stream}
+MEMBERS: Final[dict[str, object]] = {"yaml_stream": yaml_stream}

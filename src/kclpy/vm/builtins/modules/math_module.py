@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.builtins.marks import Fail, on_mismatch
 
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1
@@ -31,11 +33,8 @@ INT_MAX: Final = 2**63 - 1
 Number = int | float
 
 
-def _number(function: str, value: Any, count: str = "one argument") -> Number:
-    kind = type(value)
-    if kind is int or kind is float:
-        return value  # type: ignore[no-any-return]
-    raise KclRuntimeError(f"{function}() takes exactly {count} (0 given)")
+# an argument that is not an int or a float (the adapter's check): the reference's words
+_NUMBERS: Final = on_mismatch(Fail("{function}() takes exactly one argument (0 given)"))
 
 
 def _check_int(value: int) -> int:
@@ -68,76 +67,81 @@ def _ln(value: float, log: Callable[[float], float] = math.log) -> float:
     return log(value)
 
 
-def ceil(x: Any) -> int:
-    value = _number("ceil", x)
-    return value if isinstance(value, int) else _to_int(value, math.ceil)
+@_NUMBERS
+def ceil(x: int | float) -> int:
+    return x if isinstance(x, int) else _to_int(x, math.ceil)
 
 
-def floor(x: Any) -> int:
-    value = _number("floor", x)
-    return value if isinstance(value, int) else _to_int(value, math.floor)
+@_NUMBERS
+def floor(x: int | float) -> int:
+    return x if isinstance(x, int) else _to_int(x, math.floor)
 
 
-def factorial(x: Any) -> Number:
-    kind = type(x)
-    if kind is int:
+def factorial(x: Value) -> Number:
+    if type(x) is int:
         if x < 0:
             raise KclRuntimeError("factorial() only accepts integral values")
         result = math.factorial(x)
         if result > INT_MAX:
             raise KclRuntimeError("factorial() result overflow")
         return result
-    if kind is float and x >= 0 and x.is_integer():
+    if type(x) is float and x >= 0 and x.is_integer():
         if x > 170:
             raise KclRuntimeError("factorial() result overflow")
         return float(math.factorial(int(x)))
     raise KclRuntimeError("factorial() only accepts integral values")
 
 
-def gcd(a: Any, b: Any) -> int:
-    if type(a) is not int or type(b) is not int:
-        raise KclRuntimeError("gcd() takes exactly two arguments (2 given)")
+@on_mismatch(Fail("gcd() takes exactly two arguments (2 given)"))
+def gcd(a: int, b: int) -> int:
     result = math.gcd(a, b)
     if result > INT_MAX:  # gcd(-2**63, 0): the reference wraps it to -2**63
         raise KclRuntimeError(f"{result}: A 64 bit integer overflow")
     return result
 
 
-def isfinite(x: Any) -> bool:
-    return math.isfinite(_number("isfinite", x))
+@_NUMBERS
+def isfinite(x: int | float) -> bool:
+    return math.isfinite(x)
 
 
-def isinf(x: Any) -> bool:
-    return math.isinf(_number("isinf", x))
+@_NUMBERS
+def isinf(x: int | float) -> bool:
+    return math.isinf(x)
 
 
-def isnan(x: Any) -> bool:
-    return math.isnan(_number("isnan", x))
+@_NUMBERS
+def isnan(x: int | float) -> bool:
+    return math.isnan(x)
 
 
-def modf(x: Any) -> list[float]:
-    fraction, whole = math.modf(_number("modf", x))
+@_NUMBERS
+def modf(x: int | float) -> list[float]:
+    fraction, whole = math.modf(x)
     return [fraction, whole]
 
 
-def exp(x: Any) -> float:
-    value = float(_number("exp", x))
+@_NUMBERS
+def exp(x: int | float) -> float:
+    value = float(x)
     try:
         return math.exp(value)
     except OverflowError:
         return math.inf
 
 
-def expm1(x: Any) -> float:
-    value = float(_number("expm1", x))
+@_NUMBERS
+def expm1(x: int | float) -> float:
+    value = float(x)
     try:
         return math.expm1(value)
     except OverflowError:
         return math.inf
 
 
-def log1p(x: Any) -> float:
-    value = float(_number("log1p", x))
+@_NUMBERS
+def log1p(x: int | float) -> float:
+    value = float(x)
     if value == -1.0:
         return -math.inf
     if value < -1.0 or math.isnan(value):
@@ -145,30 +149,34 @@ def log1p(x: Any) -> float:
     return math.log1p(value)
 
 
-def sqrt(x: Any) -> float:
-    value = float(_number("sqrt", x))
+@_NUMBERS
+def sqrt(x: int | float) -> float:
+    value = float(x)
     return math.nan if value < 0 or math.isnan(value) else math.sqrt(value)
 
 
-def log(x: Any, e: Any = math.e) -> float:
-    value = float(_number("log", x))
-    base = float(_number("log", e))
+@_NUMBERS
+def log(x: int | float, e: int | float = math.e) -> float:
+    value = float(x)
+    base = float(e)
     if base == math.e:
         return _ln(value)
     return _divide(_ln(value), _ln(base))
 
 
-def log2(x: Any) -> float:
-    return _ln(float(_number("log2", x)), math.log2)
+@_NUMBERS
+def log2(x: int | float) -> float:
+    return _ln(float(x), math.log2)
 
 
-def log10(x: Any) -> float:
-    return _ln(float(_number("log10", x)), math.log10)
+@_NUMBERS
+def log10(x: int | float) -> float:
+    return _ln(float(x), math.log10)
 
 
-def pow(x: Any, y: Any) -> Number:
-    base = _number("pow", x)
-    exponent = _number("pow", y)
+@_NUMBERS
+def pow(x: int | float, y: int | float) -> Number:
+    base, exponent = x, y
     if type(base) is int and type(exponent) is int and exponent >= 0:
         if abs(base) > 1 and exponent > 64:
             raise KclRuntimeError(f"{base}**{exponent}: A 64 bit integer overflow")
@@ -185,7 +193,7 @@ def pow(x: Any, y: Any) -> Number:
         return math.nan
 
 
-MEMBERS: Final[dict[str, Any]] = {
+MEMBERS: Final[dict[str, object]] = {
     "ceil": ceil,
     "factorial": factorial,
     "floor": floor,

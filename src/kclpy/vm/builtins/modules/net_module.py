@@ -21,9 +21,11 @@ the reference does (so ``[8, 4, 8]`` on a /16 gives ``.0.0/24``, ``.16.0/20``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.builtins.marks import Fail, on_mismatch
 
 if TYPE_CHECKING:
     from ipaddress import IPv4Address, IPv6Address
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 _INVALID: Final = "invalid IP address syntax"
 
 
-def _v4(text: Any) -> IPv4Address | None:
+def _v4(text: Value) -> IPv4Address | None:
     from ipaddress import IPv4Address
 
     if type(text) is not str or not text.isascii():
@@ -44,7 +46,7 @@ def _v4(text: Any) -> IPv4Address | None:
         return None
 
 
-def _v6(text: Any) -> IPv6Address | None:
+def _v6(text: Value) -> IPv6Address | None:
     from ipaddress import IPv6Address
 
     if type(text) is not str or "%" in text or not text.isascii():
@@ -55,7 +57,7 @@ def _v6(text: Any) -> IPv6Address | None:
         return None
 
 
-def _ip(text: Any) -> Address | None:
+def _ip(text: Value) -> Address | None:
     return _v4(text) or _v6(text)
 
 
@@ -77,7 +79,7 @@ def _segments(address: IPv6Address) -> list[int]:
 # host:port
 
 
-def split_host_port(ip_end_point: Any) -> list[str]:
+def split_host_port(ip_end_point: Value) -> list[str]:
     """``"host:port"`` or ``"[v6]:port"`` -> ``[host, port]``."""
     text = str(ip_end_point) if ip_end_point is not None else ""
 
@@ -109,7 +111,7 @@ def split_host_port(ip_end_point: Any) -> list[str]:
     return [host, text[colon + 1 :]]
 
 
-def join_host_port(host: Any, port: Any) -> str:
+def join_host_port(host: Value, port: Value) -> str:
     """``host:port``, with the host in brackets when it contains a colon."""
     from kclpy.vm.builtins.convert import to_str
 
@@ -119,7 +121,7 @@ def join_host_port(host: Any, port: Any) -> str:
     return f"{host_text}:{to_str(port)}"
 
 
-def fqdn(name: Any = "") -> str:
+def fqdn(name: Value = "") -> str:
     """The fully qualified domain name of ``name`` (of this host by default)."""
     import socket
 
@@ -130,16 +132,16 @@ def fqdn(name: Any = "") -> str:
 # Addresses
 
 
-def parse_IP(ip: Any) -> str:
+def parse_IP(ip: Value) -> str:
     address = _ip(ip)
     return _format(address) if address is not None else ""
 
 
-def IP_string(ip: Any) -> str:
+def IP_string(ip: Value) -> str:
     return parse_IP(ip)
 
 
-def to_IP4(ip: Any) -> str:
+def to_IP4(ip: Value) -> str:
     v4 = _v4(ip)
     if v4 is not None:
         return str(v4)
@@ -152,7 +154,7 @@ def to_IP4(ip: Any) -> str:
     return f"can not parse {ip} ipv6 to ipv4!"
 
 
-def to_IP6(ip: Any) -> str:
+def to_IP6(ip: Value) -> str:
     v6 = _v6(ip)
     if v6 is not None:
         return _format(v6)
@@ -162,19 +164,19 @@ def to_IP6(ip: Any) -> str:
     return "::ffff:" + str(v4)
 
 
-def is_IPv4(ip: Any) -> bool:
+def is_IPv4(ip: Value) -> bool:
     return _v4(ip) is not None
 
 
-def is_IPv6(ip: Any) -> bool:
+def is_IPv6(ip: Value) -> bool:
     return _v6(ip) is not None
 
 
-def is_IP(ip: Any) -> bool:
+def is_IP(ip: Value) -> bool:
     return _ip(ip) is not None
 
 
-def is_loopback_IP(ip: Any) -> bool:
+def is_loopback_IP(ip: Value) -> bool:
     address = _ip(ip)
     if address is None:
         return False
@@ -183,7 +185,7 @@ def is_loopback_IP(ip: Any) -> bool:
     return int(address) == 1
 
 
-def is_multicast_IP(ip: Any) -> bool:
+def is_multicast_IP(ip: Value) -> bool:
     address = _ip(ip)
     if address is None:
         return False
@@ -192,25 +194,25 @@ def is_multicast_IP(ip: Any) -> bool:
     return address.packed[0] == 0xFF
 
 
-def _multicast_scope(ip: Any) -> int | None:
+def _multicast_scope(ip: Value) -> int | None:
     address = _v6(ip)
     if address is None or address.packed[0] != 0xFF:
         return None
     return address.packed[1] & 0x0F
 
 
-def is_interface_local_multicast_IP(ip: Any) -> bool:
+def is_interface_local_multicast_IP(ip: Value) -> bool:
     return _multicast_scope(ip) == 1
 
 
-def is_link_local_multicast_IP(ip: Any) -> bool:
+def is_link_local_multicast_IP(ip: Value) -> bool:
     v4 = _v4(ip)
     if v4 is not None:
         return v4.packed[:3] == b"\xe0\0\0"
     return _multicast_scope(ip) == 2
 
 
-def is_link_local_unicast_IP(ip: Any) -> bool:
+def is_link_local_unicast_IP(ip: Value) -> bool:
     address = _ip(ip)
     if address is None:
         return False
@@ -239,7 +241,7 @@ def _global_v4(octets: bytes) -> bool:
     )
 
 
-def is_global_unicast_IP(ip: Any) -> bool:
+def is_global_unicast_IP(ip: Value) -> bool:
     address = _ip(ip)
     if address is None:
         return False
@@ -254,7 +256,7 @@ def is_global_unicast_IP(ip: Any) -> bool:
     return not (first == 0x2001 and (second == 0x0DB8 or (second == 2 and third == 0)))
 
 
-def is_unspecified_IP(ip: Any) -> bool:
+def is_unspecified_IP(ip: Value) -> bool:
     address = _ip(ip)
     return address is not None and int(address) == 0
 
@@ -275,7 +277,7 @@ def _parse_length(text: str) -> int:
     return value
 
 
-def _network(cidr: Any) -> tuple[Address, int]:
+def _network(cidr: Value) -> tuple[Address, int]:
     """The network address and prefix length of ``cidr`` (ValueError with the reason)."""
     text = cidr if type(cidr) is str else ""
     address_text, slash, length_text = text.partition("/")
@@ -300,7 +302,7 @@ def _network(cidr: Any) -> tuple[Address, int]:
     return address, length
 
 
-def _checked_network(function: str, cidr: Any) -> tuple[Address, int]:
+def _checked_network(function: str, cidr: Value) -> tuple[Address, int]:
     try:
         return _network(cidr)
     except ValueError as error:
@@ -313,7 +315,7 @@ def _address(version: int, number: int) -> Address:
     return IPv4Address(number) if version == 4 else IPv6Address(number)
 
 
-def parse_CIDR(cidr: Any) -> dict[str, Any]:
+def parse_CIDR(cidr: Value) -> dict[str, Value]:
     """``{ip, mask}`` of a network, or ``{}`` when ``cidr`` is not one."""
     try:
         address, length = _network(cidr)
@@ -322,7 +324,7 @@ def parse_CIDR(cidr: Any) -> dict[str, Any]:
     return {"ip": _format(address), "mask": length}
 
 
-def is_IP_in_CIDR(ip: Any, cidr: Any) -> bool:
+def is_IP_in_CIDR(ip: Value, cidr: Value) -> bool:
     address = _ip(ip)
     if address is None:
         raise KclRuntimeError(f"is_IP_in_CIDR() invalid ip: {_INVALID}")
@@ -336,7 +338,7 @@ def is_IP_in_CIDR(ip: Any, cidr: Any) -> bool:
     return number >> shift == int(network) >> shift
 
 
-def _new_length(function: str, address: Address, length: int, bits: Any) -> int:
+def _new_length(function: str, address: Address, length: int, bits: int) -> int:
     if bits < 0:
         raise KclRuntimeError(f"{function}() invalid additional_bits: cannot be negative")
     new_length = length + int(bits)
@@ -349,7 +351,12 @@ def _new_length(function: str, address: Address, length: int, bits: Any) -> int:
     return new_length
 
 
-def CIDR_subnet(cidr: Any, additional_bits: Any, net_num: Any) -> str:
+# an int argument that is not an int (the adapter's check): the reference's words
+_INTS: Final = on_mismatch(Fail("invalid int value"))
+
+
+@_INTS
+def CIDR_subnet(cidr: Value, additional_bits: int, net_num: int) -> str:
     address, length = _checked_network("CIDR_subnet", cidr)
     if additional_bits < 0:
         raise KclRuntimeError("CIDR_subnet() invalid additional_bits: cannot be negative")
@@ -365,7 +372,8 @@ def CIDR_subnet(cidr: Any, additional_bits: Any, net_num: Any) -> str:
     return f"{_format(_address(address.version, number))}/{new_length}"
 
 
-def CIDR_subnets(cidr: Any, additional_bits: Any) -> list[str]:
+@on_mismatch(Fail("invalid list value"))
+def CIDR_subnets(cidr: Value, additional_bits: list[Value]) -> list[str]:
     """Subnets of the given extra prefix bits, each placed in the first free slot."""
     address, length = _checked_network("CIDR_subnets", cidr)
     maximum = address.max_prefixlen
@@ -374,6 +382,8 @@ def CIDR_subnets(cidr: Any, additional_bits: Any) -> list[str]:
     taken: list[tuple[int, int]] = []
     result: list[str] = []
     for bits in additional_bits:
+        if type(bits) is not int:
+            raise KclRuntimeError("invalid int value")
         if bits < 0:
             raise KclRuntimeError("CIDR_subnets() invalid additional_bits: cannot be negative")
         if bits > 63:
@@ -406,7 +416,8 @@ def _first_free(start: int, end: int, size: int, taken: list[tuple[int, int]]) -
     return None
 
 
-def CIDR_host(cidr: Any, host_num: Any) -> str:
+@_INTS
+def CIDR_host(cidr: Value, host_num: int) -> str:
     address, length = _checked_network("CIDR_host", cidr)
     size = 1 << (address.max_prefixlen - length)
     if not -size <= host_num < size:
@@ -417,7 +428,7 @@ def CIDR_host(cidr: Any, host_num: Any) -> str:
     return _format(_address(address.version, int(address) + offset))
 
 
-def CIDR_netmask(cidr: Any) -> str:
+def CIDR_netmask(cidr: Value) -> str:
     address, length = _checked_network("CIDR_netmask", cidr)
     if address.version == 6:
         raise KclRuntimeError("CIDR_netmask() IPv6 addresses cannot have a netmask")
@@ -425,7 +436,7 @@ def CIDR_netmask(cidr: Any) -> str:
     return str(_address(4, mask))
 
 
-MEMBERS: Final[dict[str, Any]] = {
+MEMBERS: Final[dict[str, object]] = {
     "split_host_port": split_host_port,
     "join_host_port": join_host_port,
     "fqdn": fqdn,

@@ -43,6 +43,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Final
 
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.modules.regex_quick import SHORT_TEXT, quick_pattern
 
@@ -582,7 +583,7 @@ def _compile_backtracking(pattern: str) -> Any:
         raise KclRuntimeError(_UNWRAP + _python_error(str(error.msg))) from None
 
 
-def _text(function: str, value: Any) -> str:
+def _text(function: str, value: Value) -> str:
     if type(value) is not str:
         from kclpy.vm.builtins.convert import type_name
 
@@ -671,7 +672,7 @@ def _group(match: Any, name: str) -> str:
     return value or ""
 
 
-def _int(value: Any) -> int:
+def _int(value: Value) -> int:
     """A count argument (0 when not positive)."""
     if value is None:
         return 0
@@ -680,17 +681,17 @@ def _int(value: Any) -> int:
     return max(value, 0)
 
 
-def match(string: Any, pattern: Any) -> bool:
+def match(string: Value, pattern: Value) -> bool:
     """Whether ``pattern`` occurs anywhere in ``string``."""
     return _compile(_text("match", pattern)).search(_text("match", string)) is not None
 
 
-def search(string: Any, pattern: Any) -> bool:
+def search(string: Value, pattern: Value) -> bool:
     """Same as :func:`match`."""
     return _compile(_text("search", pattern)).search(_text("search", string)) is not None
 
 
-def compile(pattern: Any) -> bool:
+def compile(pattern: Value) -> bool:
     """Whether ``pattern`` is a valid regular expression."""
     try:
         _compile(_text("compile", pattern))
@@ -699,7 +700,7 @@ def compile(pattern: Any) -> bool:
     return True
 
 
-def findall(string: Any, pattern: Any) -> list[Any]:
+def findall(string: Value, pattern: Value) -> list[Value]:
     """Every match, or the groups of every match when the pattern has 2+ groups."""
     compiled = _compile(_text("findall", pattern))
     found = _matches(compiled, _text("findall", string))
@@ -708,7 +709,7 @@ def findall(string: Any, pattern: Any) -> list[Any]:
     return [item.group(0) for item in found]
 
 
-def replace(string: Any, pattern: Any, replace: Any, count: Any = 0) -> str:
+def replace(string: Value, pattern: Value, replace: Value, count: Value = 0) -> str:
     """``string`` with the first ``count`` matches (all when 0) replaced."""
     text = _text("replace", string)
     compiled = _compile(_text("replace", pattern))
@@ -727,7 +728,7 @@ def replace(string: Any, pattern: Any, replace: Any, count: Any = 0) -> str:
     return "".join(out)
 
 
-def split(string: Any, pattern: Any, maxsplit: Any = 0) -> list[str]:
+def split(string: Value, pattern: Value, maxsplit: Value = 0) -> list[str]:
     """``string`` cut at the matches (at most ``maxsplit`` cuts when it is positive)."""
     text = _text("split", string)
     found = _matches(_compile(_text("split", pattern)), text)
@@ -743,7 +744,7 @@ def split(string: Any, pattern: Any, maxsplit: Any = 0) -> list[str]:
     return pieces
 
 
-MEMBERS: Final[dict[str, Any]] = {
+MEMBERS: Final[dict[str, object]] = {
     "match": match,
     "search": search,
     "compile": compile,

@@ -7,9 +7,9 @@ from ``assert False, "boom"``, ``"list index out of range: 5"``...
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from kclpy.values import UNDEFINED
+from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.marks import needs_context
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 @needs_context
-def catch(ctx: BuiltinContext, func: Any) -> Any:
+def catch(ctx: BuiltinContext, func: Value) -> Value:
     """Run ``func()``; Undefined on success, else the message of the error it raised."""
     try:
         ctx.call(func, [], {})
@@ -28,4 +28,4 @@ def catch(ctx: BuiltinContext, func: Any) -> Any:
     return UNDEFINED
 
 
-MEMBERS: Final[dict[str, Any]] = {"catch": catch}
+MEMBERS: Final[dict[str, object]] = {"catch": catch}

@@ -12,43 +12,46 @@ text (``1979-05-27T07:32:00Z``, ``07:32:00``); integers outside 64 bits are an e
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.builtins.marks import Fail, on_mismatch
 
 _INT_MIN: Final = -(2**63)
 _INT_MAX: Final = 2**63 - 1
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Value:
     """A tomllib value as a runtime value."""
     if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
+        return {str(key): _plain(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_plain(item) for item in value]
     if type(value) is int and not _INT_MIN <= value <= _INT_MAX:
         raise KclRuntimeError(f"integer {value} does not fit in 64 bits")
     if isinstance(value, bool | int | float | str):
         return value
-    text = value.isoformat()  # datetime, date or time
+    from datetime import date, time  # (tomllib has imported it: its values are dates)
+
+    if not isinstance(value, date | time):  # (a datetime is a date)
+        raise KclRuntimeError(f"unexpected TOML value {value!r}")
+    text = value.isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
-def decode(value: Any) -> Any:
+@on_mismatch(Fail("decode() expected str, got {kcl}"))
+def decode(value: str) -> Value:
     """The table that TOML text ``value`` describes."""
     import tomllib
 
-    if type(value) is not str:
-        from kclpy.vm.builtins.convert import type_name
-
-        raise KclRuntimeError(f"decode() expected str, got {type_name(value)}")
     try:
         return _plain(tomllib.loads(value))
     except tomllib.TOMLDecodeError as error:
         raise KclRuntimeError(str(error)) from None
 
 
-def _filtered(value: Any, ignore_private: bool, ignore_none: bool) -> Any:
+def _filtered(value: Value, ignore_private: bool, ignore_none: bool) -> Value:
     if isinstance(value, dict):
         return {
             key: _filtered(item, ignore_private, ignore_none)
@@ -65,7 +68,7 @@ def _filtered(value: Any, ignore_private: bool, ignore_none: bool) -> Any:
 
 
 def encode(
-    data: Any, sort_keys: Any = False, ignore_private: Any = False, ignore_none: Any = False
+    data: Value, sort_keys: Value = False, ignore_private: Value = False, ignore_none: Value = False
 ) -> str:
     """``data`` (a dict) as TOML text."""
     from kclpy.values import toml_writer
@@ -80,4 +83,4 @@ def encode(
         raise KclRuntimeError(str(error)) from None
 
 
-MEMBERS: Final[dict[str, Any]] = {"encode": encode, "decode": decode}
+MEMBERS: Final[dict[str, object]] = {"encode": encode, "decode": decode}

@@ -15,8 +15,9 @@ maximum. A non-finite number is an error (the reference prints ``0K`` for nan).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
+from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
 
 # Each unit as numerator / denominator.
@@ -37,13 +38,12 @@ _FACTORS: Final[dict[str, tuple[int, int]]] = {
 }
 
 
-def _convert(num: Any, suffix: str) -> str:
+def _convert(num: Value, suffix: str) -> str:
     from fractions import Fraction
 
-    kind = type(num)
-    if kind is bool or kind is int:
+    if type(num) is bool or type(num) is int:
         exact = Fraction(int(num))
-    elif kind is float:
+    elif type(num) is float:
         if num != num or num in (float("inf"), float("-inf")):
             raise KclRuntimeError(f"cannot convert float {num} to integer")
         exact = Fraction(repr(num))
@@ -54,59 +54,59 @@ def _convert(num: Any, suffix: str) -> str:
     return f"{int(exact * denominator / numerator)}{suffix}"
 
 
-def to_n(num: Any) -> str:
+def to_n(num: Value) -> str:
     return _convert(num, "n")
 
 
-def to_u(num: Any) -> str:
+def to_u(num: Value) -> str:
     return _convert(num, "u")
 
 
-def to_m(num: Any) -> str:
+def to_m(num: Value) -> str:
     return _convert(num, "m")
 
 
-def to_K(num: Any) -> str:
+def to_K(num: Value) -> str:
     return _convert(num, "K")
 
 
-def to_M(num: Any) -> str:
+def to_M(num: Value) -> str:
     return _convert(num, "M")
 
 
-def to_G(num: Any) -> str:
+def to_G(num: Value) -> str:
     return _convert(num, "G")
 
 
-def to_T(num: Any) -> str:
+def to_T(num: Value) -> str:
     return _convert(num, "T")
 
 
-def to_P(num: Any) -> str:
+def to_P(num: Value) -> str:
     return _convert(num, "P")
 
 
-def to_Ki(num: Any) -> str:
+def to_Ki(num: Value) -> str:
     return _convert(num, "Ki")
 
 
-def to_Mi(num: Any) -> str:
+def to_Mi(num: Value) -> str:
     return _convert(num, "Mi")
 
 
-def to_Gi(num: Any) -> str:
+def to_Gi(num: Value) -> str:
     return _convert(num, "Gi")
 
 
-def to_Ti(num: Any) -> str:
+def to_Ti(num: Value) -> str:
     return _convert(num, "Ti")
 
 
-def to_Pi(num: Any) -> str:
+def to_Pi(num: Value) -> str:
     return _convert(num, "Pi")
 
 
-MEMBERS: Final[dict[str, Any]] = {
+MEMBERS: Final[dict[str, object]] = {
     "n": 1e-9,
     "u": 1e-6,
     "m": 0.001,

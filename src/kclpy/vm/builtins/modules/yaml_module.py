@@ -36,11 +36,11 @@ the list of documents (``[None]`` for an empty stream); ``validate`` tells wheth
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from kclpy.values import UNDEFINED
+from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.builtins.marks import needs_context
+from kclpy.vm.builtins.marks import Answer, Fail, needs_context, on_mismatch
 
 if TYPE_CHECKING:
     import re
@@ -145,8 +145,7 @@ def _documents(text: str) -> Iterator[_Document]:
             if anchor is not None:
                 anchors[anchor] = len(document.events)
             if name == "ScalarEvent":
-                scalar: Any = event
-                entry = ("scalar", scalar.tag, scalar.value, scalar.style or "", mark, -1)
+                entry = ("scalar", event.tag, event.value, event.style or "", mark, -1)
             elif name in ("SequenceStartEvent", "MappingStartEvent"):
                 kind = "seq" if name == "SequenceStartEvent" else "map"
                 entry = (kind, getattr(event, "tag", None), "", "", mark, -1)
@@ -236,7 +235,7 @@ class _Converter:
     def end_of_events(self) -> YamlError:
         return self.document.error or YamlError("EOF while parsing a value")
 
-    def value(self, index: int, path: str, depth: int) -> tuple[Any, int]:
+    def value(self, index: int, path: str, depth: int) -> tuple[Value, int]:
         """The value starting at event ``index`` and the index after it."""
         if index >= len(self.events):
             raise self.end_of_events()
@@ -256,8 +255,8 @@ class _Converter:
             return self.sequence(index + 1, path, depth + 1)
         return self.mapping(index + 1, path, depth + 1)
 
-    def sequence(self, index: int, path: str, depth: int) -> tuple[list[Any], int]:
-        result: list[Any] = []
+    def sequence(self, index: int, path: str, depth: int) -> tuple[list[Value], int]:
+        result: list[Value] = []
         while True:
             if index >= len(self.events):
                 raise self.end_of_events()
@@ -266,8 +265,8 @@ class _Converter:
             item, index = self.value(index, f"{path}[{len(result)}]", depth)
             result.append(item)
 
-    def mapping(self, index: int, path: str, depth: int) -> tuple[dict[str, Any], int]:
-        result: dict[str, Any] = {}
+    def mapping(self, index: int, path: str, depth: int) -> tuple[dict[str, Value], int]:
+        result: dict[str, Value] = {}
         while True:
             if index >= len(self.events):
                 raise self.end_of_events()
@@ -288,7 +287,7 @@ class _Converter:
         found = "sequence" if kind == "seq" else "map"
         raise self.fail(path, f"invalid type: {found}, expected a string key", mark)
 
-    def scalar(self, tag: str | None, text: str, style: str, path: str, mark: Mark) -> Any:
+    def scalar(self, tag: str | None, text: str, style: str, path: str, mark: Mark) -> Value:
         if tag is not None and tag.startswith(_CORE):
             name = tag[len(_CORE) :]
             if name == "str":
@@ -330,7 +329,7 @@ class _Converter:
             raise self.fail(path, message, mark)
         raise OverflowError
 
-    def plain(self, text: str, path: str, mark: Mark) -> Any:
+    def plain(self, text: str, path: str, mark: Mark) -> Value:
         if not text or text in _NULLS:
             return None
         if text in _TRUE:
@@ -358,10 +357,10 @@ def _reread(value: float) -> float | None:
     from kclpy.vm.builtins.modules.json_module import loads
 
     result = loads(repr(value))
-    return float(result)
+    return float(result) if isinstance(result, int | float) else None
 
 
-def _convert(document: _Document) -> Any:
+def _convert(document: _Document) -> Value:
     value, _ = _Converter(document).value(0, ".", 0)
     if document.error is not None:
         raise document.error
@@ -369,7 +368,7 @@ def _convert(document: _Document) -> Any:
     return value
 
 
-def _depth(value: Any) -> int:
+def _depth(value: Value) -> int:
     deepest = 0
     stack = [(value, 1)]
     while stack:
@@ -381,7 +380,7 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _check_json_depth(value: Any) -> None:
+def _check_json_depth(value: Value) -> None:
     """The reference hands decoded YAML on as JSON text, read back with a nesting limit
     of 127: at 128 levels it fails with serde_json's error, its column counted in that
     compact JSON text."""
@@ -415,7 +414,7 @@ def _check_json_depth(value: Any) -> None:
             level -= 1
 
 
-def loads(text: str) -> Any:
+def loads(text: str) -> Value:
     """The single document of ``text`` (raises :class:`YamlError`)."""
     documents = _documents(text)
     first = next(documents, None)
@@ -429,7 +428,7 @@ def loads(text: str) -> Any:
     return value
 
 
-def loads_all(text: str) -> list[Any]:
+def loads_all(text: str) -> list[Value]:
     """Every document of ``text`` (raises :class:`YamlError`)."""
     return [_convert(document) for document in _documents(text)] or [None]
 
@@ -438,15 +437,11 @@ def loads_all(text: str) -> list[Any]:
 # Members
 
 
-def _text(function: str, value: Any) -> str:
-    if type(value) is not str:
-        from kclpy.vm.builtins.convert import type_name
-
-        raise KclRuntimeError(f"{function}() expected str, got {type_name(value)}")
-    return value
+# a YAML text that is not a string (the adapter's check): the reference's words
+_TEXT: Final = on_mismatch(Fail("{function}() expected str, got {kcl}"))
 
 
-def _flags(sort_keys: Any, ignore_private: Any, ignore_none: Any) -> dict[str, bool]:
+def _flags(sort_keys: Value, ignore_private: Value, ignore_none: Value) -> dict[str, bool]:
     from kclpy.vm.builtins.convert import truthy
 
     return {
@@ -456,14 +451,14 @@ def _flags(sort_keys: Any, ignore_private: Any, ignore_none: Any) -> dict[str, b
     }
 
 
-def _list(data: Any) -> list[Any]:
+def _list(data: Value) -> list[Value]:
     if not isinstance(data, list):
         raise KclRuntimeError("invalid list value")
     return data
 
 
 def encode(
-    data: Any, sort_keys: Any = False, ignore_private: Any = False, ignore_none: Any = False
+    data: Value, sort_keys: Value = False, ignore_private: Value = False, ignore_none: Value = False
 ) -> str:
     """``data`` as one YAML document (with a final newline)."""
     from kclpy.values.yaml_writer import to_yaml
@@ -472,7 +467,7 @@ def encode(
 
 
 def encode_all(
-    data: Any, sort_keys: Any = False, ignore_private: Any = False, ignore_none: Any = False
+    data: Value, sort_keys: Value = False, ignore_private: Value = False, ignore_none: Value = False
 ) -> str:
     """The items of ``data`` as a YAML stream (``"\\n---\\n"`` between documents)."""
     from kclpy.values.yaml_writer import to_yaml_all
@@ -480,26 +475,27 @@ def encode_all(
     return to_yaml_all(_list(data), **_flags(sort_keys, ignore_private, ignore_none))
 
 
-def decode(value: Any) -> Any:
+@_TEXT
+def decode(value: str) -> Value:
     """The value of the single YAML document ``value``."""
     try:
-        return loads(_text("decode", value))
+        return loads(value)
     except YamlError as error:
         raise KclRuntimeError(str(error)) from None
 
 
-def decode_all(value: Any) -> list[Any]:
+@_TEXT
+def decode_all(value: str) -> list[Value]:
     """The values of every document in ``value``."""
     try:
-        return loads_all(_text("decode_all", value))
+        return loads_all(value)
     except YamlError as error:
         raise KclRuntimeError(str(error)) from None
 
 
-def validate(value: Any) -> bool:
+@on_mismatch(Answer(False))
+def validate(value: str) -> bool:
     """Whether ``value`` is YAML that :func:`decode_all` accepts."""
-    if type(value) is not str:
-        return False
     try:
         loads_all(value)
     except YamlError:
@@ -510,12 +506,12 @@ def validate(value: Any) -> bool:
 @needs_context
 def dump_to_file(
     ctx: BuiltinContext,
-    data: Any,
-    filename: Any,
-    sort_keys: Any = False,
-    ignore_private: Any = False,
-    ignore_none: Any = False,
-) -> Any:
+    data: Value,
+    filename: Value,
+    sort_keys: Value = False,
+    ignore_private: Value = False,
+    ignore_none: Value = False,
+) -> Value:
     """Write ``data`` as YAML to ``filename``; returns Undefined."""
     from kclpy.vm.builtins.modules.json_module import write_text
 
@@ -526,12 +522,12 @@ def dump_to_file(
 @needs_context
 def dump_all_to_file(
     ctx: BuiltinContext,
-    data: Any,
-    filename: Any,
-    sort_keys: Any = False,
-    ignore_private: Any = False,
-    ignore_none: Any = False,
-) -> Any:
+    data: Value,
+    filename: Value,
+    sort_keys: Value = False,
+    ignore_private: Value = False,
+    ignore_none: Value = False,
+) -> Value:
     """Write the items of ``data`` as a YAML stream to ``filename``; returns Undefined."""
     from kclpy.vm.builtins.modules.json_module import write_text
 
@@ -540,7 +536,7 @@ def dump_all_to_file(
     return UNDEFINED
 
 
-MEMBERS: Final[dict[str, Any]] = {
+MEMBERS: Final[dict[str, object]] = {
     "encode": encode,
     "encode_all": encode_all,
     "decode": decode,

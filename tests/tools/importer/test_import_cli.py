@@ -83,7 +83,7 @@ def test_single_file_and_auto_mode(tmp_path: Path) -> None:
     done = kcl("import", "--single", "petstore.v2.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "petstore.v2.k").read_text()
-    assert "schema Pet:" in text and "schema V2Tag:" in text
+    assert "schema Pet:" in text and "schema v2_Tag:" in text
     assert not (tmp_path / "models").exists()
 
 

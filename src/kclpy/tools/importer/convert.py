@@ -24,7 +24,7 @@ from kclpy.tools.importer.data import data_chunks
 from kclpy.tools.importer.failures import ImportFailure, failure_at
 from kclpy.tools.importer.inputs import detect_mode, load_documents
 from kclpy.tools.importer.jsonschema import jsonschema_to_kcl
-from kclpy.tools.importer.literals import NotRepresentable, file_stem
+from kclpy.tools.importer.literals import NotRepresentable
 from kclpy.tools.importer.model import Schema
 from kclpy.tools.importer.openapi import openapi_to_kcl
 from kclpy.tools.importer.printer import print_schemas
@@ -33,14 +33,16 @@ from kclpy.tools.importer.printer import print_schemas
 @dataclass(frozen=True)
 class ImportOptions:
     """How to convert: the mode, the package of OpenAPI/CRD models, whether to check
-    an OpenAPI document's version first, whether to make one file, and the bounds
-    of an input (size, depth, aliases)."""
+    an OpenAPI document's version first, whether to make one file, the bounds
+    of an input (size, depth, aliases), and whether OpenAPI properties keep the
+    document's order (kcl-openapi's own tests; ``kcl import`` sorts them)."""
 
     mode: str = "auto"
     package: str = "models"
     validate: bool = True
     single: bool = False
     limits: ImportLimits = DEFAULT_LIMITS
+    keep_order: bool = False
 
 
 def import_path(path: str, options: ImportOptions = ImportOptions()) -> dict[str, str]:
@@ -102,8 +104,8 @@ def _convert(source: SourceFile, options: ImportOptions) -> dict[str, str]:
     else:
         document = documents[0] if documents else None
         if mode == "openapi":
-            grouped = openapi_to_kcl(document, source, options.validate)
-            groups = {os.path.join(package, file_stem(name)): s for name, s in grouped.items()}
+            grouped = openapi_to_kcl(document, source, options.validate, options.keep_order)
+            groups = {os.path.join(package, *name.split("/")): s for name, s in grouped.items()}
         else:
             groups = {stem: schemas_of(jsonschema_to_kcl(document, source, stem))}
     if single or mode == "jsonschema":

@@ -106,9 +106,9 @@ def _convert(source: SourceFile, options: ImportOptions) -> dict[str, str]:
         if mode == "openapi":
             grouped = openapi_to_kcl(document, source, options.validate, options.keep_order)
             groups = {os.path.join(package, *name.split("/")): s for name, s in grouped.items()}
-        else:
-            groups = {stem: schemas_of(jsonschema_to_kcl(document, source, stem))}
-    if single or mode == "jsonschema":
+        else:  # written as the reference's generator writes it
+            return {f"{stem}.k": jsonschema_to_kcl(document, source, stem)}
+    if single:
         return {f"{stem}.k": print_schemas(schemas_of(groups), header + ".")}
     return {f"{path}.k": print_schemas(schemas, header + ".") for path, schemas in groups.items()}
 

@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 from import_helpers import CASES, kcl
 
+from kclpy.tools.importer.kclgen import HEADER
+
+HEADED = HEADER + "\n\n"  # the reference's header, then the data
+
 
 def copy_case(case: str, folder: Path) -> Path:
     return Path(shutil.copy(CASES / case, folder / case))
@@ -19,7 +23,7 @@ def test_data_to_stem_file(tmp_path: Path) -> None:
     copy_case("app.json", tmp_path)
     done = kcl("import", "app.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "app.k").read_text().startswith('name = "web"\n')
+    assert (tmp_path / "app.k").read_text().startswith(HEADED + 'name = "web"\n')
     assert sorted(p.name for p in tmp_path.iterdir()) == ["app.json", "app.k"]
 
 
@@ -39,7 +43,7 @@ def test_output_to_stdout_and_to_a_file(tmp_path: Path) -> None:
     copy_case("server.toml", tmp_path)
     printed = kcl("import", "-m", "toml", "-o", "-", "server.toml", cwd=tmp_path)
     assert printed.returncode == 0
-    assert printed.stdout.startswith('title = "server"\n')
+    assert printed.stdout.startswith(HEADED + 'title = "server"\n')
     (tmp_path / "out").mkdir()
     written = kcl("import", "server.toml", "--output", "out/config.k", cwd=tmp_path)
     assert written.returncode == 0, written.stderr
@@ -60,7 +64,7 @@ def test_output_file_in_a_missing_folder_is_an_error(tmp_path: Path) -> None:
 def test_options_after_files_and_stdin_free(tmp_path: Path) -> None:
     copy_case("app.json", tmp_path)
     done = kcl("import", "app.json", "-m", "json", "-o", "-", cwd=tmp_path)
-    assert done.returncode == 0 and done.stdout.startswith('name = "web"')
+    assert done.returncode == 0 and done.stdout.startswith(HEADED + 'name = "web"')
 
 
 def test_crd_package_layout(tmp_path: Path) -> None:

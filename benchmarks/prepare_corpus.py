@@ -23,13 +23,20 @@ kcl-lang/konfig and writes, under OUT (default ``.corpus``):
   are mirrored), for
   ``tests/tools/test_format_corpus.py`` (``tests/tools/format_corpus.py`` caches the
   reference's output for them);
+* ``kcl-openapi/``: the ``kcl import -m openapi`` test data of kcl-lang/kcl-openapi
+  (``integration/``: ``pkg/swagger/generator/testdata/integration``; ``examples/``:
+  ``examples/swagger``; each case an input ``.yaml`` beside the ``models/`` the
+  reference made) and ``kcl-jsonschema/``: that of ``kcl import -m jsonschema``
+  (kcl-lang/kcl-go's ``pkg/tools/gen/testdata/jsonschema``: ``input.json`` beside
+  ``expect.k``), for ``tests/tools/importer/test_import_upstream.py``;
 * ``MANIFEST.json``: the commits and versions used.
 
 Everything here is third-party code (except ``bench/``): it stays out of
 version control.  Re-running replaces these folders (and only these).
 
     python benchmarks/prepare_corpus.py [--kcl-git DIR] [--modules-git DIR]
-        [--konfig-git DIR] [--kcl-go-git DIR] [--out .corpus] [--ref-python PY] [--check]
+        [--konfig-git DIR] [--kcl-go-git DIR] [--kcl-openapi-git DIR] [--out .corpus]
+        [--ref-python PY] [--check]
 
 ``--check`` runs the reference on the k8s models and on every konfig stack.
 """
@@ -60,6 +67,7 @@ DEFAULT_KCL_GIT = MIRRORS / "kcl-lang+kcl" / "repo"
 DEFAULT_MODULES_GIT = MIRRORS / "kcl-lang+modules" / "repo"
 DEFAULT_KONFIG_GIT = MIRRORS / "kcl-lang+konfig" / "repo"
 DEFAULT_KCL_GO_GIT = MIRRORS / "kcl-lang+kcl-go" / "repo"
+DEFAULT_KCL_OPENAPI_GIT = MIRRORS / "kcl-lang+kcl-openapi" / "repo"
 DEFAULT_BUILD_CORPUS = ROOT.parent / "shared" / "conformance" / "build_corpus.py"
 VET_DATA = "crates/tools/src/vet/test_datas"
 DOC_DATA = "pkg/tools/gen"
@@ -70,6 +78,12 @@ OPENAPI_TEST = re.compile(
     re.S,
 )
 FMT_DATA = "crates/tools/src/format/test_data"
+# kcl import's test data: (git directory option, folder in the repository, where in OUT)
+IMPORT_DATA = (
+    ("kcl_openapi_git", "pkg/swagger/generator/testdata/integration", "kcl-openapi/integration"),
+    ("kcl_openapi_git", "examples/swagger", "kcl-openapi/examples"),
+    ("kcl_go_git", "pkg/tools/gen/testdata/jsonschema", "kcl-jsonschema"),
+)
 FMT_EXTRA = {"examples": "kcl-lang+examples", "kusionstack-konfig": "KusionStack+konfig"}
 
 # konfig reads `metadata.__META_APP_NAME` (and three more `__META_*` names) of
@@ -239,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modules-git", type=Path, default=DEFAULT_MODULES_GIT)
     parser.add_argument("--konfig-git", type=Path, default=DEFAULT_KONFIG_GIT)
     parser.add_argument("--kcl-go-git", type=Path, default=DEFAULT_KCL_GO_GIT)
+    parser.add_argument("--kcl-openapi-git", type=Path, default=DEFAULT_KCL_OPENAPI_GIT)
     parser.add_argument("--rev", default="HEAD", help="revision of every repo (HEAD)")
     parser.add_argument("--k8s-version", default="1.31", help="k8s package version (1.31)")
     parser.add_argument("--out", type=Path, default=ROOT / ".corpus")
@@ -257,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip",
         default="",
-        help="comma-separated parts to skip: conformance,k8s,konfig,bench,vet,doc,fmt",
+        help="comma-separated parts to skip: conformance,k8s,konfig,bench,vet,doc,fmt,import",
     )
     parser.add_argument("--check", action="store_true", help="run the reference afterwards")
     ns = parser.parse_args(argv)
@@ -322,6 +337,15 @@ def main(argv: list[str] | None = None) -> int:
             if (MIRRORS / name / "repo").is_dir():
                 count = export_kcl_files(MIRRORS / name / "repo", ns.rev, fresh(out / folder))
                 print(f"fmt: {count} .k files of {name} -> {out / folder}")
+    if "import" not in skip:
+        fresh(out / "kcl-openapi")
+        for option, folder, place in IMPORT_DATA:
+            git_dir = getattr(ns, option)
+            export_tree(git_dir, f"{ns.rev}:{folder}", fresh(out / place))
+            manifest[git_dir.parent.name.split("+")[1]] = (
+                git(git_dir, "rev-parse", ns.rev).decode().strip()
+            )
+            print(f"import: {folder} -> {out / place}")
     previous = out / "MANIFEST.json"
     if previous.is_file():
         manifest = {**json.loads(previous.read_text(encoding="utf-8")), **manifest}

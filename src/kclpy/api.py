@@ -482,7 +482,8 @@ def generate_kcl(source: str, mode: str = "json", *, filename: str = "<string>")
     (with ``diagnostics``) when the input cannot be converted."""
     from kclpy.tools.importer.convert import ImportOptions, convert
 
-    files = convert(SourceFile(filename, source), ImportOptions(mode, single=True))
+    options = ImportOptions(mode, single=True, header=False)
+    files = convert(SourceFile(filename, source), options)
     return next(iter(files.values()))
 
 

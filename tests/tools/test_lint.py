@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import urllib.parse
 from collections import Counter
 from pathlib import Path
 
@@ -271,7 +272,11 @@ def test_cli_formats(
     [result] = run["results"]
     assert result["ruleId"] == "W0404" and result["level"] == "warning"
     location = result["locations"][0]["physicalLocation"]
-    assert location["artifactLocation"]["uri"] == path
+    # named as the github format names it, from the root the run declares
+    assert location["artifactLocation"] == {"uri": "main.k", "uriBaseId": "SRCROOT"}
+    root_uri = run["originalUriBaseIds"]["SRCROOT"]["uri"]
+    assert root_uri.startswith("file:///") and root_uri.endswith("/")
+    assert os.path.samefile(urllib.parse.unquote(root_uri[len("file://") :]), tmp_path)
     assert location["region"] == {"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 12}
     _, out, _ = _cli(["--no_style", path], capsys)
     assert out.startswith("warning[W0404]: Reimport\n") and "2 | import math\n" in out
@@ -381,6 +386,47 @@ def test_github_paths_are_relative_to_the_work_tree(
     assert repository_path(str(main_k)) == "apps/web/main.k"
     monkeypatch.chdir(repository / "apps")  # from a folder inside it: still from the root
     assert repository_path("web/main.k") == "apps/web/main.k"
+
+
+def test_sarif_paths_are_relative_to_their_work_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each file is a relative ``uri`` with the ``uriBaseId`` of its repository (or of
+    the current folder outside one), whose absolute URI the run declares; a file
+    outside both is an absolute URI."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repository = tmp_path / "my repo"  # a space: percent-encoded in URIs
+    (repository / "apps").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repository)], check=True, timeout=60)
+    (repository / "apps" / "main.k").write_text("import math\n")
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "b.k").write_text("import json\n")
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "c.k").write_text("import yaml\n")
+    monkeypatch.chdir(here)
+    files = [str(repository / "apps" / "main.k"), "b.k", str(stray / "c.k")]
+    _, out, _ = _cli(["--format", "sarif", *files], capsys)
+    [run] = json.loads(out)["runs"]
+    locations = {
+        result["message"]["text"].split("'")[1]: result["locations"][0]["physicalLocation"]
+        for result in run["results"]
+    }
+    artifacts = {module: location["artifactLocation"] for module, location in locations.items()}
+    bases = {key: value["uri"] for key, value in run["originalUriBaseIds"].items()}
+    assert artifacts["math"]["uri"] == "apps/main.k"
+    assert bases[artifacts["math"]["uriBaseId"]].endswith("/my%20repo/")
+    assert artifacts["json"]["uri"] == "b.k"
+    assert bases[artifacts["json"]["uriBaseId"]].endswith("/here/")
+    assert len(bases) == 2 and artifacts["math"]["uriBaseId"] != artifacts["json"]["uriBaseId"]
+    assert "uriBaseId" not in artifacts["yaml"]
+    assert artifacts["yaml"]["uri"].startswith("file:///")
+    assert urllib.parse.unquote(artifacts["yaml"]["uri"]).endswith("/stray/c.k")
 
 
 # --------------------------------------------------------------------------- missing modules

@@ -25,6 +25,7 @@ import json
 import os
 import re
 import tomllib
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -438,9 +439,15 @@ def _plural(count: int, noun: str) -> str:
 
 
 def sarif_log(diagnostics: list[Diagnostic]) -> dict[str, Any]:
-    """A SARIF 2.1.0 log of the findings: one run, a rule per code that occurs."""
+    """A SARIF 2.1.0 log of the findings: one run, a rule per code that occurs.
+    Files are named relative to the root of their repository (as the ``github``
+    format names them): ``uri`` relative, ``uriBaseId`` naming the root, whose
+    absolute ``file:`` URI the run's ``originalUriBaseIds`` holds (``SRCROOT``,
+    then ``SRCROOT2``... when the files lie in more than one work tree)."""
     rules: dict[str, dict[str, Any]] = {}
     results = []
+    roots: dict[str, str] = {}
+    base_ids: dict[str, str] = {}  # root -> its uriBaseId
     for diagnostic in diagnostics:
         code = diagnostic.code
         rule = RULES_BY_ID.get(code.id) if code.is_lint else None
@@ -462,7 +469,8 @@ def sarif_log(diagnostics: list[Diagnostic]) -> dict[str, Any]:
             (line, col), (end_line, end_col) = span.begin_pos, span.end_pos
             region = {"startLine": line, "startColumn": col, "endLine": end_line}
             region["endColumn"] = end_col
-            physical = {"artifactLocation": {"uri": span.file.path}, "region": region}
+            artifact = _sarif_artifact(span.file.path, roots, base_ids)
+            physical = {"artifactLocation": artifact, "region": region}
             result["locations"] = [{"physicalLocation": physical}]
         results.append(result)
     driver = {
@@ -470,11 +478,34 @@ def sarif_log(diagnostics: list[Diagnostic]) -> dict[str, Any]:
         "informationUri": "https://kcl-lang.io",
         "rules": list(rules.values()),
     }
+    run: dict[str, Any] = {"tool": {"driver": driver}}
+    if base_ids:
+        run["originalUriBaseIds"] = {
+            base_id: {"uri": _file_uri(root) + "/"} for root, base_id in base_ids.items()
+        }
+    run["results"] = results
     return {
         "version": "2.1.0",
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "runs": [{"tool": {"driver": driver}, "results": results}],
+        "runs": [run],
     }
+
+
+def _sarif_artifact(path: str, roots: dict[str, str], base_ids: dict[str, str]) -> dict[str, str]:
+    """The ``artifactLocation`` of ``path``: relative to its repository root, which
+    gets a ``uriBaseId`` of its own the first time it is seen (a file outside the
+    current folder and every work tree: its absolute URI)."""
+    root, relative = _repository_place(path, roots)
+    if relative == ".." or relative.startswith("../"):
+        return {"uri": _file_uri(os.path.abspath(path))}
+    base_id = base_ids.setdefault(root, "SRCROOT" + (str(len(base_ids) + 1) if base_ids else ""))
+    return {"uri": urllib.parse.quote(relative), "uriBaseId": base_id}
+
+
+def _file_uri(folder: str) -> str:
+    """The ``file:`` URI of an absolute folder (``/`` separators, percent-encoded)."""
+    posix = folder.replace(os.sep, "/")
+    return "file://" + urllib.parse.quote(posix if posix.startswith("/") else "/" + posix)
 
 
 def _github(diagnostic: Diagnostic, roots: dict[str, str]) -> str:
@@ -501,14 +532,19 @@ def repository_path(path: str, roots: dict[str, str] | None = None) -> str:
     """``path`` relative to the root of the git work tree holding it (the nearest folder
     above it with a ``.git`` folder or file), else to the current folder, with ``/``
     separators: GitHub matches annotations to files by their path in the repository."""
+    return _repository_place(path, roots if roots is not None else {})[1]
+
+
+def _repository_place(path: str, roots: dict[str, str]) -> tuple[str, str]:
+    """The root ``path`` is named from (its work tree, else the current folder) and
+    the name (``/`` separators); ``roots`` caches the root of each folder."""
     absolute = os.path.abspath(path)
     folder = os.path.dirname(absolute)
-    known = roots if roots is not None else {}
-    root = known.get(folder)
+    root = roots.get(folder)
     if root is None:
-        root = known[folder] = _work_tree(folder) or os.getcwd()
+        root = roots[folder] = _work_tree(folder) or os.getcwd()
     relative = os.path.relpath(absolute, root)
-    return relative.replace(os.sep, "/")
+    return root, relative.replace(os.sep, "/")
 
 
 def _work_tree(folder: str) -> str | None:

@@ -171,19 +171,20 @@ def compare_module(module: Path) -> ModuleResult:
         mine = ours.get(published.name, {})
         for name, shape in theirs.items():
             result.published += 1
-            difference = _difference(shape, mine.get(name))
-            if difference is None:
+            found = difference(shape, mine.get(name))
+            if found is None:
                 result.matched += 1
             else:
-                result.differences[difference[0]] += 1
-                result.examples.setdefault(
-                    difference[0], f"{published.name} {name}: {difference[1]}"
-                )
+                result.differences[found[0]] += 1
+                result.examples.setdefault(found[0], f"{published.name} {name}: {found[1]}")
     return result
 
 
-def _difference(theirs: SchemaShape, mine: SchemaShape | None) -> tuple[str, str] | None:
-    """The first kind of difference between two schemas, with a detail."""
+def difference(
+    theirs: SchemaShape, mine: SchemaShape | None, order: bool = True
+) -> tuple[str, str] | None:
+    """The first kind of difference between two schemas, with a detail (the order
+    of the attributes compared only with ``order``)."""
     if mine is None:
         return "missing schema", ""
     their_names = [a.name for a in theirs.attributes]
@@ -197,7 +198,7 @@ def _difference(theirs: SchemaShape, mine: SchemaShape | None) -> tuple[str, str
             my_value = getattr(mine_by_name[attribute.name], kind)
             if their_value != my_value:
                 return f"attribute {kind}", f"{attribute.name}: {their_value!r} != {my_value!r}"
-    if their_names != my_names:
+    if order and their_names != my_names:
         return "attribute order", ""
     if theirs.index_signature != mine.index_signature:
         return "index signature", f"{theirs.index_signature!r} != {mine.index_signature!r}"

@@ -39,9 +39,10 @@ def test_golden(case: str, monkeypatch: pytest.MonkeyPatch, update_goldens: bool
     assert files == expected
 
 
-@pytest.mark.parametrize("case", sorted(MODES))
+@pytest.mark.parametrize("case", sorted(set(MODES) - {"person.schema.json"}))
 def test_output_is_formatted(case: str) -> None:
-    """What ``kcl import`` writes is what ``kcl fmt`` would leave."""
+    """What ``kcl import`` writes is what ``kcl fmt`` would leave (JSON Schema's is
+    kcl-go's text as it writes it: ``test_import_upstream.py``)."""
     for text in import_path(str(CASES / case), ImportOptions(MODES[case])).values():
         assert format_code(text) == text
 

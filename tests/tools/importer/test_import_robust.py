@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kclpy.source import SourceFile
+from kclpy.syntax import parse_source
 from kclpy.tools.format import format_code
 from kclpy.tools.importer.convert import ImportOptions, convert
 from kclpy.tools.importer.inputs import ImportFailure
@@ -70,7 +71,11 @@ def outcome(text: str, mode: str, name: str = "input.json") -> None:
         assert failure.diagnostics and all(d.code.id.startswith("E9") for d in failure.diagnostics)
         return
     for generated in files.values():
-        assert format_code(generated) == generated  # it parses, and is formatted
+        if mode == "jsonschema":  # kcl-go's text, which `kcl fmt` would lay out anew
+            _, diagnostics = parse_source(generated, "generated.k")
+            assert not diagnostics, generated
+        else:
+            assert format_code(generated) == generated  # it parses, and is formatted
 
 
 @pytest.mark.parametrize("mode", ["json", "jsonschema", "openapi", "crd"])
@@ -101,6 +106,17 @@ def test_generated_documents(mode: str, document: object) -> None:
         {"type": "object", "properties": {"a": {"type": "number", "maximum": float("inf")}}},
         {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}},
         {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/a"}},
+            "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+        },
+        {"type": "object", "properties": {"a": {"allOf": [{"$ref": "#/properties/a"}]}}},
+        {"type": "object", "properties": {"a": {"not": {"pattern": 'x"""y\\'}}}},
+        {"type": "object", "description": 'a """ b', "properties": {'a"b': {"const": "x\\"}}},
+        {"type": "object", "properties": {"a": {"type": "string", "format": "email"}}},
+        {"type": "object", "patternProperties": {"^a": {"type": "integer"}}},
+        {"type": "object", "properties": {"a": {"anyOf": [{"minimum": 1}, {"pattern": "x"}]}}},
+        {
             "title": "check",
             "type": "object",
             "properties": {"Mixin": {"type": "object", "properties": {"x": {}}}},
@@ -109,6 +125,22 @@ def test_generated_documents(mode: str, document: object) -> None:
 )
 def test_malformed_json_schemas(schema: object) -> None:
     outcome(json.dumps(schema), "jsonschema")
+
+
+def test_json_schema_that_explodes_is_refused() -> None:
+    """Each ``$ref`` is expanded where it is used (as the reference does): 2**40
+    schemas are refused, not made."""
+    definitions = {"d0": {"type": "object", "properties": {"x": {"type": "string"}}}}
+    for level in range(1, 41):
+        twice = {"$ref": f"#/$defs/d{level - 1}"}
+        definitions[f"d{level}"] = {"type": "object", "properties": {"a": twice, "b": twice}}
+    schema = {
+        "type": "object",
+        "properties": {"top": {"$ref": "#/$defs/d40"}},
+        "$defs": definitions,
+    }
+    with pytest.raises(ImportFailure, match="expands into more than"):
+        convert(SourceFile("big.json", json.dumps(schema)), ImportOptions("jsonschema"))
 
 
 CRD_HEAD = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"

@@ -60,13 +60,17 @@ class Attribute:
 @dataclass
 class Schema:
     """One KCL schema; ``open`` adds ``[...str]: any`` (unknown keys allowed);
-    ``imports`` are the modules its types need (``k8s.apimachinery.pkg.apis.meta.v1``)."""
+    ``imports`` are the modules its types need (``k8s.apimachinery.pkg.apis.meta.v1``);
+    ``base`` the schema it inherits from; ``example`` a value for the docstring's
+    ``Examples`` section (a KCL expression)."""
 
     name: str
     doc: str
     attributes: list[Attribute] = field(default_factory=list)
     open: bool = False
     imports: tuple[str, ...] = ()
+    base: str = ""
+    example: str = ""
 
 
 class SchemaBuilder:

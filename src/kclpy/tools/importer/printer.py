@@ -4,7 +4,8 @@
 formatted KCL file: a module docstring (``header``), ``import regex as _regex`` when a check
 needs it, then each schema with a docstring in the reference's convention
 (summary, ``Attributes`` / ``----------`` / ``name : type, default is X,
-required|optional`` + description), its attributes (``name?: type = default``),
+required|optional`` + description, ``Examples``), its base schema, its
+attributes (``name?: type = default``),
 ``[...str]: any`` for open schemas and a ``check:`` block. The text goes through
 ``kclpy.tools.format.format_code``, so it is what ``kcl fmt`` would print.
 """
@@ -41,7 +42,8 @@ def print_schemas(schemas: Iterable[Schema], header: str) -> str:
 
 def _schema(schema: Schema) -> tuple[str, list[str]]:
     """The text of one schema and its checks."""
-    lines = [f"schema {schema.name}:", *_docstring(schema)]
+    base = f"({schema.base})" if schema.base else ""
+    lines = [f"schema {schema.name}{base}:", *_docstring(schema)]
     checks: list[str] = []
     for attribute in schema.attributes:
         lines.append(INDENT + _attribute(attribute))
@@ -72,6 +74,8 @@ def _docstring(schema: Schema) -> list[str]:
             body.append(attribute.doc_head or head)
             description = attribute.doc or attribute.key
             body.extend(INDENT + line for line in description.splitlines())
+    if schema.example:
+        body += ["", "Examples", "--------", f"demo = {schema.example}"]
     text = _doc_text("\n".join(body))
     lines = [INDENT + line if line.strip() else "" for line in text.splitlines()]
     return [INDENT + '"""', *lines, INDENT + '"""', ""]

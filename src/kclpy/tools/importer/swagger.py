@@ -5,7 +5,9 @@ model (a CRD version's ``openAPIV3Schema``) into ``model.Schema`` values: the
 model named ``name`` first, then the schemas of its nested objects sorted by
 name. The rules, as the published kcl-lang/modules were generated:
 
-* properties in sorted order; ``name?: T`` unless listed in ``required``;
+* properties in sorted order (in the document's with ``keep_order``, as
+  kcl-openapi's ``--keep-order`` tests make them); ``name?: T`` unless listed in
+  ``required``;
 * a nested object with properties is a schema named by ``go_name`` of the model
   and the key (``BitnamiComV1alpha1SealedSecretSpec``); the objects of a list's
   items add ``Items0``, those of a map's values ``Anon`` (named after the
@@ -13,7 +15,8 @@ name. The rules, as the published kcl-lang/modules were generated:
 * ``string``/``integer``/``number``/``boolean`` are ``str``/``int``/``float``/
   ``bool`` (a ``format`` of ``int32``... makes a number ``int``), int-or-string is
   ``int | str``, other objects are ``{str:T}`` with ``additionalProperties``, else
-  ``any``; an ``enum`` is the union of its values; ``default`` is kept;
+  ``any``; an ``enum`` is the union of its values (null left out); ``default``
+  is kept;
 * docstrings: the description, else the name in words (``encrypted data``); an
   attribute whose type became a schema is described by its name;
 * checks of ``maximum``, ``minimum``, ``maxLength``, ``minLength``, ``pattern``
@@ -24,7 +27,10 @@ name. The rules, as the published kcl-lang/modules were generated:
   [None, Undefined]``); attributes whose names need quotes are not checked.
 
 ``fixed`` replaces properties of the model by attributes made by the caller
-(a CRD's ``apiVersion``, ``kind`` and ``metadata``).
+(a CRD's ``apiVersion``, ``kind`` and ``metadata``). ``ref_type`` (OpenAPI
+documents) gives the type of a ``$ref`` (the schema of another definition, as
+the file being made names it); an ``example`` becomes the docstring's
+``Examples`` section and a property's ``externalDocs`` a ``See Also`` link.
 """
 
 from __future__ import annotations
@@ -64,9 +70,16 @@ _FREE_FORMATS = frozenset({"date", "datetime", "uuid", "bsonobjectid", "base64",
 class SwaggerModel:
     """Builds the schemas of models by the reference importer's rules."""
 
-    def __init__(self, source: SourceFile) -> None:
+    def __init__(
+        self,
+        source: SourceFile,
+        ref_type: Callable[[str, Path], str] | None = None,
+        keep_order: bool = False,
+    ) -> None:
         self.source = source
         self.extras: dict[str, Schema] = {}
+        self.ref_type = ref_type
+        self.keep_order = keep_order
 
     def build(
         self,
@@ -87,6 +100,11 @@ class SwaggerModel:
     ) -> Schema:
         node = node if isinstance(node, dict) else {}
         schema = Schema(model, _text(node.get("description")) or human_name(model))
+        if truthy(node.get("example")):
+            try:
+                schema.example = reference_literal(node["example"])
+            except NotRepresentable as error:
+                raise failure_at(self.source, str(error), [*path, "example"]) from None
         properties = node.get("properties") or {}
         if not isinstance(properties, dict):
             raise failure_at(self.source, "'properties' must be a mapping", [*path, "properties"])
@@ -95,7 +113,8 @@ class SwaggerModel:
             raise failure_at(self.source, "'required' must be a list", [*path, "required"])
         fixed = fixed or {}
         needed = False
-        for key in sorted({*map(str, properties), *fixed}):
+        keys = dict.fromkeys([*map(str, properties), *fixed])
+        for key in keys if self.keep_order else sorted(keys):
             if key in fixed:  # required when the model lists it, as the reference reads it
                 made = replace(fixed[key], required=fixed[key].required or key in required)
                 made.doc_head = made.doc_head.replace(
@@ -128,8 +147,11 @@ class SwaggerModel:
         annotation = kcl_type
         enum = node.get("enum")
         try:
-            if isinstance(enum, list) and enum and not nested:
-                annotation = " | ".join(reference_literal(value) for value in enum)
+            values = (
+                [value for value in enum if value is not None] if isinstance(enum, list) else []
+            )
+            if values and not nested:  # null is every attribute's value: not listed
+                annotation = " | ".join(reference_literal(value) for value in values)
             elif read_only and default is not None:
                 annotation = reference_literal(default)
             text = None if default is None else reference_literal(default)
@@ -147,6 +169,8 @@ class SwaggerModel:
         itself, a list's items or a map's values)."""
         if not isinstance(node, dict):
             return "any"
+        if "$ref" in node and self.ref_type is not None:
+            return self.ref_type(str(node["$ref"]), [*path, "$ref"])
         kinds = node.get("type")
         kind = _first_type(kinds)
         if isinstance(node.get("format"), str):
@@ -219,9 +243,11 @@ def _introduction(node: dict[str, Any]) -> str:
     """An attribute's description: its title, then its description (the reference
     writes them on one line)."""
     title, description = _text(node.get("title")), _text(node.get("description"))
-    if title and description:
-        return title + " " * 8 + description
-    return title or description
+    text = title + " " * 8 + description if title and description else title or description
+    documents = node.get("externalDocs")
+    if text and isinstance(documents, dict) and _text(documents.get("url")):
+        text += ". See Also: " + _text(documents.get("url"))
+    return text
 
 
 def _escaped(key: str) -> str:

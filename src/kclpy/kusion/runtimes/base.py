@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+import attrs
 
 from kclpy.kusion.model import KUBERNETES, LOCAL, TERRAFORM, KusionError, Resource, RuntimeFailure
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Rejection:
     """Why a runtime refuses a resource; ``path`` is the part of the resource document
     at fault (``("attributes", "path")``, ``("id",)``, ``("extensions", "provider")``)."""
@@ -88,7 +89,7 @@ class Runtimes:
             return runtime
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class RuntimeSettings:
     """What the command line tells the default runtimes.
 

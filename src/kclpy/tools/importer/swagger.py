@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
+
+import attrs
 
 from kclpy.source import SourceFile
 from kclpy.tools.importer.failures import failure_at
@@ -97,7 +98,7 @@ class SwaggerModel:
         needed = False
         for key in sorted({*map(str, properties), *fixed}):
             if key in fixed:  # required when the model lists it, as the reference reads it
-                made = replace(fixed[key], required=fixed[key].required or key in required)
+                made = attrs.evolve(fixed[key], required=fixed[key].required or key in required)
                 made.doc_head = made.doc_head.replace(
                     ", optional", ", required" if made.required else ", optional"
                 )

@@ -86,16 +86,19 @@ NOT_ON_RUN = frozenset(("dataclasses", "inspect", "dis", "tokenize", "pathlib", 
 NOT_WITHOUT_CACHE = frozenset(("pickle",))
 
 
-def imported_by_run(tmp_path: Path, env: dict[str, str]) -> tuple[set[str], set[str], set[str]]:
+def imported_by_run(
+    tmp_path: Path, env: dict[str, str], program: Path | None = None
+) -> tuple[set[str], set[str], set[str]]:
     """(kclpy modules, third-party top-level packages, every module) imported by
-    `kcl run hello.k`."""
-    program = tmp_path / "hello.k"
-    program.write_text("a = 1\n", encoding="utf-8")
+    `kcl run hello.k`, or by `kcl run` of ``program`` (which prints ``a: 1``)."""
+    if program is None:
+        program = tmp_path / "hello.k"
+        program.write_text("a = 1\n", encoding="utf-8")
     report = tmp_path / "modules.json"
     completed = subprocess.run(
         [sys.executable, "-c", PROBE, str(program), str(report)],
         env=env,
-        cwd=tmp_path,
+        cwd=program.parent,
         capture_output=True,
         text=True,
         timeout=120,
@@ -135,3 +138,30 @@ def test_kcl_run_imports_only_the_named_modules(tmp_path: Path, cache: str) -> N
         f"`kcl run hello.k` (cache {cache}) imports modules beyond the named list: {extra}; "
         "import them where they are needed, or add them to the list deliberately"
     )
+
+
+def test_kcl_run_of_a_package_with_dependencies_imports_no_third_party_package(
+    tmp_path: Path,
+) -> None:
+    """A run with a ``kcl.mod`` reads its models (``kclpy.mod``: the manifest, the lock,
+    the resolution): they stay plain classes, not attrs (or dataclasses) ones."""
+    project = tmp_path / "project"
+    (project / "dep").mkdir(parents=True)
+    (project / "kcl.mod").write_text(
+        '[package]\nname = "project"\nversion = "0.1.0"\n\n'
+        '[dependencies]\ndep = { path = "dep" }\n',
+        encoding="utf-8",
+    )
+    (project / "dep" / "kcl.mod").write_text(
+        '[package]\nname = "dep"\nversion = "0.1.0"\n', encoding="utf-8"
+    )
+    (project / "dep" / "main.k").write_text("x = 1\n", encoding="utf-8")
+    program = project / "main.k"
+    program.write_text("import dep\n\na = dep.x\n", encoding="utf-8")
+    env = dict(os.environ)
+    env["KCLPY_CACHE_DIR"] = str(tmp_path / "cache")
+    env["KCLPY_NO_CACHE"] = "1"
+    ours, third, every = imported_by_run(tmp_path, env, program)
+    assert "kclpy.mod.manifest" in ours and "kclpy.mod.resolution" in ours
+    assert third == set(), f"`kcl run` of a package imports third-party packages: {sorted(third)}"
+    assert not every & {"attr", "attrs", "dataclasses", "inspect"}

@@ -24,7 +24,8 @@ Takes text and offsets (code points); returns plain data. Knows nothing of types
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import attrs
 
 _OPENING = {"{": "}", "[": "]", "(": ")"}
 _CLOSING = {"}", "]", ")"}
@@ -32,7 +33,7 @@ _STRING_START = re.compile(r"(?i)(?:[rbf]|rb|br)?('''|\"\"\"|'|\")")
 _ENTRY_KEY = re.compile(r"\s*([A-Za-z_$][\w$]*)(?:\s*\.\s*[A-Za-z_$][\w$]*)*\s*(?:\+?=|:)")
 
 
-@dataclass
+@attrs.frozen
 class Bracket:
     """An open bracket around the cursor."""
 

@@ -34,7 +34,8 @@ import contextlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import attrs
 
 MAX_MESSAGE = 64 << 20  # bytes of one message body
 MAX_HEADER = 8192  # bytes of one header block
@@ -59,24 +60,24 @@ _BRACKETS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # a string, or on
 _KEY = re.compile(r'"(id|method)"\s*:\s*(-?\d{1,20}(?![\d.eE])|"(?:[^"\\\n]|\\.){0,256}")')
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Message:
     value: object
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Malformed:
     reason: str
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Refused:
     reason: str
     id: int | str | None
     method: str | None
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Skipped:
     count: int
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
+import attrs
 from lsprotocol import types
 
 from kclpy.loader import package_files
@@ -37,7 +37,7 @@ _SCHEMA = re.compile(r"^schema\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
 _DEPTH = 6  # package folders nested deeper in a dependency are not listed
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Importable:
     """A schema of a package the file does not import yet."""
 

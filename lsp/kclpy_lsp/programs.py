@@ -34,14 +34,15 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+
+import attrs
 
 from kclpy.loader import package_files
 from kclpy.monorepo.stacks import MOD_FILE, SETTINGS_FILE, StackError, read_stack
 from kclpy_lsp.scan import Limits, package_folders, refused
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Unit:
     """One program: where it runs, its inputs as ``kcl run`` takes them."""
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import attrs
 
 SKIPPED_NAMES = frozenset(
     {"node_modules", "vendor", "__pycache__", "site-packages", "dist-packages"}
@@ -23,16 +24,16 @@ SKIPPED_NAMES = frozenset(
 MARKERS = ("pyvenv.cfg", "CACHEDIR.TAG")  # a virtual environment, a cache
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Limits:
     entries: int = 50_000  # directory entries looked at
     bytes: int = 64 << 20  # bytes of the ``.k`` files of the folders found
     folders: int = 300  # package folders found
 
 
-@dataclass
+@attrs.define
 class Found:
-    folders: list[str] = field(default_factory=list)
+    folders: list[str] = attrs.field(factory=list)
     note: str | None = None  # why the scan stopped short
 
 

@@ -32,6 +32,7 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO
 
+import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
@@ -46,11 +47,11 @@ PARENT_POLL = 3.0  # seconds between two looks at the client's process
 EXIT_GRACE = 5.0  # seconds a process may take to end after its loop did
 
 
+@attrs.frozen
 class _End:
     """The reader reached the end of input, or ``stop`` was called."""
 
-    def __init__(self, reason: str | None = None) -> None:
-        self.reason = reason
+    reason: str | None = None
 
 
 class Connection:

@@ -44,7 +44,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import attrs
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import Program
@@ -72,7 +73,7 @@ Publisher = Callable[[str, list[Diagnostic], int | None], None]
 Notifier = Callable[[str], None]
 
 
-@dataclass
+@attrs.define
 class Analysis:
     """One completed analysis of the program of a package folder."""
 
@@ -82,8 +83,8 @@ class Analysis:
     findings: list[Finding]
     texts: dict[str, str]  # every file it loaded: path -> the text it saw
     config_error: str | None = None
-    diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
-    externals: dict[str, str] = field(default_factory=dict)  # kcl.mod dependency -> folder
+    diagnostics: dict[str, list[Diagnostic]] = attrs.field(factory=dict)
+    externals: dict[str, str] = attrs.field(factory=dict)  # kcl.mod dependency -> folder
     unit: Unit | None = None
     probes: frozenset[str] = frozenset()  # package paths looked for (found or not)
 

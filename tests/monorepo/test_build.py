@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 
 import kclpy
@@ -22,9 +23,7 @@ STACKS = ["stacks/a", "stacks/b", "stacks/c", "stacks/d"]
 
 def _build(root: Path, **options: object) -> kclpy.monorepo.BuildReport:
     settings = BuildOptions(paths=[str(root)], root=str(root), jobs=0)
-    for key, value in options.items():
-        setattr(settings, key, value)
-    return build(settings, compile_stack)
+    return build(attrs.evolve(settings, **options), compile_stack)
 
 
 def test_discovery_finds_every_kind_of_stack(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import pytest
 
 from kclpy.api import compile_stack
@@ -37,9 +38,7 @@ def cluster() -> Iterator[str]:
 
 def _options(root: Path, address: str, **extra: object) -> BuildOptions:
     options = BuildOptions(paths=[str(root)], root=str(root), cluster=address, batch_size=2)
-    for key, value in extra.items():
-        setattr(options, key, value)
-    return options
+    return attrs.evolve(options, **extra)
 
 
 def test_cluster_build_equals_local_build(tmp_path: Path, cluster: str) -> None:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+import attrs
 
 MASK = "******"
 ADDED = "+"
@@ -58,7 +59,7 @@ _PAIR_NAMES = ("name", "key")
 Path = tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Difference:
     """One changed leaf (or subtree that exists on one side only)."""
 

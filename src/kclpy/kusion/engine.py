@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import attrs
 
 from kclpy.kusion.diff import differences, remove_fields
 from kclpy.kusion.faults import pause
@@ -50,7 +51,7 @@ from kclpy.kusion.validation import check
 from kclpy.kusion.walker import SUCCEEDED, NodeResult, WalkResult, walk
 
 
-@dataclass
+@attrs.define
 class Options:
     """Knobs shared by preview, apply and destroy."""
 
@@ -61,10 +62,10 @@ class Options:
     dry_run: bool = False
     # What the runtimes declared sensitive, by id (``sensitive.declare``): recorded with
     # each resource in state, so later commands mask it without asking the runtimes.
-    declared: Mapping[str, Sequence[SensitivePath]] = field(default_factory=dict)
+    declared: Mapping[str, Sequence[SensitivePath]] = attrs.field(factory=dict)
 
 
-@dataclass
+@attrs.frozen
 class StepOutcome:
     """One finished step, as reported to the progress callback."""
 
@@ -80,13 +81,13 @@ class StepOutcome:
 Progress = Callable[[StepOutcome], None]
 
 
-@dataclass
+@attrs.frozen
 class Plan:
     """What to do and in which graph."""
 
     order: ChangeOrder
     graph: Graph
-    dependencies: dict[str, list[str]] = field(default_factory=dict)
+    dependencies: dict[str, list[str]] = attrs.field(factory=dict)
 
 
 def preview(

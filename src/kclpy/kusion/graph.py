@@ -16,18 +16,19 @@ topological order (used for stepKeys and for sequential walks).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+
+import attrs
 
 from kclpy.kusion.model import Resource, Spec
 from kclpy.kusion.references import reference_targets
 
 
-@dataclass
+@attrs.define
 class Graph:
     """Nodes in insertion order; ``before[node]`` are the nodes that must finish first."""
 
-    nodes: list[str] = field(default_factory=list)
-    before: dict[str, set[str]] = field(default_factory=dict)
+    nodes: list[str] = attrs.field(factory=list)
+    before: dict[str, set[str]] = attrs.field(factory=dict)
 
     def add_node(self, node: str) -> None:
         if node not in self.before:

@@ -15,8 +15,9 @@ points at the error's position, and so is a document nested deeper than
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import attrs
 
 from kclpy.kusion.model import SpecError
 from kclpy.source import SourceFile, Span
@@ -28,7 +29,7 @@ MAX_NODES = 2_000_000
 """Most values a document may hold once its aliases are expanded."""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Located:
     """A value of a YAML document with its node and the file it was read from."""
 
@@ -84,7 +85,7 @@ def detached(value: Any) -> Located:
     return Located(value)
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Origin:
     """Where one resource of a spec was read: its ``{id, type, ...}`` mapping, or, for a
     plain Kubernetes manifest wrapped into a resource (``wrapped``), the manifest."""

@@ -13,8 +13,9 @@ import copy
 import enum
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+import attrs
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.source import Span
@@ -61,7 +62,7 @@ class SpecError(KusionError):
     code = Code.SPEC_ERROR
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Problem:
     """One thing wrong with a spec, where the spec file shows it (``span``) if known."""
 
@@ -115,16 +116,16 @@ class Action(enum.Enum):
         return self.value
 
 
-@dataclass
+@attrs.define
 class Resource:
     """One Kusion resource; ``runtime_data`` is private runtime bookkeeping in state."""
 
     id: str
     type: str
-    attributes: JsonObject = field(default_factory=dict)
-    depends_on: list[str] = field(default_factory=list)
-    extensions: JsonObject = field(default_factory=dict)
-    runtime_data: JsonObject = field(default_factory=dict)
+    attributes: JsonObject = attrs.field(factory=dict)
+    depends_on: list[str] = attrs.field(factory=list)
+    extensions: JsonObject = attrs.field(factory=dict)
+    runtime_data: JsonObject = attrs.field(factory=dict)
 
     def to_json(self, with_runtime_data: bool = True) -> JsonObject:
         document: JsonObject = {"id": self.id, "type": self.type, "attributes": self.attributes}
@@ -151,7 +152,7 @@ class Resource:
         return copy.deepcopy(self)
 
 
-@dataclass
+@attrs.define
 class Spec:
     """An ordered list of resources with unique ids.
 
@@ -159,8 +160,8 @@ class Spec:
     problems found later point into the spec file; absent for a spec built in code.
     """
 
-    resources: list[Resource] = field(default_factory=list)
-    origins: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+    resources: list[Resource] = attrs.field(factory=list)
+    origins: dict[int, Any] = attrs.field(factory=dict, repr=False, eq=False)
 
     def by_id(self) -> dict[str, Resource]:
         return {resource.id: resource for resource in self.resources}
@@ -173,7 +174,7 @@ class Spec:
         return cls([Resource.from_json(item) for item in document.get("resources") or []])
 
 
-@dataclass
+@attrs.define
 class ChangeStep:
     """The decision for one resource: ``before`` is live (or prior), ``after`` the dry run."""
 
@@ -193,12 +194,12 @@ class ChangeStep:
         return {"id": self.id, "action": self.action.value, "from": self.before, "to": self.after}
 
 
-@dataclass
+@attrs.define
 class ChangeOrder:
     """Change steps in graph-walk order."""
 
-    step_keys: list[str] = field(default_factory=list)
-    steps: dict[str, ChangeStep] = field(default_factory=dict)
+    step_keys: list[str] = attrs.field(factory=list)
+    steps: dict[str, ChangeStep] = attrs.field(factory=dict)
 
     def add(self, step: ChangeStep) -> None:
         self.step_keys.append(step.id)

@@ -22,7 +22,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+
+import attrs
 
 from kclpy.kusion import engine
 from kclpy.kusion.engine import Options, Plan, Progress, Recorder
@@ -47,9 +48,10 @@ from kclpy.kusion.walker import WalkResult
 Confirm = Callable[[Plan], bool]
 
 
-@dataclass
+@attrs.define
 class Context:
-    """Where an operation runs: state backend, runtimes and the project/workspace key."""
+    """Where an operation runs: state backend, runtimes and the project/workspace key
+    (not frozen: a caller may set ``notify`` or ``journal`` between operations)."""
 
     backend: StateBackend
     runtimes: Runtimes
@@ -59,7 +61,7 @@ class Context:
     notify: Callable[[str], None] = lambda message: None
 
 
-@dataclass
+@attrs.frozen
 class Outcome:
     """What an apply or destroy did."""
 
@@ -68,7 +70,7 @@ class Outcome:
     result: WalkResult | None = None
     status: str = "nothing to do"  # "nothing to do" | "declined" | "dry run" | succeeded | failed
     interrupted: bool = False
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = attrs.field(factory=list)
 
     @property
     def ok(self) -> bool:

@@ -10,14 +10,15 @@ by the longest known id that prefixes it.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import attrs
 
 from kclpy.diag import Code
 from kclpy.kusion.model import REFERENCE_PREFIX, UNKNOWN, KusionError, SpecError
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Reference:
     """A parsed reference: the target resource id and the attribute path in it."""
 

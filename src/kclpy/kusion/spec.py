@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from kclpy.kusion.located import Located, Origin, load_documents
 from kclpy.kusion.model import (
@@ -87,14 +88,14 @@ SHAPES = (
 )
 
 
-@dataclass
+@attrs.define
 class Reading:
     """The resources read from the documents, with the problems found in their shape;
     ``malformed`` are the ids of resources left out because of such a problem."""
 
     spec: Spec
-    problems: list[Problem] = field(default_factory=list)
-    malformed: set[str] = field(default_factory=set)
+    problems: list[Problem] = attrs.field(factory=list)
+    malformed: set[str] = attrs.field(factory=set)
 
     def add(self, resource: Resource, origin: Origin) -> None:
         self.spec.origins[len(self.spec.resources)] = origin

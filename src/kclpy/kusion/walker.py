@@ -20,8 +20,9 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from types import FrameType
+
+import attrs
 
 from kclpy.kusion import faults
 from kclpy.kusion.graph import Graph
@@ -33,7 +34,7 @@ CANCELLED = "cancelled"
 POLL_SECONDS = 0.1
 
 
-@dataclass
+@attrs.frozen
 class NodeResult:
     """How one node ended."""
 
@@ -43,9 +44,9 @@ class NodeResult:
     reason: str = ""
 
 
-@dataclass
+@attrs.define
 class WalkResult:
-    results: dict[str, NodeResult] = field(default_factory=dict)
+    results: dict[str, NodeResult] = attrs.field(factory=dict)
     interrupted: bool = False
 
     def failed(self) -> list[str]:

@@ -85,8 +85,11 @@ class Dependency(NamedTuple):
 
 
 class ModFile:
-    """A parsed ``kcl.mod``: the folder holding it, its sections (plain classes here:
-    dataclasses cost milliseconds to create, on every run with a ``kcl.mod``)."""
+    """A parsed ``kcl.mod``: the folder holding it, its sections. A hand-written slotted
+    class, not an attrs one: a run with a ``kcl.mod`` reads it, and ``kcl run`` imports
+    no attrs (it costs milliseconds of every start; see docs/design.md, Records)."""
+
+    __slots__ = ("dependencies", "package", "profile", "root")
 
     def __init__(
         self,

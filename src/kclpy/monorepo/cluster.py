@@ -26,8 +26,9 @@ import os
 import tarfile
 import tempfile
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
+
+import attrs
 
 from kclpy.monorepo.report import CompileStack, StackJob, StackOutput, crashed
 from kclpy.monorepo.workers import OnOutput, compile_guarded
@@ -159,7 +160,7 @@ def relocate(job: StackJob, root: str, local: str) -> StackJob:
         relative = os.path.relpath(path, root)
         return path if relative.startswith("..") else os.path.join(local, relative)
 
-    return replace(
+    return attrs.evolve(
         job,
         path=move(job.path),
         externals=tuple((name, move(path)) for name, path in job.externals),

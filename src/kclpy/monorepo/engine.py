@@ -14,8 +14,9 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import attrs
 
 from kclpy.monorepo import goldens, impact, stacks
 from kclpy.monorepo.report import BuildReport, CompileStack, StackJob, StackOutput, StackResult
@@ -26,7 +27,7 @@ class BuildError(Exception):
     """A build that cannot start (bad paths, git failure, unreachable cluster)."""
 
 
-@dataclass
+@attrs.frozen
 class BuildOptions:
     """What to build and how (the options of ``kcl build``)."""
 
@@ -42,7 +43,7 @@ class BuildOptions:
     progress: bool = False
     root: str | None = None  # stack names are relative to it (default: the current folder)
     locked: bool = False  # a stack whose kcl.mod.lock would change fails (it is not written)
-    on_result: Callable[[StackResult], None] | None = field(default=None, repr=False)
+    on_result: Callable[[StackResult], None] | None = attrs.field(default=None, repr=False)
 
 
 def select(options: BuildOptions) -> tuple[list[stacks.Stack], bool]:

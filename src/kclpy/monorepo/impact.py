@@ -23,7 +23,8 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+import attrs
 
 from kclpy.loader import Loader
 from kclpy.monorepo.stacks import MOD_FILE, Stack
@@ -36,7 +37,7 @@ class ImpactError(Exception):
     """The changed files cannot be found (not a git repository, unknown revision)."""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Dependencies:
     """What one stack depends on (real paths: symlinks resolved, as git reports them)."""
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
+
+import attrs
 
 Status = Literal["ok", "unchanged", "changed", "updated", "failed"]
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class StackJob:
     """What a worker needs to compile one stack."""
 
@@ -27,7 +28,7 @@ class StackJob:
     flags: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class StackOutput:
     """A compiled stack: its YAML text, or its rendered diagnostics."""
 
@@ -45,7 +46,7 @@ class CompileStack(Protocol):
     def __call__(self, job: StackJob) -> StackOutput: ...
 
 
-@dataclass
+@attrs.frozen
 class StackResult:
     """The outcome of one stack in a build."""
 
@@ -57,20 +58,20 @@ class StackResult:
     diff: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = attrs.asdict(self)
         if not self.diff:
             data.pop("diff")
         return data
 
 
-@dataclass
+@attrs.define
 class BuildReport:
     """Every stack's result, in stack order, and the build's wall time."""
 
-    results: list[StackResult] = field(default_factory=list)
+    results: list[StackResult] = attrs.field(factory=list)
     seconds: float = 0.0
     affected_only: bool = False
-    locks_written: list[str] = field(default_factory=list)  # kcl.mod.lock files, in order
+    locks_written: list[str] = attrs.field(factory=list)  # kcl.mod.lock files, in order
 
     def count(self, *statuses: Status) -> int:
         return sum(1 for result in self.results if result.status in statuses)

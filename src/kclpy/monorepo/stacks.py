@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+
+import attrs
 
 from kclpy.loader import mod_dependencies
 from kclpy.settings import SettingsError, load_settings
@@ -33,7 +34,7 @@ class StackError(Exception):
     """A stack whose definition cannot be read (bad kcl.mod or settings file)."""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Stack:
     """One stack: its folder, entry files (as written), options and external packages."""
 
@@ -51,13 +52,13 @@ class Stack:
         return os.path.join(self.path, "ci-test", "stdout.golden.yaml")
 
 
-@dataclass
+@attrs.define
 class _Definition:
-    files: list[str] = field(default_factory=list)
-    options: list[str] = field(default_factory=list)
-    externals: dict[str, str] = field(default_factory=dict)
-    flags: list[str] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
+    files: list[str] = attrs.field(factory=list)
+    options: list[str] = attrs.field(factory=list)
+    externals: dict[str, str] = attrs.field(factory=dict)
+    flags: list[str] = attrs.field(factory=list)
+    sources: list[str] = attrs.field(factory=list)
 
 
 def discover(paths: Iterable[str], root: str | None = None) -> list[Stack]:

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
+
 from kclpy import api
 from kclpy.diag import Diagnostic
 from kclpy.release import KCL_VERSION, __version__
@@ -29,13 +31,13 @@ class ServiceError(Exception):
     """A method's failure, reported in the envelope's ``error``."""
 
 
+@attrs.frozen
 class Limits:
     """The bounds of one request: ``timeout`` seconds (0: none), ``max_memory``
     bytes (None: the run default)."""
 
-    def __init__(self, timeout: float = 0.0, max_memory: int | None = None) -> None:
-        self.timeout = timeout
-        self.max_memory = max_memory
+    timeout: float = 0.0
+    max_memory: int | None = None
 
 
 Handler = Callable[[dict[str, Any], Limits], dict[str, Any]]

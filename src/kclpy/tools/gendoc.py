@@ -30,7 +30,8 @@ import shutil
 import tempfile
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import attrs
 
 from kclpy.loader import package_files
 from kclpy.pipeline import driver
@@ -46,13 +47,13 @@ class DocError(Exception):
     """The path, the target or the options cannot be used (the message says why)."""
 
 
-@dataclass
+@attrs.frozen
 class Spec:
     """A package's schemas by id (``pkg.sub.Name``), with its title and version."""
 
     title: str = ""
     version: str = ""
-    definitions: dict[str, ApiType] = field(default_factory=dict)
+    definitions: dict[str, ApiType] = attrs.field(factory=dict)
 
 
 def _package_info(root: str) -> tuple[str, str]:

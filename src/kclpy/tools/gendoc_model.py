@@ -22,8 +22,9 @@ for the documented package's own schemas) and its name.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Any
+
+import attrs
 
 DEFINITIONS = "#/definitions/"
 
@@ -44,7 +45,7 @@ _NAMES = {
 }
 
 
-@dataclass
+@attrs.frozen
 class ModelType:
     """``x-kcl-type``: a documented schema's name, package and file name."""
 
@@ -53,27 +54,27 @@ class ModelType:
     alias: str = ""
 
 
-@dataclass
+@attrs.define
 class ApiType:
     """One type of the documentation model (kcl-go's ``KclOpenAPIType``)."""
 
     type: str = ""
     format: str = ""
     default: str = ""
-    enum: list[str] = field(default_factory=list)
+    enum: list[str] = attrs.field(factory=list)
     read_only: bool = False
     description: str = ""
     properties: dict[str, ApiType] | None = None
-    required: list[str] = field(default_factory=list)
+    required: list[str] = attrs.field(factory=list)
     items: ApiType | None = None
     additional_properties: ApiType | None = None
-    examples: dict[str, dict[str, str]] = field(default_factory=dict)
+    examples: dict[str, dict[str, str]] = attrs.field(factory=dict)
     ref: str = ""
     base_schema: ApiType | None = None
-    referenced_by: list[str] = field(default_factory=list)
+    referenced_by: list[str] = attrs.field(factory=list)
     model: ModelType | None = None
-    decorators: list[dict[str, Any]] = field(default_factory=list)
-    union_types: list[ApiType] = field(default_factory=list)
+    decorators: list[dict[str, Any]] = attrs.field(factory=list)
+    union_types: list[ApiType] = attrs.field(factory=list)
     function: tuple[list[ApiType], ApiType] | None = None
     dict_key_type: ApiType | None = None
     is_index_signature: bool = False

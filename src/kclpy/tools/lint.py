@@ -27,8 +27,9 @@ import re
 import tomllib
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import attrs
 
 from kclpy.diag import Code, Diagnostic
 from kclpy.diag.render import render_human, to_json
@@ -62,12 +63,12 @@ class LintConfigError(ValueError):
     """A bad selector, option or ``[lint]`` section of kcl.mod."""
 
 
-@dataclass
+@attrs.define
 class LintConfig:
     """Which findings to keep and the rules' settings."""
 
     select: list[str] | None = None  # None: everything
-    ignore: list[str] = field(default_factory=list)
+    ignore: list[str] = attrs.field(factory=list)
     max_line_length: int = DEFAULT_MAX_LINE_LENGTH
     bad_names: frozenset[str] = DEFAULT_BAD_NAMES
 
@@ -77,14 +78,14 @@ class LintConfig:
         return not any(matches(code, s) for s in self.ignore)
 
 
-@dataclass
+@attrs.define
 class LintReport:
     """The findings of a lint run, in file and position order, and the fixable ones' edits."""
 
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    fixes: list[tuple[Diagnostic, Edit]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    fixes: list[tuple[Diagnostic, Edit]] = attrs.field(factory=list)
     # the checked program of each linted folder (the language server reuses them)
-    models: list[Model] = field(default_factory=list)
+    models: list[Model] = attrs.field(factory=list)
 
     @property
     def fixable(self) -> int:

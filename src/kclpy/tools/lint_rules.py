@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+
+import attrs
 
 from kclpy.diag import Code, Diagnostic, Label
 from kclpy.diag.diagnostic import Severity
@@ -26,7 +27,7 @@ from kclpy.syntax import ast
 from kclpy.syntax.walk import iter_children, walk
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Rule:
     """A lint rule: its code, a short name usable in ``--select``, and what it finds."""
 
@@ -62,7 +63,7 @@ DEFAULT_BAD_NAMES = frozenset(["foo", "bar", "baz", "toto", "tata", "tutu", "I",
 REMOVE_NOTE = "Consider removing this statement"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Edit:
     """Replace ``[start, end)`` of a file's text with ``text``."""
 
@@ -72,7 +73,7 @@ class Edit:
     text: str = ""
 
 
-@dataclass
+@attrs.define
 class Finding:
     diagnostic: Diagnostic
     edit: Edit | None = None

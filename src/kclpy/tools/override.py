@@ -30,7 +30,8 @@ errors are the answer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import attrs
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import MAIN, Program
@@ -59,20 +60,20 @@ __all__ = [
 ]
 
 
-@dataclass
+@attrs.frozen
 class OverrideResult:
     """What ``override_file`` did: ``result`` (whether the file changed; also the
     truth value), the file's ``parse_errors`` (then it is left alone) and warnings."""
 
     result: bool
-    parse_errors: list[Diagnostic] = field(default_factory=list)
-    warnings: list[Diagnostic] = field(default_factory=list)
+    parse_errors: list[Diagnostic] = attrs.field(factory=list)
+    warnings: list[Diagnostic] = attrs.field(factory=list)
 
     def __bool__(self) -> bool:
         return self.result
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class _Prepared:
     spec: OverrideSpec
     value: str  # the value's KCL source ("" for a delete)

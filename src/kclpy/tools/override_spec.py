@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+
+import attrs
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.diag.diagnostic import Label
@@ -54,7 +55,7 @@ _QUOTED = {
 _CLOSERS = ")]}"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class OverrideSpec:
     """One parsed spec; ``op`` is ``=``, ``:``, ``+=`` or ``-`` (delete)."""
 

@@ -10,7 +10,7 @@ description from the docstring.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import attrs
 
 from kclpy.loader import MAIN, Program
 from kclpy.pipeline import driver
@@ -22,7 +22,7 @@ from kclpy.syntax import ast
 __all__ = ["AttributeInfo", "SchemaTypeInfo", "get_schema_types"]
 
 
-@dataclass
+@attrs.frozen
 class AttributeInfo:
     """One schema attribute: ``name[?]: type = default``."""
 
@@ -38,7 +38,7 @@ class AttributeInfo:
         return not self.optional
 
 
-@dataclass
+@attrs.frozen
 class SchemaTypeInfo:
     """A schema: its name, package, file, docstring summary and attributes."""
 
@@ -46,7 +46,7 @@ class SchemaTypeInfo:
     pkgpath: str = MAIN
     file: str = ""
     doc: str = ""
-    attributes: dict[str, AttributeInfo] = field(default_factory=dict)
+    attributes: dict[str, AttributeInfo] = attrs.field(factory=dict)
     base: str = ""
 
     @property

@@ -13,7 +13,7 @@ formatter, so spacing and line breaks can differ).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import attrs
 
 from kclpy.diag import Diagnostic
 from kclpy.loader import Program
@@ -23,7 +23,7 @@ from kclpy.syntax.walk import walk
 __all__ = ["DictEntryInfo", "OptionInfo", "VariableInfo", "list_options", "list_variables"]
 
 
-@dataclass
+@attrs.define
 class VariableInfo:
     """One binding of a variable (or one nested value)."""
 
@@ -32,14 +32,14 @@ class VariableInfo:
     type_name: str = ""  # the schema of a schema expression (``P`` in ``p = P {}``)
     annotation: str = ""  # the declared type (``int`` in ``n: int = 1``)
     op: str = ""  # "=" or ":" (top level), the entry's operator for nested values
-    entries: list[DictEntryInfo] = field(default_factory=list)
-    items: list[VariableInfo] = field(default_factory=list)
+    entries: list[DictEntryInfo] = attrs.field(factory=list)
+    items: list[VariableInfo] = attrs.field(factory=list)
     file: str = ""
     line: int = 0
     column: int = 0
 
 
-@dataclass
+@attrs.frozen
 class DictEntryInfo:
     """``key op value`` in a config literal; ``key`` is "" for ``**value`` and ``if`` entries."""
 
@@ -47,7 +47,7 @@ class DictEntryInfo:
     value: VariableInfo
 
 
-@dataclass
+@attrs.define
 class OptionInfo:
     """One ``option(...)`` call; ``default`` is the KCL source of the default ("" if none)."""
 

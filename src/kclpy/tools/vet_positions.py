@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import attrs
 import yaml
 
 from kclpy.diag import Diagnostic, Label
@@ -41,16 +42,14 @@ class DataLoader(_SafeLoader):  # type: ignore[misc]
     }
 
 
+@attrs.frozen
 class _Line:
     """One line of the literal: the data positions of its key and of its value, and
     the column (0-based, in the literal) where the value starts."""
 
-    __slots__ = ("key", "value", "value_column")
-
-    def __init__(self, key: Span | None, value: Span, value_column: int) -> None:
-        self.key = key
-        self.value = value
-        self.value_column = value_column
+    key: Span | None
+    value: Span
+    value_column: int
 
 
 class PositionedLiteral:

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Protocol
+
+import attrs
 
 from kclpy.kusion.model import KusionError, Resource, RuntimeFailure
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Rejection:
     """Why a runtime refuses a resource; ``path`` is the part of the resource document
     at fault (``("attributes", "path")``, ``("id",)``, ``("extensions", "provider")``)."""

@@ -9,15 +9,16 @@ imports the client (nor a Terraform one the Terraform runtime).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import attrs
 
 from kclpy.kusion.model import KUBERNETES, LOCAL, TERRAFORM
 from kclpy.kusion.private import safe_name
 from kclpy.kusion.runtimes.base import Runtime, Runtimes
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class RuntimeSettings:
     """What the command line tells the default runtimes.
 

@@ -27,9 +27,10 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+import attrs
 
 from kclpy.kusion.extras import require
 from kclpy.kusion.model import RuntimeFailure
@@ -57,7 +58,7 @@ def timeout_from_environment() -> float:
     return value
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Cluster:
     """Which cluster a connection talks to, for messages."""
 

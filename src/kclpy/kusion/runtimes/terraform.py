@@ -48,9 +48,10 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from kclpy.kusion.extras import install_text, require
 from kclpy.kusion.model import UNKNOWN, JsonObject, Resource, RuntimeFailure
@@ -70,7 +71,7 @@ ORPHAN_WAIT_SECONDS = 1800.0
 COMMON_FLAGS = ["-input=false", "-no-color", "-lock=false"]
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Completed:
     """The outcome of one Terraform command."""
 

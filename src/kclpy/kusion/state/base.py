@@ -25,8 +25,9 @@ import json
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import attrs
 
 from kclpy.kusion.model import JsonObject, LockLostError, Resource, StateLockedError
 from kclpy.kusion.state.ownership import current_owner, owner_alive
@@ -80,7 +81,7 @@ def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
-@dataclass
+@attrs.define
 class Release:
     """One revision: what was asked (spec), what exists (resources), and the phase."""
 
@@ -89,14 +90,14 @@ class Release:
     revision: int
     operation: str
     phase: str
-    spec: JsonObject = field(default_factory=dict)
-    resources: list[Resource] = field(default_factory=list)
+    spec: JsonObject = attrs.field(factory=dict)
+    resources: list[Resource] = attrs.field(factory=list)
     owner: str = ""
     error: str = ""
     created_at: str = ""
     modified_at: str = ""
     # Not stored: what ``begin`` had to do first (e.g. a recovered stale lock).
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = attrs.field(factory=list)
 
     def resource_index(self) -> dict[str, Resource]:
         return {resource.id: resource for resource in self.resources}
@@ -122,7 +123,7 @@ class Release:
         return document
 
 
-@dataclass
+@attrs.frozen
 class Intent:
     """A resource operation that was started; its outcome is not recorded yet."""
 

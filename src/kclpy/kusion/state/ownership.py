@@ -20,13 +20,14 @@ import getpass
 import os
 import re
 import socket
-from dataclasses import dataclass
+
+import attrs
 
 DEFAULT_LEASE_SECONDS = 120.0
 _OWNER = re.compile(r"^(?P<user>.*)@(?P<host>[^@ ]+) pid (?P<pid>\d+)(?: start (?P<start>\d+))?$")
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Owner:
     """The parsed owner of a release."""
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
+import attrs
 import yaml
 
 from kclpy.diag import Code, make_error
@@ -49,7 +49,7 @@ _PARSED_SIZE: Final = {"json": 8, "toml": 8, "yaml": 64}
 _READ_CHUNK: Final = 1 << 20
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ImportLimits:
     """The bounds of one import (0 for ``max_input_size``: none)."""
 

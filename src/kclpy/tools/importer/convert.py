@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+import attrs
 
 from kclpy.diag import Code, make_error
 from kclpy.source import SourceFile, write_atomically
@@ -33,7 +34,7 @@ from kclpy.tools.importer.openapi import openapi_to_kcl
 from kclpy.tools.importer.printer import print_schemas
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ImportOptions:
     """How to convert: the mode, the package of OpenAPI/CRD models, whether to check
     an OpenAPI document's version first, whether to make one file, the bounds

@@ -15,7 +15,8 @@ written); ``file_name`` is the snake_case file stem (``IPAMBlock`` ->
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+
+import attrs
 
 INITIALISMS = [
     "ACL",
@@ -114,7 +115,7 @@ _PLATFORM_WORDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Word:
     """A word of a name: its text as written and, for an initialism, its spelling."""
 

@@ -19,17 +19,20 @@ at the repetition.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+import attrs
 
 from kclpy.source import SourceFile
 from kclpy.tools.importer.failures import failure_at
 from kclpy.tools.importer.jsonschema_checks import (
     all_of_checks,
-    any_of,
     format_check,
+    is_value,
     negated,
     own_check,
+    pattern_only,
+    required_fields,
 )
 from kclpy.tools.importer.jsonschema_nodes import Items, Node, keyword_order, read_node, resolve
 from kclpy.tools.importer.kclgen import (
@@ -64,7 +67,7 @@ def jsonschema_to_kcl(document: Any, source: SourceFile, stem: str) -> str:
     return print_file(schemas, sorted(converter.imports))
 
 
-@dataclass
+@attrs.define
 class Result:
     """What converting one node gives: a schema (``is_schema``) and the attribute
     that holds it, with the checks that apply to that attribute."""
@@ -73,11 +76,11 @@ class Result:
     is_schema: bool = False
     description: str = ""
     schema_name: str = ""
-    properties: list[GenProperty] = field(default_factory=list)
-    validations: list[Validation] = field(default_factory=list)
+    properties: list[GenProperty] = attrs.field(factory=list)
+    validations: list[Validation] = attrs.field(factory=list)
     has_index_signature: bool = False
-    index_signature: IndexSignature = field(default_factory=IndexSignature)
-    prop: GenProperty = field(default_factory=GenProperty)
+    index_signature: IndexSignature = attrs.field(factory=IndexSignature)
+    prop: GenProperty = attrs.field(factory=GenProperty)
 
     def schema(self) -> GenSchema:
         return GenSchema(
@@ -90,12 +93,12 @@ class Result:
         )
 
 
-@dataclass
+@attrs.define
 class _State:
     """The walk of one node: the types gathered and the flags set so far."""
 
-    types: list[KclType] = field(default_factory=list)
-    required: set[str] = field(default_factory=set)
+    types: list[KclType] = attrs.field(factory=list)
+    required: set[str] = attrs.field(factory=set)
     is_array: bool = False
     is_null: bool = False
     has_type: bool = False
@@ -202,10 +205,10 @@ class Converter:
             child.prop.required = key in state.required
             if child.is_schema:
                 self.results[child.schema_name] = child
-            result.properties.append(replace(child.prop))
+            result.properties.append(attrs.evolve(child.prop))
             if not child.is_schema:
                 for check in child.validations:
-                    named = replace(check, name=child.prop.name, required=child.prop.required)
+                    named = attrs.evolve(check, name=child.prop.name, required=child.prop.required)
                     result.validations.append(named)
 
     def _pattern_properties(self, value: Any, name: str, result: Result, state: _State) -> None:
@@ -275,7 +278,38 @@ class Converter:
                 state.types.append(self._typed(item))
 
     def _any_of(self, value: list[Node], name: str, result: Result, state: _State) -> None:
-        any_of(self, value, name, result, state)
+        """Record what an ``anyOf`` gives on ``result`` and ``state`` (``value``: its choices)."""
+        choices = value
+        required = name in state.required
+        fields = required_fields(choices)
+        if fields:
+            result.validations.append(Validation(any_of_fields=fields))
+            return
+        checks: list[Validation] = []
+        only_checks = True
+        for index, choice in enumerate(choices):
+            pattern = pattern_only(choice)
+            if pattern is not None:
+                checks.append(Validation(name=name, regex=pattern))
+                self.imports.add("regex")
+                continue
+            item = self.convert(choice, f"anyOf{index}")
+            if item.is_schema:
+                only_checks = False
+                self.results[item.schema_name] = item
+                state.types.append(CustomType(item.schema_name))
+            elif not item.prop.is_null:
+                kind = item.prop.type
+                if item.validations and kind == ANY:
+                    for check in item.validations:
+                        check.name, check.required = name, required
+                        checks.append(check)
+                else:
+                    only_checks = only_checks and is_value(kind)
+                    if kind is not None:
+                        state.types.append(kind)
+        if only_checks and checks:
+            result.validations.append(Validation(name=name, required=required, any_of=checks))
 
     def _not(self, value: Node, name: str, result: Result, state: _State) -> None:
         check = negated(value, name, name in state.required)

@@ -6,22 +6,29 @@ whole, ``uniqueItems``, ``minItems``...), unnamed; ``all_of_checks`` the same fo
 keyword of an ``allOf`` part, named, with whether it belongs to the schema itself
 (``multipleOf``, ``uniqueItems``, the item counts) rather than to the ``allOf``
 group; ``format_check`` the pattern of a known ``format``; ``negated`` the check of
-``not``; ``any_of`` the reference's reading of ``anyOf`` (required keys as
-``not isnullish(a) or ...``, validation-only choices as one check, the others as a
-union type), which it records on the converter's result.
+``not``; for the converter's reading of ``anyOf``, ``required_fields`` (choices that
+each only require one key), ``pattern_only`` (a choice that only checks a pattern or a
+known format) and ``is_value`` (a value type).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kclpy.tools.importer.kclgen import ANY, CustomType, UnionType, Validation, ValueType
+from kclpy.tools.importer.kclgen import UnionType, Validation, ValueType
 
 if TYPE_CHECKING:
-    from kclpy.tools.importer.jsonschema import Converter, Result, _State
     from kclpy.tools.importer.jsonschema_nodes import Node
 
-__all__ = ["all_of_checks", "any_of", "format_check", "negated", "own_check"]
+__all__ = [
+    "all_of_checks",
+    "format_check",
+    "is_value",
+    "negated",
+    "own_check",
+    "pattern_only",
+    "required_fields",
+]
 
 FORMATS = {
     "date-time": (r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"),
@@ -112,43 +119,7 @@ def negated(node: Node, name: str, required: bool) -> Validation | None:
     return Validation(name=name, required=required, negated=inner)
 
 
-def any_of(
-    converter: Converter, choices: list[Node], name: str, result: Result, state: _State
-) -> None:
-    """Record what an ``anyOf`` gives on ``result`` and ``state``."""
-    required = name in state.required
-    fields = _required_fields(choices)
-    if fields:
-        result.validations.append(Validation(any_of_fields=fields))
-        return
-    checks: list[Validation] = []
-    only_checks = True
-    for index, choice in enumerate(choices):
-        pattern = _pattern_only(choice)
-        if pattern is not None:
-            checks.append(Validation(name=name, regex=pattern))
-            converter.imports.add("regex")
-            continue
-        item = converter.convert(choice, f"anyOf{index}")
-        if item.is_schema:
-            only_checks = False
-            converter.results[item.schema_name] = item
-            state.types.append(CustomType(item.schema_name))
-        elif not item.prop.is_null:
-            kind = item.prop.type
-            if item.validations and kind == ANY:
-                for check in item.validations:
-                    check.name, check.required = name, required
-                    checks.append(check)
-            else:
-                only_checks = only_checks and _is_value(kind)
-                if kind is not None:
-                    state.types.append(kind)
-    if only_checks and checks:
-        result.validations.append(Validation(name=name, required=required, any_of=checks))
-
-
-def _required_fields(choices: list[Node]) -> list[str]:
+def required_fields(choices: list[Node]) -> list[str]:
     """The keys of an ``anyOf`` whose every choice only requires one key."""
     fields: list[str] = []
     for choice in choices:
@@ -165,7 +136,7 @@ def _required_fields(choices: list[Node]) -> list[str]:
     return fields
 
 
-def _pattern_only(choice: Node) -> str | None:
+def pattern_only(choice: Node) -> str | None:
     """The pattern of a choice that only checks a pattern or a known format."""
     only, pattern, typed = False, None, False
     for keyword in choice.ordered:
@@ -191,7 +162,7 @@ def _pattern_only(choice: Node) -> str | None:
     return None
 
 
-def _is_value(kind: Any) -> bool:
+def is_value(kind: Any) -> bool:
     if isinstance(kind, ValueType):
         return True
     return (

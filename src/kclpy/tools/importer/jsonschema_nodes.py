@@ -15,9 +15,10 @@ raises ``ImportFailure`` at its key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_plus
+
+import attrs
 
 from kclpy.source import SourceFile
 from kclpy.tools.importer.failures import failure_at
@@ -111,7 +112,7 @@ def keyword_order(keyword: str) -> int:
     return _ORDER.get(keyword, 1)
 
 
-@dataclass(eq=False)
+@attrs.define(eq=False)
 class Items:
     """``items``: one schema for every item (``single``) or one per position."""
 
@@ -119,15 +120,15 @@ class Items:
     schemas: list[Node]
 
 
-@dataclass(eq=False)
+@attrs.define(eq=False)
 class Node:
     """One schema: its kind, its parsed keywords, their evaluation order and
     where it is in the document."""
 
     kind: str = "object"
-    keywords: dict[str, Any] = field(default_factory=dict)
-    ordered: list[str] = field(default_factory=list)
-    path: Path = field(default_factory=list)
+    keywords: dict[str, Any] = attrs.field(factory=dict)
+    ordered: list[str] = attrs.field(factory=list)
+    path: Path = attrs.field(factory=list)
 
 
 def read_node(value: Any, source: SourceFile, path: Path) -> Node:

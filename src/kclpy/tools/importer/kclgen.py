@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
+
+import attrs
 
 from kclpy.tools.importer.literals import NotRepresentable, string_literal
 from kclpy.tools.importer.reference_text import go_number
@@ -76,7 +77,7 @@ class KclType:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Primitive(KclType):
     name: str
 
@@ -87,7 +88,7 @@ class Primitive(KclType):
 ANY = Primitive("any")
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ArrayType(KclType):
     items: KclType
 
@@ -95,7 +96,7 @@ class ArrayType(KclType):
         return f"[{self.items.format()}]"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class UnionType(KclType):
     items: tuple[KclType, ...]
 
@@ -103,7 +104,7 @@ class UnionType(KclType):
         return " | ".join(item.format() for item in self.items)
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class CustomType(KclType):
     name: str
 
@@ -111,7 +112,7 @@ class CustomType(KclType):
         return self.name
 
 
-@dataclass(frozen=True, eq=False)
+@attrs.frozen(eq=False)
 class ValueType(KclType):
     """A literal type; where KCL has no literal type for the value (a list, a
     mapping, a negative number) the type of the value (the reference writes the
@@ -128,7 +129,7 @@ class ValueType(KclType):
         return format_value(self.value)
 
 
-@dataclass
+@attrs.define
 class Validation:
     """One check of the reference's validator template (fields unset are absent)."""
 
@@ -144,13 +145,13 @@ class Validation:
     multiply_of: int | None = None
     unique: bool = False
     const: Any = None
-    all_of: list[Validation] = field(default_factory=list)
-    any_of: list[Validation] = field(default_factory=list)
-    any_of_fields: list[str] = field(default_factory=list)
+    all_of: list[Validation] = attrs.field(factory=list)
+    any_of: list[Validation] = attrs.field(factory=list)
+    any_of_fields: list[str] = attrs.field(factory=list)
     negated: Validation | None = None
 
 
-@dataclass
+@attrs.define
 class GenProperty:
     """One attribute: name, whether required, description, type, default."""
 
@@ -163,23 +164,23 @@ class GenProperty:
     default: Any = None
 
 
-@dataclass
+@attrs.define
 class IndexSignature:
     alias: str = ""
     type: KclType = ANY
-    validations: list[Validation] = field(default_factory=list)
+    validations: list[Validation] = attrs.field(factory=list)
 
 
-@dataclass
+@attrs.define
 class GenSchema:
     """One generated schema."""
 
     name: str = ""
     description: str = ""
-    properties: list[GenProperty] = field(default_factory=list)
-    validations: list[Validation] = field(default_factory=list)
+    properties: list[GenProperty] = attrs.field(factory=list)
+    validations: list[Validation] = attrs.field(factory=list)
     has_index_signature: bool = False
-    index_signature: IndexSignature = field(default_factory=IndexSignature)
+    index_signature: IndexSignature = attrs.field(factory=IndexSignature)
 
 
 def format_name(name: str) -> str:

@@ -14,8 +14,9 @@ the schema of their target (made once) or, for non-object targets, their type.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TypeGuard
+
+import attrs
 
 from kclpy.source import SourceFile
 from kclpy.tools.importer.failures import ImportFailure, failure_at
@@ -37,7 +38,7 @@ _UNSET = "not in [None, Undefined]"
 REGEX = "_regex"
 
 
-@dataclass
+@attrs.define
 class Attribute:
     """One attribute: its key in the data, KCL type, whether required, default
     (a KCL expression), description and check expressions (already guarded);
@@ -49,7 +50,7 @@ class Attribute:
     required: bool
     default: str | None = None
     doc: str = ""
-    checks: list[str] = field(default_factory=list)
+    checks: list[str] = attrs.field(factory=list)
     doc_head: str = ""
 
     @property
@@ -57,7 +58,7 @@ class Attribute:
         return attribute_name(self.key)
 
 
-@dataclass
+@attrs.define
 class Schema:
     """One KCL schema; ``open`` adds ``[...str]: any`` (unknown keys allowed);
     ``imports`` are the modules its types need (``k8s.apimachinery.pkg.apis.meta.v1``);
@@ -66,7 +67,7 @@ class Schema:
 
     name: str
     doc: str
-    attributes: list[Attribute] = field(default_factory=list)
+    attributes: list[Attribute] = attrs.field(factory=list)
     open: bool = False
     imports: tuple[str, ...] = ()
     base: str = ""

@@ -24,8 +24,9 @@ model of one kind gets its ``apiVersion`` and ``kind`` fixed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import attrs
 
 from kclpy.source import SourceFile
 from kclpy.tools.importer.failures import failure_at
@@ -35,7 +36,7 @@ from kclpy.tools.importer.reference_text import RESERVED
 from kclpy.tools.importer.swagger import SwaggerModel
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Definition:
     """Where a definition's schema lives: its name, its package (dotted, ``""`` for
     the model package itself) and its file stem."""

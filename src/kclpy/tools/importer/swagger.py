@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
+
+import attrs
 
 from kclpy.source import SourceFile
 from kclpy.tools.importer.failures import failure_at
@@ -116,7 +117,7 @@ class SwaggerModel:
         keys = dict.fromkeys([*map(str, properties), *fixed])
         for key in keys if self.keep_order else sorted(keys):
             if key in fixed:  # required when the model lists it, as the reference reads it
-                made = replace(fixed[key], required=fixed[key].required or key in required)
+                made = attrs.evolve(fixed[key], required=fixed[key].required or key in required)
                 made.doc_head = made.doc_head.replace(
                     ", optional", ", required" if made.required else ", optional"
                 )

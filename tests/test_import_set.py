@@ -41,7 +41,7 @@ RUN_MODULES = frozenset(
     kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schemas
     kclpy.vm.typecheck kclpy.values kclpy.values.errors kclpy.values.scalars
     kclpy.values.yaml_writer
-    kclpy.release kclpy.diag.parts
+    kclpy.release kclpy.diag.parts kclpy.records
     """.split()  # noqa: SIM905
 )
 
@@ -67,12 +67,14 @@ COMPILE_MODULES = frozenset(
 NOT_THIRD_PARTY = ("__main__", "__editable__", "_distutils_hack", "sitecustomize", "usercustomize")
 
 PROBE = """
-import json, sys
+import json, sys, typing
+made = []
+typing.ForwardRef.__init__ = lambda self, *args, **kwargs: made.append(args[0])
 from kclpy.cli import main
 code = main(["run", sys.argv[1]])
 names = sorted(sys.modules)
 with open(sys.argv[2], "w", encoding="utf-8") as handle:
-    json.dump({"code": code, "modules": names}, handle)
+    json.dump({"code": code, "modules": names, "forward_refs": made}, handle)
 """
 
 
@@ -90,7 +92,9 @@ def imported_by_run(
     tmp_path: Path, env: dict[str, str], program: Path | None = None
 ) -> tuple[set[str], set[str], set[str]]:
     """(kclpy modules, third-party top-level packages, every module) imported by
-    `kcl run hello.k`, or by `kcl run` of ``program`` (which prints ``a: 1``)."""
+    `kcl run hello.k`, or by `kcl run` of ``program`` (which prints ``a: 1``); the run
+    makes no ``typing.ForwardRef`` (each is a ``compile()``, the first one of a process
+    some 10 M instructions: records are ``kclpy.records.Record``)."""
     if program is None:
         program = tmp_path / "hello.k"
         program.write_text("a = 1\n", encoding="utf-8")
@@ -107,6 +111,7 @@ def imported_by_run(
     assert completed.stdout == "a: 1\n"
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["code"] == 0
+    assert data["forward_refs"] == [], "typing.NamedTuple (or another ForwardRef maker) at start"
     modules: list[str] = data["modules"]
     ours = {name for name in modules if name == "kclpy" or name.startswith("kclpy.")}
     tops = {name.split(".")[0] for name in modules} - set(sys.stdlib_module_names) - {"kclpy"}

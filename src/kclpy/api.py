@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from kclpy.depth import deep
 from kclpy.diag import Code as Code
@@ -32,6 +32,7 @@ from kclpy.pipeline.driver import RunResult as RunResult
 from kclpy.pipeline.driver import options_dict
 from kclpy.pipeline.driver import parse_option as parse_option
 from kclpy.pipeline.driver import runtime_diagnostic as runtime_diagnostic
+from kclpy.records import Record
 from kclpy.source import SourceFile, read_source
 
 if TYPE_CHECKING:
@@ -270,7 +271,7 @@ def must_run(code: str, **kwargs: Any) -> RunResult:
     return result
 
 
-class TestCaseResult(NamedTuple):
+class TestCaseResult(Record):
     """One ``test_*`` lambda of a ``kcl test`` run."""
 
     name: str

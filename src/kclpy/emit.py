@@ -49,8 +49,9 @@ nested lists too), one line each.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
+from kclpy.records import Record
 from kclpy.values import NumberMultiplier, SchemaInstance
 from kclpy.values.errors import KclRuntimeError
 from kclpy.values.scalars import DATA
@@ -64,7 +65,7 @@ class EmitError(KclRuntimeError):
     as in the reference)."""
 
 
-class EmitOptions(NamedTuple):
+class EmitOptions(Record):
     """How ``kcl run`` prints its result (``--format``, ``-k``, ``-n``, ``-H``, and the
     ``include_schema_type_path`` setting)."""
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 import time
 from bisect import bisect_right
-from typing import NamedTuple
+
+from kclpy.records import Record
 
 
-class Pos(NamedTuple):
+class Pos(Record):
     """A 1-based line and column."""
 
     line: int

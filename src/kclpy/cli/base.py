@@ -11,13 +11,14 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.diag.console import add_style_options as add_style_options  # (for the commands)
 from kclpy.diag.console import note as note
 from kclpy.diag.console import say as say
 from kclpy.diag.console import tell as tell
+from kclpy.records import Record
 
 EXIT_OK = 0
 EXIT_PROGRAM_ERROR = 1
@@ -33,7 +34,7 @@ EXIT_CODES_HELP = """exit codes:
   128+N  ended by signal N (130: Ctrl-C)"""
 
 
-class Command(NamedTuple):
+class Command(Record):
     """One ``kcl`` subcommand: ``configure`` adds its arguments to its own parser,
     ``handle`` runs it and returns the exit code. ``intermixed``: positional
     arguments and options may come in any order (False for commands with

@@ -38,10 +38,11 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from kclpy.diag import Code
 from kclpy.mod.errors import PackageError
+from kclpy.records import Record
 
 if TYPE_CHECKING:
     import tarfile
@@ -63,7 +64,7 @@ _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _COMMON
 _AT_FOLDER = os.open in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
 
 
-class Limits(NamedTuple):
+class Limits(Record):
     """The caps of one extraction (tests pass smaller ones)."""
 
     unpacked_bytes: int = MAX_UNPACKED_BYTES

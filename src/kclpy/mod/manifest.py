@@ -18,11 +18,12 @@ sections survive.
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
 from kclpy.diag import Code
 from kclpy.mod import names, simple_toml
 from kclpy.mod.errors import PackageError
+from kclpy.records import Record
 from kclpy.source import SourceFile, Span, write_atomically
 
 MOD_FILE = "kcl.mod"
@@ -30,7 +31,7 @@ LOCK_FILE = "kcl.mod.lock"
 EDITION = "v0.11.0"
 
 
-class Dependency(NamedTuple):
+class Dependency(Record):
     """One ``[dependencies]`` entry; ``kind`` is registry, oci, git or path."""
 
     name: str
@@ -116,7 +117,7 @@ class ModFile:
         return os.path.join(self.root, MOD_FILE)
 
 
-class Locked(NamedTuple):
+class Locked(Record):
     """One resolved package of ``kcl.mod.lock``; ``source``: reg/repo/oci_tag, or url
     with git_tag/commit/branch (empty for a path)."""
 

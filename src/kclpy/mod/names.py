@@ -29,10 +29,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from typing import NamedTuple
 
 from kclpy.diag import Code
 from kclpy.mod.errors import PackageError
+from kclpy.records import Record
 from kclpy.source import SourceFile, Span
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
@@ -89,7 +89,7 @@ def folder_name(name: str, reference: str) -> str:
     return f"{name}_{encoded}"
 
 
-class Invalid(NamedTuple):
+class Invalid(Record):
     """A value that breaks the rule: the field it is in, the value, and why."""
 
     field: str

@@ -30,13 +30,14 @@ import re
 import shutil
 import time
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from kclpy.diag import Code
 from kclpy.mod import settings
 from kclpy.mod.errors import PackageError
 from kclpy.mod.network import failure, timeouts
 from kclpy.mod.progress import Fetch
+from kclpy.records import Record
 
 LAYER_MEDIA_TYPE = "application/vnd.oci.image.layer.v1.tar+gzip"
 TAR_MEDIA_TYPE = "application/vnd.oci.image.layer.v1.tar"
@@ -58,7 +59,7 @@ MAX_LAYER_BYTES = 512 << 20  # a package archive, as it is downloaded
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-class Reference(NamedTuple):
+class Reference(Record):
     """``HOST/REPOSITORY`` of a package, as in ``oci://HOST/REPOSITORY``."""
 
     host: str

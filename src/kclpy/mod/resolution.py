@@ -34,7 +34,6 @@ import os
 import re
 from collections import deque
 from collections.abc import Callable
-from typing import NamedTuple
 
 from kclpy.diag import Code
 from kclpy.mod import names, progress
@@ -49,9 +48,10 @@ from kclpy.mod.manifest import (
     read_mod,
     write_lock,
 )
+from kclpy.records import Record
 
 
-class Resolved(NamedTuple):
+class Resolved(Record):
     """A package of the program: its import name, folder and lock entry."""
 
     name: str

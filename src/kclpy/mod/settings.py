@@ -23,7 +23,8 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import NamedTuple
+
+from kclpy.records import Record
 
 DEFAULT_REGISTRY = "ghcr.io"
 DEFAULT_REPOSITORY = "kcl-lang"
@@ -46,7 +47,7 @@ def credentials_file() -> str:
     return os.path.join(config_dir(), "config.json")
 
 
-class Settings(NamedTuple):
+class Settings(Record):
     registry: str
     repository: str
 

@@ -40,7 +40,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from kclpy.compile.code import NO_SOURCE, CodeSource
 from kclpy.diag import Code, Diagnostic, Label, make_error
@@ -48,6 +48,7 @@ from kclpy.loader import MAIN, Program, Reads
 from kclpy.patterns import compiled
 from kclpy.pipeline.inputs import Settings
 from kclpy.pipeline.queries import Database, ProgramCode
+from kclpy.records import Record
 from kclpy.source import SourceFile, Span, read_source
 
 if TYPE_CHECKING:
@@ -64,11 +65,11 @@ Edit = Callable[[Program], list[Diagnostic]]
 
 _NOTHING: Mapping[str, Any] = MappingProxyType({})
 
-# (NamedTuples, not dataclasses: ``dataclasses`` imports ``inspect`` and its own
+# (records, not dataclasses: ``dataclasses`` imports ``inspect`` and its own
 # imports, about 13 ms of a cold `kcl run`'s start)
 
 
-class Inputs(NamedTuple):
+class Inputs(Record):
     """What to load: entry files (or package folders), the work folder, ``-E``
     packages, texts standing for files, whether to type-check, and an ``edit`` of the
     loaded program before checking (``-O`` overrides) and its key for the cache."""
@@ -81,7 +82,7 @@ class Inputs(NamedTuple):
     edit: Edit | None = None
 
 
-class RunSettings(NamedTuple):
+class RunSettings(Record):
     """How to run: ``-D`` option values, ``--path-selector``, limits
     (``kclpy.vm.limits``; ``max_memory`` None: the default) and file-system policy."""
 
@@ -95,7 +96,7 @@ class RunSettings(NamedTuple):
     no_fs: bool = False
 
 
-class Compiled(NamedTuple):
+class Compiled(Record):
     """The front end's product: every package's code, the program root, the loaded
     files (empty after a cache hit) to place runtime errors, and the work folder the
     file builtins resolve against (as given: "" is the current folder)."""

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
 
 from kclpy.loader import Parsed
+from kclpy.records import Record
 from kclpy.syntax import parse_bytes, parse_source
 
 Reparse = Callable[[str, str], Parsed]
 """(path, text) -> the parse of an edited buffer (an editor's incremental parser)."""
 
 
-class Settings(NamedTuple):
+class Settings(Record):
     """What the clients of a query database want of it.
 
     ``scopes``: checking keeps the nested scopes (editors complete names from them);

@@ -31,9 +31,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from itertools import islice
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kclpy.loader import Program, iter_imports
+from kclpy.records import Record
 from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, ScopeKind, Symbol
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
@@ -51,7 +52,7 @@ ImportMark = tuple[int, str]
 _TABLES = ("schemas", "types", "expected", "bindings", "resolution", "type_resolution", "files")
 
 
-class PackageInterface(NamedTuple):
+class PackageInterface(Record):
     """What importers of a package read: its exported symbols and its schemas."""
 
     pkgpath: str
@@ -59,7 +60,7 @@ class PackageInterface(NamedTuple):
     schemas: Mapping[str, SchemaInfo]  # by full name, in declaration order
 
 
-class CheckedPackage(NamedTuple):
+class CheckedPackage(Record):
     """The product of checking one package."""
 
     interface: PackageInterface
@@ -81,7 +82,7 @@ class PackageStore(Protocol):
     def put(self, key: Hashable, value: CheckedPackage) -> None: ...
 
 
-class PackageMemo(NamedTuple):
+class PackageMemo(Record):
     """A store and the content keys of the program's packages (None: not kept)."""
 
     store: PackageStore

@@ -29,10 +29,11 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from kclpy.depth import run_deep
+from kclpy.records import Record
 from kclpy.server.messages import RequestError, decode_json, decode_query
 from kclpy.server.methods import REQUESTS, Limits, ServiceError, call
 
@@ -41,7 +42,7 @@ __all__ = ["PREFIX", "ServerSettings", "envelope", "make_server", "serve"]
 PREFIX = "/api:protorpc/"
 
 
-class ServerSettings(NamedTuple):
+class ServerSettings(Record):
     """Where and how ``kcl server`` listens, and the bounds of its requests."""
 
     host: str = "127.0.0.1"

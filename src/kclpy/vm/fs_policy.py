@@ -30,8 +30,9 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Final, NamedTuple
+from typing import Final
 
+from kclpy.records import Record
 from kclpy.source import temporary_name
 from kclpy.values.errors import KclRuntimeError
 
@@ -44,7 +45,7 @@ _NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
 _STEP: Final = 1 << 20
 
 
-class FsPolicy(NamedTuple):
+class FsPolicy(Record):
     """Which folders a run may read and write besides its module root."""
 
     read_roots: tuple[str, ...] = ()

@@ -26,14 +26,16 @@ import functools
 import os
 import re
 from collections.abc import Iterator
-from typing import Final, NamedTuple
+from typing import Final
+
+from kclpy.records import Record
 
 DEFAULT_CAP: Final = 8 << 30
 UNLIMITED_ABOVE: Final = 1 << 62  # cgroup v1 writes "unlimited" as a page-rounded 2**63 - 1
 _PAGE: Final = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-class Readings(NamedTuple):
+class Readings(Record):
     """One look at the process and its host, in bytes (None: no such bound)."""
 
     resident: int

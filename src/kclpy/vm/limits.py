@@ -43,9 +43,10 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any, Final, NamedTuple, TypeVar
+from typing import Any, Final, TypeVar
 
 from kclpy.depth import raise_in_thread
+from kclpy.records import Record
 from kclpy.values.errors import KclRuntimeError
 
 KIND: Final = "ResourceLimitError"
@@ -78,7 +79,7 @@ def automatic_limit_and_source() -> tuple[int, str]:
     return host_memory.default_limit(host_memory.read())
 
 
-class ResourceLimits(NamedTuple):
+class ResourceLimits(Record):
     """``max_memory`` in bytes (0: none, AUTO: the default), ``timeout`` in seconds
     (0: none)."""
 

@@ -23,7 +23,7 @@ from lsprotocol import types
 
 from kclpy.sema.builtins import BUILTIN_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.model import Model
-from kclpy.sema.symbols import MAIN, ScopeKind, Symbol, SymbolKind
+from kclpy.sema.symbols import MAIN, SchemaType, ScopeKind, Symbol, SymbolKind
 from kclpy.sema.types import (
     STR_T,
     DictType,
@@ -31,7 +31,6 @@ from kclpy.sema.types import (
     ListType,
     LitType,
     ModuleType,
-    SchemaType,
     Type,
     UnionType,
 )

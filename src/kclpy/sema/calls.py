@@ -15,16 +15,8 @@ from __future__ import annotations
 from kclpy.diag import Code
 from kclpy.sema.base import CheckContext, name_span, suggestion_text
 from kclpy.sema.shared import Annotations, Assignability, Expressions, Parts, Statements
-from kclpy.sema.symbols import ScopeKind, SymbolKind
-from kclpy.sema.types import (
-    ANY,
-    ANY_F,
-    VARIADIC,
-    FuncType,
-    Param,
-    SchemaType,
-    Type,
-)
+from kclpy.sema.symbols import SchemaType, ScopeKind, SymbolKind
+from kclpy.sema.types import ANY, ANY_F, VARIADIC, FuncType, Param, Type
 from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import dotted_name

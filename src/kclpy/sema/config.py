@@ -18,7 +18,14 @@ from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, Expect, is_private, suggestion_text
 from kclpy.sema.relations import sup
 from kclpy.sema.shared import Assignability, Calls, Expressions, Operators, Parts
-from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
+from kclpy.sema.symbols import (
+    SchemaInfo,
+    SchemaType,
+    ScopeKind,
+    SymbolKind,
+    config_val_type,
+    schema_val_type,
+)
 from kclpy.sema.types import (
     ANY,
     ANY_F,
@@ -30,14 +37,11 @@ from kclpy.sema.types import (
     DictType,
     ListType,
     LitType,
-    SchemaType,
     Type,
     UnionType,
     config_key_type,
-    config_val_type,
     is_key,
     members_all,
-    schema_val_type,
     str_lit,
 )
 from kclpy.source import Span

@@ -19,7 +19,7 @@ from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext
 from kclpy.sema.relations import SUP_LIMIT, sup, widen
 from kclpy.sema.shared import Annotations, Assignability, Calls, Configs, Names, Operators, Parts
-from kclpy.sema.symbols import ScopeKind, SymbolKind
+from kclpy.sema.symbols import SchemaType, ScopeKind, SymbolKind, schema_val_type
 from kclpy.sema.types import (
     ANY,
     ANY_F,
@@ -37,13 +37,11 @@ from kclpy.sema.types import (
     ListType,
     ModuleType,
     NumMulType,
-    SchemaType,
     Type,
     UnionType,
     bool_lit,
     float_lit,
     int_lit,
-    schema_val_type,
     str_lit,
 )
 from kclpy.source import Span

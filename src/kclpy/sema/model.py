@@ -26,11 +26,12 @@ from kclpy.sema.symbols import (
     Declaration,
     DeclarationKind,
     SchemaInfo,
+    SchemaType,
     Scope,
     Symbol,
     SymbolKind,
 )
-from kclpy.sema.types import SchemaType, Type
+from kclpy.sema.types import Type
 from kclpy.sema.upgrade import upgrade_dict_to_schema
 from kclpy.source import Pos, SourceFile, Span
 

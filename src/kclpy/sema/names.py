@@ -22,7 +22,7 @@ from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, is_private, suggestion_text
 from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.shared import Assignability, Configs, Expressions, Parts
-from kclpy.sema.symbols import Symbol, SymbolKind
+from kclpy.sema.symbols import SchemaType, Symbol, SymbolKind, schema_val_type
 from kclpy.sema.types import (
     ANY,
     ANY_F,
@@ -36,11 +36,9 @@ from kclpy.sema.types import (
     ListType,
     LitType,
     ModuleType,
-    SchemaType,
     Type,
     UnionType,
     is_key,
-    schema_val_type,
 )
 from kclpy.source import Span
 from kclpy.syntax import ast

@@ -32,8 +32,8 @@ from kclpy.sema.shared import (
     Operators,
     Parts,
 )
-from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
-from kclpy.sema.types import ANY, ANY_F, STR_T, SchemaType, Type
+from kclpy.sema.symbols import SchemaInfo, SchemaType, ScopeKind, SymbolKind
+from kclpy.sema.types import ANY, ANY_F, STR_T, Type
 from kclpy.syntax import ast
 from kclpy.syntax.targets import target_parts
 

@@ -7,7 +7,10 @@ definition and back. A :class:`Scope` maps names to symbols and chains to its
 parent; the chain ends at the builtin scope (the checker reads a name's symbol from
 its binding; editors look names up through the chain). A :class:`SchemaInfo` is the
 semantic form of a ``schema``/``mixin``/``protocol``/``rule`` statement: its
-base, mixins, protocol, attributes (as symbols), parameters and index signature.
+base, mixins, protocol, attributes (as symbols), parameters and index signature;
+a :class:`SchemaType` (a schema definition or an instance of it, a ``Type``) points
+at its ``SchemaInfo``, which may still be filling when the type is made. The module
+builds on ``sema.types`` alone; ``sema.relations`` builds on both.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from kclpy.sema.types import ANY, FuncType, Param, SchemaType, Type
+from kclpy.sema.types import ANY, SCHEMA, DictType, FuncType, Param, Type
 from kclpy.source import Span
 from kclpy.syntax import ast
 
@@ -315,3 +318,31 @@ class SchemaInfo:
 
     def __repr__(self) -> str:
         return f"<schema {self.full_name}>"
+
+
+class SchemaType(Type):
+    """A schema: the definition itself (``instance`` False) or an instance of it."""
+
+    __slots__ = ("info", "instance")
+
+    def __init__(self, info: SchemaInfo, instance: bool) -> None:
+        super().__init__(SCHEMA)
+        self.info = info
+        self.instance = instance
+
+    def ty_str(self) -> str:
+        return self.info.name
+
+
+def schema_val_type(info: SchemaInfo) -> Type:
+    """The value type of a schema seen as a mapping (its index signature's, else any)."""
+    signature = info.index_signature
+    return signature.val_type if signature is not None else ANY
+
+
+def config_val_type(t: Type) -> Type:
+    if isinstance(t, DictType):
+        return t.val
+    if isinstance(t, SchemaType):
+        return schema_val_type(t.info)
+    return ANY

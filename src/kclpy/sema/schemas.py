@@ -49,7 +49,7 @@ class SchemaBuilder:
             for stmt in module.body:
                 if not isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
                     continue
-                if stmt.name in self.ctx.scope.symbols:
+                if self.ctx.package_symbol(stmt.name) is not None:
                     self.ctx.report(
                         Code.UNIQUE_KEY_ERROR, f"Unique key error name '{stmt.name}'", stmt.span
                     )

@@ -7,9 +7,6 @@ and one cycle through them, each step with the line that imports. Break one by m
 the shared piece to the module that owns it, or by passing what is needed in; an
 import moved into a function, or under TYPE_CHECKING, is still an import here.
 
-:data:`ALLOWED` names the circles being removed in parallel work (in sema): a
-component passes while it lies inside one of them, so shrinking them passes and
-growing them fails. Empty it when they are gone.
 """
 
 from __future__ import annotations
@@ -24,12 +21,6 @@ import pytest
 grimp = pytest.importorskip("grimp", reason="grimp (a dependency of import-linter) is needed")
 
 PACKAGES = ("kclpy", "kclpy_lsp")
-
-# circles other engineers are removing (issue 33: `interfaces` in sema)
-ALLOWED: tuple[frozenset[str], ...] = tuple(
-    frozenset(f"kclpy.{name}" for name in group.split())
-    for group in ("sema.relations sema.symbols sema.types",)
-)
 
 
 def circles(modules: Iterable[str], imports: Callable[[str], set[str]]) -> list[list[str]]:
@@ -94,11 +85,7 @@ def describe(graph: grimp.ImportGraph, component: list[str]) -> str:
 
 def unexpected(graph: grimp.ImportGraph) -> list[list[str]]:
     """The circles of ``graph`` that lie inside no allowed circle."""
-    return not_allowed(circles(graph.modules, graph.find_modules_directly_imported_by))
-
-
-def not_allowed(found: list[list[str]]) -> list[list[str]]:
-    return [c for c in found if not any(set(c) <= allowed for allowed in ALLOWED)]
+    return circles(graph.modules, graph.find_modules_directly_imported_by)
 
 
 def test_no_import_circles() -> None:
@@ -143,13 +130,3 @@ def test_a_circle_through_type_checking_is_found(
     text = describe(graph, found[1])
     assert "circled.record -> circled.render  (line 4: from circled.render import Renderer)" in text
     assert "circled.render -> circled.record  (line 1: from circled.record import Record)" in text
-
-
-def test_allowed_circles_may_shrink_but_not_grow() -> None:
-    first, second, _third = sorted(ALLOWED[0])
-    shrunk = {first: {second}, second: {first}}
-    assert circles(shrunk, lambda module: shrunk.get(module, set())) == [[first, second]]
-    assert not_allowed([[first, second]]) == []
-    grown = {**shrunk, second: {first, "kclpy.compile.exprs"}, "kclpy.compile.exprs": {first}}
-    found = circles(grown, lambda module: grown.get(module, set()))
-    assert not_allowed(found) == [sorted([first, second, "kclpy.compile.exprs"])]

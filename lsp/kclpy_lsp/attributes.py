@@ -25,8 +25,8 @@ import os
 from collections.abc import Iterable, Iterator
 
 from kclpy.sema.model import Model
-from kclpy.sema.symbols import SchemaInfo, Symbol, SymbolKind
-from kclpy.sema.types import DictType, SchemaType
+from kclpy.sema.symbols import SchemaInfo, SchemaType, Symbol, SymbolKind
+from kclpy.sema.types import DictType
 from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.walk import walk

@@ -3,7 +3,7 @@
 Neither waits for the analysis of the newest keystroke: the text before the
 cursor says what is asked (``import `` line, ``a.b[0].`` chain, the config
 blocks open around it as ``blocks`` reads them, a call's open parenthesis), and
-the semantic model of the latest analysis says what it means: the scope at the
+the semantic model of the latest analysis says what it means: the names at the
 cursor, the types of names, the attributes of schemas, the members of modules,
 the keys of dict literals, the methods of strings. At the start of an entry of a
 schema's config block: the attributes not yet set, as snippets (``snippets``);
@@ -23,7 +23,7 @@ from lsprotocol import types
 
 from kclpy.sema.builtins import BUILTIN_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.model import Model
-from kclpy.sema.symbols import MAIN, ScopeKind, Symbol, SymbolKind
+from kclpy.sema.symbols import MAIN, SchemaType, Symbol, SymbolKind
 from kclpy.sema.types import (
     STR_T,
     DictType,
@@ -31,7 +31,6 @@ from kclpy.sema.types import (
     ListType,
     LitType,
     ModuleType,
-    SchemaType,
     Type,
     UnionType,
 )
@@ -272,17 +271,18 @@ def resolve(model: Model, context: Context, expression: str) -> Type | None:
 
 
 def _lookup(model: Model, context: Context, name: str) -> Symbol | None:
-    scope = model.scope_at(context.document.path, context.offset, _pkgpath(model, context))
-    found = scope.lookup(name) if scope is not None else None
-    if found is None:
-        found = model.package_symbols(_pkgpath(model, context)).get(name)
-    return found
+    pkgpath = _pkgpath(model, context)
+    for symbol, _package in model.names_at(context.document.path, context.offset, pkgpath):
+        if symbol.name == name:
+            return symbol
+    builtin = model.builtin_names.get(name)
+    return builtin.symbol if builtin is not None else None
 
 
 def _pkgpath(model: Model, context: Context) -> str:
     path = context.document.path
-    for pkgpath, scope in model.package_scopes.items():
-        for symbol in scope.symbols.values():
+    for pkgpath in model.packages():
+        for symbol in model.package_symbols(pkgpath).values():
             if symbol.span is not None and os.path.abspath(symbol.span.file.path) == path:
                 return pkgpath
     return MAIN
@@ -341,16 +341,13 @@ def _value_items(kind: Type) -> list[types.CompletionItem]:
 def _scope_items(
     model: Model, context: Context
 ) -> tuple[list[types.CompletionItem], list[types.CompletionItem]]:
-    """The names of the scopes around the cursor: the enclosing ones, then the
-    package's (the outermost scope that is not the builtins')."""
+    """The names declared around the cursor (the resolver's declarations of the
+    enclosing regions), then the package's."""
     found: dict[str, tuple[Symbol, bool]] = {}
-    scope = model.scope_at(context.document.path, context.offset, _pkgpath(model, context))
-    while scope is not None:
-        outermost = scope.kind == ScopeKind.PACKAGE
-        for name, symbol in scope.symbols.items():
-            if name not in found and symbol.kind != SymbolKind.BUILTIN:
-                found[name] = (symbol, outermost)
-        scope = scope.parent
+    path, offset = context.document.path, context.offset
+    for symbol, outer in model.names_at(path, offset, _pkgpath(model, context)):
+        if symbol.name not in found and symbol.kind != SymbolKind.BUILTIN:
+            found[symbol.name] = (symbol, outer)
     local = [_symbol_item(symbol) for symbol, outer in found.values() if not outer]
     package = [_symbol_item(symbol) for symbol, outer in found.values() if outer]
     return local, package

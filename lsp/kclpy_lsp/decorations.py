@@ -18,8 +18,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from kclpy.sema.model import Model
-from kclpy.sema.symbols import Symbol, SymbolKind
-from kclpy.sema.types import FuncType, SchemaType, Type
+from kclpy.sema.symbols import SchemaType, Symbol, SymbolKind
+from kclpy.sema.types import FuncType, Type
 from kclpy.syntax import ast
 from kclpy.syntax.walk import walk
 from kclpy_lsp.app import analysed, module_of, server

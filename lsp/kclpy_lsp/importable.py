@@ -136,7 +136,7 @@ def _workspace_schemas(analysis: Analysis, analyses: list[Analysis], word: str) 
             pkgpath = os.path.relpath(other.folder, root).replace(os.sep, ".")
             done.add(pkgpath)
             found.extend(_schemas_of(other, MAIN, pkgpath))
-        for pkgpath in other.model.package_scopes:
+        for pkgpath in other.model.packages():
             head = pkgpath.split(".", 1)[0]
             if pkgpath == MAIN or pkgpath in done:
                 continue

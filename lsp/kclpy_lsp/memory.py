@@ -63,14 +63,9 @@ def release_memory() -> None:
 
 
 def unlink(model: Model) -> None:
-    """Break the cycles of a model that no one reads any more: its scope tree's
-    parent <-> children links, and the links of its program's schemas to their own
-    symbol (whose type names the schema) and from their attributes (``owner``)."""
-    stack = list(model.package_scopes.values())
-    while stack:
-        scope = stack.pop()
-        stack.extend(scope.children)
-        scope.children = []
+    """Break the cycles of a model that no one reads any more: the links of its
+    program's schemas to their own symbol (whose type names the schema) and from their
+    attributes (``owner``)."""
     for info in model.schemas.values():
         if info.file not in model.files:  # a schema of the builtin modules: shared
             continue

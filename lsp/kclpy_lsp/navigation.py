@@ -348,7 +348,7 @@ async def workspace_symbols(
     query = params.query.lower()
     found: dict[tuple[str, int], types.SymbolInformation] = {}
     for analysis in workspace.all_analyses():
-        for pkgpath in analysis.model.package_scopes:
+        for pkgpath in analysis.model.packages():
             for symbol in analysis.model.package_symbols(pkgpath).values():
                 span = symbol.span
                 if span is None or query not in symbol.name.lower():

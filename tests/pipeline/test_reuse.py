@@ -181,13 +181,23 @@ def test_a_reused_model_matches_a_checked_one(tmp_path: Path) -> None:
     program = driver.load(inputs, memory)
     again = driver.check(program, memory)
     alone = driver.check(program)
-    assert again.package_scopes["app"] is first.package_scopes["app"]  # shared, not rebuilt
+    assert again.packages_names["app"] is first.packages_names["app"]  # shared, not rebuilt
     for model in (again, first):
         assert list(model.types) == list(alone.types)
         assert list(model.bindings) == list(alone.bindings)
         assert list(model.schemas) == list(alone.schemas)
         assert list(model.files) == list(alone.files)
-        assert list(model.package_scopes) == list(alone.package_scopes)
+        assert model.packages() == alone.packages()
+        # the declarations an editor reads: the reused packages' come with their product
+        assert list(model.declarations) == list(alone.declarations)
+        assert list(model.schema_members) == list(alone.schema_members)
+        for pkgpath in alone.packages():
+            symbols = model.package_symbols(pkgpath)
+            assert list(symbols) == list(alone.package_symbols(pkgpath))
+            assert all(
+                s.type.ty_str() == alone.package_symbols(pkgpath)[n].type.ty_str()
+                for n, s in symbols.items()
+            )
         assert _bindings(model.resolution) == _bindings(alone.resolution)
         assert [
             (node, binding.kind, binding.name, binding.pkgpath)
@@ -201,7 +211,7 @@ def test_a_reused_model_matches_a_checked_one(tmp_path: Path) -> None:
         item[:2] for item in alone.occurrences(app)
     ]
     # what importers recorded on a shared symbol is dropped when it is reused
-    base = again.package_scopes["lib"].symbols["Base"]
+    base = again.package_symbols("lib")["Base"]
     counts = []
     for _ in range(3):
         driver.check(driver.load(inputs, memory), memory)

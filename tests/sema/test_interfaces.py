@@ -99,7 +99,7 @@ def test_a_package_of_an_import_cycle_read_before_its_check_is_empty(tmp_path: P
     model = driver.check(program)
     messages = [diagnostic.message for diagnostic in model.diagnostics]
     assert messages == ["attribute 'ya' not found in 'module 'a''"]
-    assert list(model.package_scopes) == ["__main__", "a", "b"]
+    assert model.packages() == ["__main__", "a", "b"]
 
 
 def test_an_interface_is_read_only(tmp_path: Path) -> None:

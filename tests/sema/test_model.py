@@ -9,7 +9,8 @@ import pytest
 
 from kclpy.loader import Loader, Program
 from kclpy.sema import Model, SymbolKind, check_program
-from kclpy.sema.types import DictType, FuncType, ListType, SchemaType
+from kclpy.sema.symbols import SchemaType
+from kclpy.sema.types import DictType, FuncType, ListType
 from kclpy.syntax import ast, parse_source
 
 PERSON = '''schema Base:

@@ -222,7 +222,7 @@ def name_reads(module: ast.Module) -> list[ast.NameExpr]:
 
 def wrong_symbols(model: Model, module: ast.Module) -> list[str]:
     """Reads whose checker symbol is not the one their binding names."""
-    package = model.package_scopes["__main__"].symbols
+    package = model.package_symbols("__main__")
     found: list[str] = []
     for node in name_reads(module):
         binding = model.resolution.get(node.id)
@@ -274,7 +274,7 @@ def test_the_kinds_of_symbols_read() -> None:
     inherited, local = reads["inherited"], reads["local"]
     assert inherited is not None and inherited.kind == SymbolKind.ATTRIBUTE
     assert local is not None and local.kind == SymbolKind.VARIABLE
-    assert reads["n"] is model.package_scopes["__main__"].symbols["n"]
+    assert reads["n"] is model.package_symbols("__main__")["n"]
 
 
 UNDEFINED = {
@@ -343,3 +343,68 @@ def test_a_key_of_an_if_block_is_a_sibling_at_run_time_only() -> None:
     assert declaration.symbol.kind == SymbolKind.CONFIG_KEY
     assert model.resolution[after.id].declaration is None
     assert [d.message for d in model.diagnostics] == ["name 'a' is not defined"]
+
+
+# the suggestions are the declarations the resolver saw visible at the use that the
+# checker has reached: a lambda's locals so far, the keys of the enclosing literals
+# and ``if`` blocks (not a block's keys after it), loop variables, schema members
+VISIBLE = {
+    "lambda": (
+        "f = lambda x {\n    alpha = 1\n    alphb + x\n}\nv = f(1)\n",
+        ["name 'alphb' is not defined, did you mean '[\"alpha\"]'?"],
+    ),
+    "config blocks": (
+        "c = {\n    apple = 1\n    banana = appel\n    cherry = {\n        date = bannana\n"
+        "    }\n    if True:\n        elder = 1\n        fig = eldr\n    grape = eldre\n}\n",
+        [
+            "name 'appel' is not defined, did you mean '[\"apple\"]'?",
+            "name 'bannana' is not defined, did you mean '[\"banana\"]'?",
+            "name 'eldr' is not defined, did you mean '[\"elder\"]'?",
+            "name 'eldre' is not defined",
+        ],
+    ),
+    "loops": (
+        "xs = [itme for item in [1, 2] if iten > 0]\nzs = all ii in [1] {ij > 0}\n",
+        [
+            "name 'iten' is not defined, did you mean '[\"item\"]'?",
+            "name 'itme' is not defined, did you mean '[\"item\"]'?",
+            "name 'ij' is not defined",
+        ],
+    ),
+    "a key in a lambda": (
+        "c = {\n    apple = 1\n    f = lambda { appel }\n}\n",
+        ["name 'appel' is not defined, did you mean '[\"apple\"]'?"],
+    ),
+    "schema members": (
+        "schema S:\n    count: int = 1\n    other = cuont\n    [key: str]: int\n"
+        "    check:\n        kye\ns = S{}\n",
+        ["name 'cuont' is not defined, did you mean '[\"count\"]'?", "name 'kye' is not defined"],
+    ),
+    "type names": (
+        'schema Person:\n    name: str\np: Persn = Person{name = "a"}\n',
+        ["name 'Persn' is not defined, did you mean '[\"Person\"]'?"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VISIBLE))
+def test_suggestions_come_from_the_declarations_visible_at_the_use(name: str) -> None:
+    text, messages = VISIBLE[name]
+    model, _ = resolve_text(text, check=True)
+    assert [d.message for d in model.diagnostics] == messages
+
+
+def test_an_editor_lists_the_names_declared_around_a_position() -> None:
+    text = "top = 1\nc = {\n    apple = 1\n    f = lambda x {\n        y = x\n        y\n    }\n}\n"
+    module, diagnostics = parse_source(text, "main.k")
+    assert not diagnostics
+    program = Program("")
+    program.packages["__main__"] = [module]
+    model = check_program(program, keep_scopes=True)
+    inside = text.index("        y\n") + 8  # in the lambda's body
+    names = [(symbol.name, package) for symbol, package in model.names_at("main.k", inside)]
+    local = [("x", False), ("y", False), ("apple", False), ("f", False)]
+    assert names == [*local, ("top", True), ("c", True)]
+    outside = text.index("top")
+    assert [symbol.name for symbol, _ in model.names_at("main.k", outside)] == ["top", "c"]
+    assert check_program(program).regions == {}  # (a run keeps none)

@@ -1,4 +1,4 @@
-"""The semantic stage (L3): scopes, name resolution, static types, the Model.
+"""The semantic stage (L3): name resolution, static types, the Model.
 
 ``check_program(program) -> Model`` runs between loading and compiling;
 ``resolve_program(program) -> Model`` only binds names (``check=False``). The
@@ -13,13 +13,13 @@ calls, names, annotations, assignability, operators); ``checker`` builds them.
 from kclpy.sema.checker import check_program
 from kclpy.sema.model import Model
 from kclpy.sema.resolve import resolve_program
-from kclpy.sema.symbols import SchemaInfo, Scope, Symbol, SymbolKind
+from kclpy.sema.symbols import Declaration, SchemaInfo, Symbol, SymbolKind
 from kclpy.sema.types import Type
 
 __all__ = [
+    "Declaration",
     "Model",
     "SchemaInfo",
-    "Scope",
     "Symbol",
     "SymbolKind",
     "Type",

@@ -91,7 +91,7 @@ class AnnotationResolver:
         names = node.name.split(".")
         symbol = self.ctx.type_symbol(node)
         if symbol is None:
-            self.ctx.report_undefined(names[0], node.span)
+            self.ctx.report_undefined(names[0], node)
             return ANY
         result = symbol.type
         last = len(names) - 1

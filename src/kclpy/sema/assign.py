@@ -14,7 +14,7 @@ from __future__ import annotations
 from kclpy.diag import Label
 from kclpy.sema.base import CheckContext, Expect
 from kclpy.sema.relations import assignable_to, sup
-from kclpy.sema.symbols import SchemaInfo
+from kclpy.sema.symbols import SchemaInfo, SchemaType
 from kclpy.sema.types import (
     ANY_F,
     LIST,
@@ -25,7 +25,6 @@ from kclpy.sema.types import (
     DictType,
     ListType,
     LitType,
-    SchemaType,
     Type,
     UnionType,
 )

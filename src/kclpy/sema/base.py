@@ -1,23 +1,27 @@
 """The checking context: the state every part of the checker shares, and its services.
 
 :class:`CheckContext` holds the program, the :class:`Model` (types, bindings,
-scopes, diagnostics, the resolver's bindings), the current package, scope and
+diagnostics, the resolver's bindings and declarations), the current package and
 schema, the expected-type stack and the facts the declaration passes leave for the
 walk (merged unifications, top-level lambda signatures). It reports diagnostics,
-opens and closes scopes, defines and binds names, and maps a name read to its
-symbol (:meth:`CheckContext.symbol_of`). Nothing here walks the tree: the parts
-(``exprs``, ``config``, ``calls``, ``names``, ``stmts``, ``declare``...) do, each
-holding this context; ``checker.Checker`` builds and connects them.
+defines and binds names, and maps a name use to its symbol
+(:meth:`CheckContext.symbol_of`). Nothing here walks the tree: the parts (``exprs``,
+``config``, ``calls``, ``names``, ``stmts``, ``declare``...) do, each holding this
+context; ``checker.Checker`` builds and connects them.
 
-A read's symbol is its binding's declaration's (``sema.bindings``): the resolver
-decides what every name use refers to, the checker decorates the declarations with
-its symbols as it reaches them (:meth:`CheckContext.define` for the names of a
-package or a schema body, :meth:`CheckContext.declare` for a local's or a config
-key's declaring node) and reads them back (:meth:`CheckContext.symbol_of`). A
-declaration the checker has not reached yet (a schema parameter in another
-parameter's default) has no symbol: the name is not defined there, as for the
-reference. The scopes the context opens hold what each region defines, for stores,
-suggestions and editors; no read looks a name up in them.
+The checker keeps no scopes of its own: the resolver (``sema.resolve``) decides
+what every name use refers to and makes the declarations (``sema.bindings``); the
+checker decorates them with its symbols as it reaches them and reads them back.
+:meth:`CheckContext.define` decorates the current table of names (the package's
+names at the top level, the schema's members in a schema body: ``names``),
+:meth:`CheckContext.declare` the declaration a node makes (a parameter, a loop
+variable, a lambda local, the index signature's key, a config key). A read's symbol
+is its binding's declaration's; a store's (:meth:`CheckContext.stored_symbol`) the
+declaration it makes or else the one its binding points at. A declaration the
+checker has not reached yet (a schema parameter in another parameter's default) has
+no symbol: the name is not defined there, as for the reference. Suggestions for an
+undefined name come from the declarations the resolver saw visible at the use
+(``Model.visible``) that the checker has reached.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from kclpy.diag import Code, Diagnostic, Label
 from kclpy.loader import Program
 from kclpy.sema.bindings import BindingKind
 from kclpy.sema.model import Model
-from kclpy.sema.symbols import MAIN, DeclarationKind, SchemaInfo, Scope, ScopeKind, Symbol
+from kclpy.sema.symbols import MAIN, Declaration, DeclarationKind, SchemaInfo, Symbol
 from kclpy.sema.types import Type
 from kclpy.source import Span
 from kclpy.syntax import ast
@@ -46,15 +50,13 @@ class Expect:
 
 class SchemaContext:
     """The schema whose body is being checked, with types inferred for its
-    untyped body assignments (which are not attributes of the schema type) and,
-    once entered, its scope (what a name read inside it finds first)."""
+    untyped body assignments (which are not attributes of the schema type)."""
 
-    __slots__ = ("info", "local_types", "scope")
+    __slots__ = ("info", "local_types")
 
     def __init__(self, info: SchemaInfo) -> None:
         self.info = info
         self.local_types: dict[str, Type] = {}
-        self.scope: Scope | None = None
 
     def attr_type(self, name: str) -> Type | None:
         local = self.local_types.get(name)
@@ -75,10 +77,12 @@ class CheckContext:
         self.program = program
         self.model = model
         self.diagnostics: list[Diagnostic] = model.diagnostics
-        self.builtin_scope = Scope(ScopeKind.BUILTIN, None, None, model.builtin_names)
-        self.package_scopes: dict[str, Scope] = model.package_scopes
-        self.scope = self.builtin_scope
-        self.scope_level = 0
+        # the declarations ``define`` decorates: the package's names, a schema's
+        # members, None inside a lambda, a loop or a config (their declarations are
+        # decorated by node, ``declare``)
+        self.names: dict[str, Declaration] | None = None
+        self.nesting = 0  # how many schemas, lambdas, loops and configs enclose the walk
+        self.stored: Symbol | None = None  # the symbol the last store target names
         self.pkgpath = MAIN
         self.schema: SchemaContext | None = None
         self.l_value = False
@@ -108,34 +112,31 @@ class CheckContext:
     def compile_error(self, message: str, span: Span | None, *extra: Label) -> None:
         self.report(Code.COMPILE_ERROR, message, span, *extra)
 
-    # ------------------------------------------------------------------ scopes
+    # ------------------------------------------------------------------ regions
 
-    def enter_scope(self, kind: str, node: ast.Node | None = None) -> Scope:
-        members = None
-        if kind == ScopeKind.SCHEMA and node is not None:  # a schema body's names
-            members = self.model.schema_members.get(node.id)
-            for member in members.values() if members else ():
-                member.symbol = None  # (none defined yet in this walk)
-        scope = Scope(kind, self.scope, node, members)
-        if self.model.keep_scopes:
-            self.scope.children.append(scope)
-        self.scope = scope
-        self.scope_level += 1
-        return scope
+    def enter(self, names: dict[str, Declaration] | None = None) -> dict[str, Declaration] | None:
+        """Enter a schema body (``names``: its members, none decorated yet in this walk),
+        a lambda, a loop or a config; returns what ``leave`` restores."""
+        saved = self.names
+        if names is not None:
+            for member in names.values():
+                member.symbol = None
+        self.names = names
+        self.nesting += 1
+        return saved
 
-    def leave_scope(self) -> None:
-        parent = self.scope.parent
-        assert parent is not None
-        self.scope = parent
-        self.scope_level -= 1
+    def leave(self, saved: dict[str, Declaration] | None) -> None:
+        self.names = saved
+        self.nesting -= 1
 
-    def package_scope(self, pkgpath: str) -> Scope:
-        scope = self.package_scopes.get(pkgpath)
-        if scope is None:
-            names = self.model.package_names(pkgpath)
-            scope = Scope(ScopeKind.PACKAGE, self.builtin_scope, None, names)
-            self.package_scopes[pkgpath] = scope
-        return scope
+    def package_names(self, pkgpath: str) -> dict[str, Declaration]:
+        """The declarations of a package's names (those the checker reached decorated)."""
+        return self.model.package_names(pkgpath)
+
+    def package_symbol(self, name: str) -> Symbol | None:
+        """The symbol the current package defines ``name`` as, if it defined it yet."""
+        declaration = self.model.package_names(self.pkgpath).get(name)
+        return declaration.symbol if declaration is not None else None
 
     def define(
         self,
@@ -145,14 +146,23 @@ class CheckContext:
         span: Span | None,
         node: ast.Node | None = None,
     ) -> Symbol:
-        """Insert a symbol into the current scope (replacing one of the same name);
-        the package's or the schema's declaration of the name takes it."""
+        """A new symbol; in a package or a schema body, the declaration of the name
+        there takes it (replacing the one it had)."""
         symbol = Symbol(name, kind, type, span, self.pkgpath, node)
-        scope = self.scope
-        if scope.declarations is None:  # (``Scope.put``, inlined: most definitions)
-            scope.symbols[name] = symbol
-        else:
-            scope.put(name, symbol)
+        names = self.names
+        if names is not None:
+            declaration = names.get(name)
+            if self.nesting:  # a schema's member
+                if declaration is not None:
+                    declaration.symbol = symbol
+            elif declaration is None:  # a package name only the checker defines
+                names[name] = declaration = Declaration(DeclarationKind.PACKAGE, name)
+                declaration.symbol = symbol
+            else:
+                if declaration.symbol is None:  # the package's names in definition order
+                    del names[name]
+                    names[name] = declaration
+                declaration.symbol = symbol
         if span is not None and self.tool_facts:
             self.model.add_occurrence(span, symbol)
         return symbol
@@ -187,6 +197,16 @@ class CheckContext:
             raise AssertionError(f"the name {name!r} read here has no binding")
         return binding.symbol()
 
+    def stored_symbol(self, node: ast.Node) -> Symbol | None:
+        """The symbol a store to the name at ``node`` sets, as far as the checker has
+        reached: the declaration the store makes (a lambda local's first assignment),
+        else the one its binding points at (a package name, a schema member, a local)."""
+        declaration = self.declarations.get(node.id)
+        if declaration is None:
+            binding = self.resolution.get(node.id)
+            declaration = binding.declaration if binding is not None else None
+        return declaration.symbol if declaration is not None else None
+
     def reads_loop_variable(self, node: ast.Node) -> bool:
         """Whether the name at ``node`` reads a comprehension or quantifier variable
         (a config key in a lambda in the comprehension included)."""
@@ -211,13 +231,27 @@ class CheckContext:
         declaration = binding.declaration if binding is not None else None
         return declaration.symbol if declaration is not None else None
 
-    def report_undefined(self, name: str, span: Span | None) -> None:
+    def report_undefined(self, name: str, node: ast.Node) -> None:
         """``name 'x' is not defined``, with the close names visible here as suggestions
         (not for the empty name: the parser's placeholder, a syntax error already)."""
         if not name:
             return
-        hint = suggestion_text(name, self.scope.visible_names())
-        self.compile_error(f"name '{name}' is not defined{hint}", span)
+        hint = suggestion_text(name, self.visible_names(node))
+        self.compile_error(f"name '{name}' is not defined{hint}", node.span)
+
+    def visible_names(self, node: ast.Node) -> list[str]:
+        """The names visible at the use ``node`` that the checker has defined: the
+        declarations the resolver saw around it (``Model.visible``: locals, schema
+        members, config keys), the package's and the builtins."""
+        names: list[str] = []
+        for item in self.model.visible.get(node.id, ()):
+            if isinstance(item, str):
+                names.append(item)
+            elif item.symbol is not None:
+                names.append(item.name)
+        for table in (self.model.package_names(self.pkgpath), self.model.builtin_names):
+            names.extend(name for name, found in table.items() if found.symbol is not None)
+        return list(dict.fromkeys(names))
 
     # ------------------------------------------------------------------ global names
 

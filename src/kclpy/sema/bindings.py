@@ -64,7 +64,7 @@ class BindingKind:
 class Binding:
     """Where the value of one name use lives; shared by every use that resolves alike."""
 
-    __slots__ = ("declaration", "depth", "fallback", "kind", "name", "pkgpath")
+    __slots__ = ("declaration", "depth", "fallback", "kind", "name", "pkgpath", "undefined")
 
     def __init__(
         self,
@@ -81,6 +81,10 @@ class Binding:
         self.depth = depth  # LOCAL: how many code units out (0: this one; lambdas nest)
         self.pkgpath = pkgpath  # IMPORT: the imported package's path
         self.fallback = fallback  # CONFIG_KEY, ATTRIBUTE: the binding if it is absent
+        # whether the name may be undefined here: nothing declares it statically
+        self.undefined: bool = (
+            fallback.undefined if fallback is not None else kind == BindingKind.UNDEFINED
+        )
 
     def key(self) -> tuple[object, ...]:
         """The fields as a tuple (a declaration by its kind, name and node): equal keys

@@ -15,16 +15,8 @@ from __future__ import annotations
 from kclpy.diag import Code
 from kclpy.sema.base import CheckContext, name_span, suggestion_text
 from kclpy.sema.shared import Annotations, Assignability, Expressions, Parts, Statements
-from kclpy.sema.symbols import ScopeKind, SymbolKind
-from kclpy.sema.types import (
-    ANY,
-    ANY_F,
-    VARIADIC,
-    FuncType,
-    Param,
-    SchemaType,
-    Type,
-)
+from kclpy.sema.symbols import SchemaType, SymbolKind
+from kclpy.sema.types import ANY, ANY_F, VARIADIC, FuncType, Param, Type
 from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import dotted_name
@@ -93,10 +85,7 @@ class CallChecker:
         """The declared signature of a top-level lambda called before its definition."""
         if not isinstance(func, ast.NameExpr):
             return None
-        package = self.ctx.package_scopes.get(self.ctx.pkgpath)
-        if package is None:
-            return None
-        symbol = package.symbols.get(func.name)
+        symbol = self.ctx.package_symbol(func.name)
         if symbol is None or self.ctx.symbol_of(func, func.name) is not symbol:
             return None
         return self.signatures.get(func.name)
@@ -242,7 +231,7 @@ class CallChecker:
         ret = (
             self.annotations.resolve_type(node.return_type) if node.return_type is not None else ANY
         )
-        self.ctx.enter_scope(ScopeKind.LAMBDA, node)
+        saved = self.ctx.enter()
         try:
             for typed, param_node in zip(params, node.params, strict=True):
                 symbol = self.ctx.define(
@@ -255,7 +244,7 @@ class CallChecker:
                 self.ctx.declare(param_node, symbol)
             real = self._lambda_body(node, ret)
         finally:
-            self.ctx.leave_scope()
+            self.ctx.leave(saved)
         if node.return_type is None and not real.flags & ANY_F:
             ret = real
         return FuncType(params, ret)

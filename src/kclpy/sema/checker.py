@@ -98,11 +98,11 @@ class Checker:
         for name, signature in BUILTIN_FUNCTIONS.items():
             symbol = Symbol(name, SymbolKind.BUILTIN, signature)
             symbol.doc = signature.doc if isinstance(signature, FuncType) else ""
-            ctx.builtin_scope.put(name, symbol)
+            ctx.model.builtin_names[name].symbol = symbol
 
     def close(self) -> None:
         """Drop what the parts hold: they refer to one another and to their own bound
-        methods, cycles that keep the context, the scopes and the program alive to the
+        methods, cycles that keep the context, the symbols and the program alive to the
         end of a ``kcl run`` (whose cycle collector is paused)."""
         for part in self.parts:
             vars(part).clear()
@@ -110,10 +110,11 @@ class Checker:
 
     def run(self) -> None:
         """Check (or take from the memo) every package, imported ones first. Every
-        package scope exists from the start: a package of an import cycle that is read
-        before it is checked reads as empty (as the reference, which reads it mid-way)."""
+        package's table of names exists from the start: a package of an import cycle
+        that is read before it is checked reads as empty (as the reference, which reads
+        it mid-way)."""
         for pkgpath in self.ctx.program.packages:
-            self.ctx.package_scope(pkgpath)
+            self.ctx.package_names(pkgpath)
         for pkgpath in check_order(self.ctx.program):
             product = self.stored(pkgpath)
             if product is not None:
@@ -151,12 +152,13 @@ class Checker:
         self.current = None
         if key is not None and self.memo is not None:
             self.memo.store.put(key, product)
+            model.shared.add(pkgpath)
         install(model, product, reused=False)
         return product
 
     def diagnostics(self) -> list[Diagnostic]:
         """The diagnostics of the packages checked so far, in the reference's order;
-        the packages' scopes put in the order the reference starts checking them."""
+        the packages' names put in the order the reference starts checking them."""
         reported: dict[str, tuple[Sequence[Diagnostic], Sequence[ImportMark]]] = {
             pkgpath: (product.diagnostics, product.imports)
             for pkgpath, product in self.products.items()
@@ -165,11 +167,11 @@ class Checker:
             pkgpath, diagnostics, imports = self.current
             reported[pkgpath] = (diagnostics, imports)
         found, started = ordered_diagnostics(roots(self.ctx.program), reported)
-        scopes = self.ctx.model.package_scopes
-        ordered = {pkgpath: scopes[pkgpath] for pkgpath in started if pkgpath in scopes}
-        ordered.update(scopes)
-        scopes.clear()
-        scopes.update(ordered)
+        tables = self.ctx.model.packages_names
+        ordered = {pkgpath: tables[pkgpath] for pkgpath in started if pkgpath in tables}
+        ordered.update(tables)
+        tables.clear()
+        tables.update(ordered)
         return found
 
 
@@ -182,8 +184,9 @@ def check_program(
     """Resolve and type-check a loaded program; the model holds the diagnostics
     and (``resolution``) the bindings the compiler reads.
 
-    ``keep_scopes`` keeps the tree of nested scopes (for editors); package scopes,
-    bindings and types are always kept. With a ``memo`` (not with ``keep_scopes``),
+    ``keep_scopes`` keeps the declarations of every region (for editors: the names
+    around a position, ``Model.names_at``); the package's names, bindings and types
+    are always kept. With a ``memo`` (not with ``keep_scopes``),
     the packages its store holds are not checked again (``sema.interface``).
     With ``tool_facts`` False (a run, which lets the model's tool tables go before
     compiling) no occurrences and references are recorded.

@@ -18,7 +18,13 @@ from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, Expect, is_private, suggestion_text
 from kclpy.sema.relations import sup
 from kclpy.sema.shared import Assignability, Calls, Expressions, Operators, Parts
-from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
+from kclpy.sema.symbols import (
+    SchemaInfo,
+    SchemaType,
+    SymbolKind,
+    config_val_type,
+    schema_val_type,
+)
 from kclpy.sema.types import (
     ANY,
     ANY_F,
@@ -30,14 +36,11 @@ from kclpy.sema.types import (
     DictType,
     ListType,
     LitType,
-    SchemaType,
     Type,
     UnionType,
     config_key_type,
-    config_val_type,
     is_key,
     members_all,
-    schema_val_type,
     str_lit,
 )
 from kclpy.source import Span
@@ -356,7 +359,7 @@ class ConfigChecker:
         ``typed`` False, when the caller knows the type, ``DICT_ANY``: the unions of
         the key and value types are the costliest part of a schema instance)."""
         ctx = self.ctx
-        ctx.enter_scope(ScopeKind.CONFIG, node)
+        saved = ctx.enter()
         collected = _Collect()
         self._note_siblings(self.group_entries.get(node.id, entries) if node else entries, entries)
         silent_entries = self.silent_entries
@@ -372,7 +375,7 @@ class ConfigChecker:
                 finally:
                     ctx.suppress -= silent
         finally:
-            ctx.leave_scope()
+            ctx.leave(saved)
         return collected.result() if typed else DICT_ANY
 
     def _note_siblings(
@@ -447,12 +450,12 @@ class ConfigChecker:
 
     def _nested_config(self, parts: list[ast.Expr], op: str, value: ast.Expr) -> Type:
         """The single-entry config ``{parts[0]: ...}`` a dotted key stands for."""
-        self.ctx.enter_scope(ScopeKind.CONFIG)
+        saved = self.ctx.enter()
         collected = _Collect()
         try:
             self._name_entry(parts, op, value, collected)
         finally:
-            self.ctx.leave_scope()
+            self.ctx.leave(saved)
         return collected.result()
 
     def _walk(self, value: ast.Expr, rest: list[ast.Expr] | None, op: str) -> Type:

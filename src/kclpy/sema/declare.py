@@ -68,8 +68,8 @@ class DeclarationChecker:
         ctx = self.ctx
         modules = ctx.program.packages.get(pkgpath, [])
         ctx.pkgpath = pkgpath
-        ctx.scope = ctx.package_scope(pkgpath)
-        ctx.scope_level = 0
+        ctx.names = ctx.package_names(pkgpath)
+        ctx.nesting = 0
         ctx.global_names = {}
         self.resolver.package(modules, ctx.program.imports_of, pkgpath)
         for module in modules:
@@ -101,7 +101,7 @@ class DeclarationChecker:
             seen.setdefault(name, stmt.path)
             target = table.get(name)
             module_type = self._module_type(stmt, target)
-            existing = self.ctx.scope.symbols.get(name)
+            existing = self.ctx.package_symbol(name)
             if existing is not None and existing.kind == SymbolKind.MODULE:
                 existing.add_reference(stmt.span)
                 self.ctx.bindings[stmt.id] = existing
@@ -173,7 +173,7 @@ class DeclarationChecker:
             if stmt.type is None and not self.unique_check and root.id in self.ctx.bindings:
                 continue  # the second pass: see declare_globals
             name = root.name
-            existing = self.ctx.scope.symbols.get(name)
+            existing = self.ctx.package_symbol(name)
             if existing is not None and not is_private(name) and self.unique_check:
                 self._immutable(name, target.span, existing)
                 unsettled = True
@@ -211,7 +211,7 @@ class DeclarationChecker:
     def _declare_unification(self, stmt: ast.UnificationStmt) -> None:
         name = stmt.target.name
         found = self.exprs.silent_expr(stmt.value.name)
-        existing = self.ctx.scope.symbols.get(name)
+        existing = self.ctx.package_symbol(name)
         if existing is not None and existing.kind == SymbolKind.VARIABLE:
             existing.type = found
         else:

@@ -2,7 +2,7 @@
 
 ``expr`` walks one expression, records its type in the model (a dict literal
 walked where a schema is expected is recorded as that schema) and returns the
-type. Comprehensions and quantifiers open a loop scope whose variables get the
+type. The loop variables of comprehensions and quantifiers (declared by the resolver) get the
 element types of the iterated value; iterating something that is not a list,
 dict, schema or string is a CompileError.
 
@@ -19,7 +19,7 @@ from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext
 from kclpy.sema.relations import SUP_LIMIT, sup, widen
 from kclpy.sema.shared import Annotations, Assignability, Calls, Configs, Names, Operators, Parts
-from kclpy.sema.symbols import ScopeKind, SymbolKind
+from kclpy.sema.symbols import SchemaType, SymbolKind, schema_val_type
 from kclpy.sema.types import (
     ANY,
     ANY_F,
@@ -37,13 +37,11 @@ from kclpy.sema.types import (
     ListType,
     ModuleType,
     NumMulType,
-    SchemaType,
     Type,
     UnionType,
     bool_lit,
     float_lit,
     int_lit,
-    schema_val_type,
     str_lit,
 )
 from kclpy.source import Span
@@ -299,7 +297,7 @@ class ExpressionChecker:
 
     def list_comp(self, node: ast.ListCompExpr) -> Type:
         depth = self.config.push_names(["[]"])
-        self.ctx.enter_scope(ScopeKind.LOOP, node)
+        saved = self.ctx.enter()
         try:
             for clause in node.generators:
                 self.comp_clause(clause)
@@ -309,13 +307,13 @@ class ExpressionChecker:
                 )
             item = self.expr(node.elt)
         finally:
-            self.ctx.leave_scope()
+            self.ctx.leave(saved)
             self.ctx.pop_expect(depth)
         return ListType(item)
 
     def dict_comp(self, node: ast.DictCompExpr) -> Type:
         entry = node.entry
-        self.ctx.enter_scope(ScopeKind.LOOP, node)
+        saved = self.ctx.enter()
         try:
             for clause in node.generators:
                 self.comp_clause(clause)
@@ -332,7 +330,7 @@ class ExpressionChecker:
             finally:
                 self.ctx.pop_expect(depth)
         finally:
-            self.ctx.leave_scope()
+            self.ctx.leave(saved)
         return DictType(key, value)
 
     def comp_clause(self, clause: ast.CompClause) -> None:
@@ -345,14 +343,14 @@ class ExpressionChecker:
 
     def quant_expr(self, node: ast.QuantExpr) -> Type:
         iterated = self.expr(node.target)
-        self.ctx.enter_scope(ScopeKind.LOOP, node)
+        saved = self.ctx.enter()
         try:
             names = self.loop_variables(node.variables)
             self.loop_types(names, iterated, node.target)
             self.expr_or_any(node.cond)
             item = self.expr(node.test)
         finally:
-            self.ctx.leave_scope()
+            self.ctx.leave(saved)
         if node.op in ("all", "any"):
             return BOOL_T
         if node.op == "filter":
@@ -398,7 +396,8 @@ class ExpressionChecker:
                 self._set_loop_type(names[1], second)
 
     def _set_loop_type(self, target: ast.NameExpr, element: Type) -> None:
-        symbol = self.ctx.scope.symbols.get(target.name)
+        declaration = self.ctx.declarations.get(target.id)
+        symbol = declaration.symbol if declaration is not None else None
         if symbol is not None:
             symbol.type = widen(element)
             self.ctx.types[target.id] = symbol.type

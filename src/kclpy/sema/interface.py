@@ -6,8 +6,11 @@ load order); checking one reads the interfaces of what it imports and never chec
 another package. A check yields a :class:`CheckedPackage`: its
 :class:`PackageInterface` (the symbols it exports with their types, its schemas by
 full name), its diagnostics in the order it reported them, where in that order it
-declared each user package it imports (``imports``), and its entries of the model's
-tables that tools read (types, bindings, run-time bindings, files, occurrences).
+declared each user package it imports (``imports``), the declarations of its names
+(``names``, which the checker decorated with its symbols), and its entries of the
+model's tables that tools read (types, bindings, run-time bindings, the declarations
+by node and the schemas' members, files, occurrences): a reused package reads to an
+editor as a checked one.
 
 Order of diagnostics (:func:`ordered_diagnostics`): the reference checks an imported
 package at the import statement that first names it, so a program's diagnostics are
@@ -35,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kclpy.loader import Program, iter_imports
 from kclpy.records import Record
-from kclpy.sema.symbols import MAIN, SchemaInfo, Scope, ScopeKind, Symbol
+from kclpy.sema.symbols import MAIN, Declaration, SchemaInfo, Symbol
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
 if TYPE_CHECKING:
@@ -49,7 +52,17 @@ Occurrences = Mapping[str, list[tuple[int, int, Symbol]]]
 # (how many of the package's diagnostics precede the import, the imported package)
 ImportMark = tuple[int, str]
 
-_TABLES = ("schemas", "types", "expected", "bindings", "resolution", "type_resolution", "files")
+_TABLES = (
+    "schemas",
+    "types",
+    "expected",
+    "bindings",
+    "resolution",
+    "type_resolution",
+    "declarations",
+    "schema_members",
+    "files",
+)
 
 
 class PackageInterface(Record):
@@ -67,7 +80,7 @@ class CheckedPackage(Record):
     modules: tuple[ast.Module, ...]  # the syntax trees it was checked on
     diagnostics: tuple[Diagnostic, ...]
     imports: tuple[ImportMark, ...]
-    scope: Scope  # the package scope (with nested scopes, when kept)
+    names: dict[str, Declaration]  # the declarations of its names, decorated (shared)
     entries: Entries
     occurrences: Occurrences  # per file of it, its definitions and uses
     references: tuple[tuple[Symbol, int], ...]  # its symbols' own references, counted
@@ -196,26 +209,25 @@ def make_product(
 ) -> CheckedPackage:
     """The product of the package just checked (its imports' products installed);
     ``keep`` False (it will not be stored): without the tools' entries."""
-    scope = model.package_scopes.get(pkgpath) or Scope(ScopeKind.PACKAGE, None)
+    names = model.package_names(pkgpath)
+    symbols = model.package_symbols(pkgpath)
     entries = new_entries(model, sizes, len(_TABLES) if keep else 1)
     schemas: Mapping[str, SchemaInfo] = entries[0]
-    interface = PackageInterface(
-        pkgpath, MappingProxyType(scope.symbols), MappingProxyType(schemas)
-    )
+    interface = PackageInterface(pkgpath, MappingProxyType(symbols), MappingProxyType(schemas))
     depends: dict[str, CheckedPackage] = {}
     for _, below in reported[1]:
         product = installed.get(below)
         if product is not None:
             depends[below] = product
             depends.update(product.depends)
-    own = [*scope.symbols.values(), *(s for info in schemas.values() for s in info.attrs.values())]
+    own = [*symbols.values(), *(s for info in schemas.values() for s in info.attrs.values())]
     paths = dict.fromkeys(module.file.path for module in modules) if keep else {}
     return CheckedPackage(
         interface,
         tuple(modules),
         tuple(reported[0]),
         tuple(reported[1]),
-        scope,
+        names,
         entries,
         MappingProxyType({path: model.file_occurrences(path) for path in paths}),
         tuple((symbol, len(symbol.references)) for symbol in own) if keep else (),
@@ -238,10 +250,11 @@ def usable(
 
 def install(model: Model, product: CheckedPackage, reused: bool) -> None:
     """Put a product's entries into the model of the program being checked."""
-    interface = product.interface
-    model.package_scopes[interface.pkgpath] = product.scope
+    pkgpath = product.interface.pkgpath
+    model.packages_names[pkgpath] = product.names
     if not reused:
         return  # (its check filled the model)
+    model.shared.add(pkgpath)
     for name, entries in zip(_TABLES, product.entries, strict=True):
         getattr(model, name).update(entries)
     for path, items in product.occurrences.items():

@@ -6,10 +6,13 @@ the binding of every name use and (``type_resolution``) what every type name
 denotes, both filled by ``sema.resolve``; the declarations the bindings point at
 (``declarations`` by declaring node, ``package_names`` per package,
 ``schema_members`` per schema, ``builtin_names``), which the checker decorates with
-its symbols; per file, the
-positions of every definition and use of a symbol (for ``symbol_at`` and
-``references``); the package scopes; the schemas by full name; and the
-diagnostics. The language server, lint and ``kcl doc`` are built on it.
+its symbols, and (``visible``) the declarations visible at the uses of undefined
+names (for suggestions) and, for editors (``keep_scopes``), around each region
+(``regions``: ``names_at``); per file, the positions of every definition and use of
+a symbol (for ``symbol_at`` and ``references``); the schemas by full name; and the
+diagnostics. The language server, lint and ``kcl doc`` are built on it: a package's
+names are its declarations the checker decorated (``package_symbols``), the names
+around a position the resolver's declarations there (``names_at``).
 """
 
 from __future__ import annotations
@@ -26,11 +29,11 @@ from kclpy.sema.symbols import (
     Declaration,
     DeclarationKind,
     SchemaInfo,
-    Scope,
+    SchemaType,
     Symbol,
     SymbolKind,
 )
-from kclpy.sema.types import SchemaType, Type
+from kclpy.sema.types import Type
 from kclpy.sema.upgrade import upgrade_dict_to_schema
 from kclpy.source import Pos, SourceFile, Span
 
@@ -63,9 +66,17 @@ class Model:
         self.builtin_names = {
             name: Declaration(DeclarationKind.BUILTIN, name) for name in BUILTIN_FUNCTIONS
         }
-        self.package_scopes: dict[str, Scope] = {}
+        # per use of an undefined name (and per name of a schema parameter's default),
+        # the declarations visible there but the package's and the builtins' (config
+        # keys by name): what the checker suggests
+        self.visible: dict[int, list[Declaration | str]] = {}
+        # for editors (keep_scopes), per package: each region's node and declarations
+        self.regions: dict[str, list[tuple[ast.Node, list[Declaration]]]] = {}
         self.schemas: dict[str, SchemaInfo] = {}
         self.keep_scopes = keep_scopes
+        # the packages whose declarations a store of checked packages holds (stored or
+        # reused: sema.interface), shared with other programs: never cleared here
+        self.shared: set[str] = set()
         self.files: dict[str, SourceFile] = {}
         self._occurrences: dict[str, list[tuple[int, int, Symbol]]] = {}
         self._sorted: dict[str, list[tuple[int, int, Symbol]]] = {}
@@ -101,20 +112,21 @@ class Model:
 
     def drop_tool_facts(self) -> None:
         """Forget, in place, what only tools query: per-node types and symbols, the
-        occurrences, the package scopes (every symbol) and the schemas. A run does
+        occurrences, the symbols of the declarations and the schemas. A run does
         this once checked, before compiling: the compiler reads only ``resolution``
         and ``type_resolution``, and on big inputs these tables were a third of the
         peak memory."""
         self.types.clear()
         self.expected.clear()
         self.bindings.clear()
-        tables: list[dict[Any, Declaration]] = [self.declarations, self.builtin_names]
-        tables.extend(self.packages_names.values())
-        tables.extend(self.schema_members.values())
-        for table in tables:
-            for declaration in table.values():
-                declaration.symbol = None
-        self.package_scopes.clear()
+        if not self.shared:  # (else a store keeps the symbols anyway)
+            tables: list[dict[Any, Declaration]] = [self.declarations, self.builtin_names]
+            tables.extend(self.packages_names.values())
+            tables.extend(self.schema_members.values())
+            for table in tables:
+                for declaration in table.values():
+                    declaration.symbol = None
+        self.visible.clear()
         self.schemas.clear()
         self._occurrences.clear()
         self._sorted.clear()
@@ -204,24 +216,34 @@ class Model:
         """Every definition and use in a file as ``(start, end, symbol)``, in order."""
         return list(self._sorted_occurrences(path))
 
-    def scope_at(self, path: str, offset: int, pkgpath: str = MAIN) -> Scope | None:
-        """The innermost scope of a package around an offset of one of its files
-        (nested scopes only when checked with ``keep_scopes``)."""
-        scope = self.package_scopes.get(pkgpath)
-        while scope is not None:
-            inner = None
-            for child in scope.children:
-                span = child.node.span if child.node is not None else None
-                if span is not None and span.file.path == path and span.start <= offset <= span.end:
-                    inner = child
-            if inner is None:
-                return scope
-            scope = inner
-        return None
+    def packages(self) -> list[str]:
+        """The checked packages' paths (``__main__`` and the packages in the order the
+        reference starts checking them, then the others)."""
+        return list(self.packages_names)
 
     def package_symbols(self, pkgpath: str = MAIN) -> dict[str, Symbol]:
-        scope = self.package_scopes.get(pkgpath)
-        return dict(scope.symbols) if scope is not None else {}
+        """A package's names the checker defined, with their symbols."""
+        names = self.packages_names.get(pkgpath)
+        if names is None:
+            return {}
+        return {name: found.symbol for name, found in names.items() if found.symbol is not None}
+
+    def names_at(self, path: str, offset: int, pkgpath: str = MAIN) -> list[tuple[Symbol, bool]]:
+        """The names visible at an offset of a file of a package, innermost first, each
+        with whether it is the package's (regions only when checked with
+        ``keep_scopes``): the declarations of the regions around the offset the checker
+        decorated, then the package's names; no builtins."""
+        around: list[tuple[int, list[Declaration]]] = []
+        for node, declared in self.regions.get(pkgpath, ()):
+            span = node.span
+            if span.file.path == path and span.start <= offset <= span.end:
+                around.append((span.end - span.start, declared))
+        around.sort(key=lambda item: item[0])
+        found: list[tuple[Symbol, bool]] = []
+        for _width, declared in around:
+            found.extend((d.symbol, False) for d in declared if d.symbol is not None)
+        found.extend((symbol, True) for symbol in self.package_symbols(pkgpath).values())
+        return found
 
     # ------------------------------------------------------------------ helpers
 

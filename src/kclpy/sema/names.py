@@ -1,15 +1,16 @@
 """Names and members: the types of identifiers, attribute loads, subscripts, targets.
 
 A name read takes its symbol, and so its type, from its binding (``sema.resolve``,
-through ``CheckContext.symbol_of``); the checker never looks a read up by name
-through its scopes. Inside a schema body the schema's attribute (declared, in a
-base, or in a mixin) gives the type first, as the binding's ``dynamic`` says. A
-store defines the name in the current scope when it is new there (a lambda local's
-first assignment, a schema body's local), which is the symbol later reads of it find
-through their ``LOCAL`` binding. Attribute access is checked by the type of the
-value: a schema instance must declare the attribute (TypeError ``attribute 'x' not
-found in 'P'``), a module must define it (and not as a private ``_name``), a string
-must have the method; dicts, unions and ``any`` accept every name.
+through ``CheckContext.symbol_of``); the checker never looks a name up. Inside a
+schema body the schema's attribute (declared, in a base, or in a mixin) gives the
+type first, as the binding's ``ATTRIBUTE`` kind says. A store the resolver made a
+declaration of (a lambda local's first assignment) defines a symbol for it, which
+later reads find through their ``LOCAL`` binding; another store sets the symbol its
+binding's declaration has. Module members are the imported package's declarations
+the checker decorated. Attribute access is checked by the type of the value: a
+schema instance must declare the attribute (TypeError ``attribute 'x' not found in
+'P'``), a module must define it (and not as a private ``_name``), a string must have
+the method; dicts, unions and ``any`` accept every name.
 :class:`NameResolver` is the part of the checker that does this; it holds the
 context and the expression, assignability and config checkers it calls.
 ``sema.resolve`` also owns the syntactic facts both read (the root and path of a
@@ -22,7 +23,7 @@ from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, is_private, suggestion_text
 from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, module_member_types
 from kclpy.sema.shared import Assignability, Configs, Expressions, Parts
-from kclpy.sema.symbols import Symbol, SymbolKind
+from kclpy.sema.symbols import SchemaType, Symbol, SymbolKind, schema_val_type
 from kclpy.sema.types import (
     ANY,
     ANY_F,
@@ -36,11 +37,9 @@ from kclpy.sema.types import (
     ListType,
     LitType,
     ModuleType,
-    SchemaType,
     Type,
     UnionType,
     is_key,
-    schema_val_type,
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
@@ -80,14 +79,17 @@ class NameResolver:
         if not ctx.l_value:
             symbol = ctx.symbol_of(node, name)
             if symbol is None:
-                ctx.report_undefined(name, node.span)
+                ctx.report_undefined(name, node)
                 return ANY
             ctx.bind(node, symbol)
             return symbol.type
-        if name not in ctx.scope.symbols:  # a lambda local's first assignment
-            ctx.declare(node, ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node))
+        symbol = None if node.id in ctx.declarations else ctx.stored_symbol(node)
+        if symbol is None:  # a lambda local's first assignment
+            ctx.stored = ctx.declare(
+                node, ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+            )
             return ANY
-        symbol = ctx.scope.symbols[name]
+        ctx.stored = symbol
         ctx.bind(node, symbol)
         return symbol.type
 
@@ -97,12 +99,15 @@ class NameResolver:
         assert schema is not None
         attr_type = schema.attr_type(name)
         if ctx.l_value:
-            if name not in ctx.scope.symbols or attr_type is None:
-                ctx.declare(node, ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node))
+            symbol = None if node.id in ctx.declarations else ctx.stored_symbol(node)
+            if symbol is None or attr_type is None:
+                symbol = ctx.define(name, SymbolKind.VARIABLE, ANY, node.span, node)
+                ctx.stored = ctx.declare(node, symbol)
                 if attr_type is None:
                     schema.local_types[name] = ANY
                 return ANY
-            ctx.bind(node, ctx.scope.symbols[name])
+            ctx.stored = symbol
+            ctx.bind(node, symbol)
             return attr_type
         symbol = ctx.symbol_of(node, name)
         if ctx.reads_loop_variable(node):
@@ -121,7 +126,7 @@ class NameResolver:
         is_type_ref = name[:1].isupper()
         if attr_type is None and symbol is None and (not info.is_mixin or is_type_ref):
             if not info.is_rule:
-                ctx.report_undefined(name, node.span)
+                ctx.report_undefined(name, node)
             return ANY
         ctx.bind(node, symbol)
         return symbol.type if symbol is not None else ANY
@@ -176,10 +181,11 @@ class NameResolver:
                 return True, ANY, None
             member = members.get(attr)
             return member is not None, (member or ANY), None
-        scope = self.ctx.package_scopes.get(obj.pkgpath)
-        if scope is None:
+        names = self.ctx.model.packages_names.get(obj.pkgpath)
+        if names is None:
             return True, ANY, None
-        symbol = scope.symbols.get(attr)
+        declaration = names.get(attr)
+        symbol = declaration.symbol if declaration is not None else None
         if symbol is None:
             return False, ANY, None
         if is_private(attr):
@@ -288,7 +294,7 @@ class NameResolver:
 
     def resolve_unique_key(self, name: str, span: Span) -> None:
         names = self.ctx.globals_of_package()
-        if name not in names and self.ctx.scope_level == 0:
+        if name not in names and self.ctx.nesting == 0:
             names[name] = span
             return
         extra: list[Label] = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from kclpy.sema.base import CheckContext
 from kclpy.sema.relations import is_upper_bound, sup, widen, widen_union
+from kclpy.sema.symbols import SchemaType
 from kclpy.sema.types import (
     ANY,
     ANY_F,
@@ -35,7 +36,6 @@ from kclpy.sema.types import (
     DictType,
     ListType,
     LitType,
-    SchemaType,
     Type,
     members_all,
 )

@@ -16,6 +16,7 @@ turns a value's type into the type a variable gets (``1`` -> ``int``).
 
 from __future__ import annotations
 
+from kclpy.sema.symbols import SchemaType
 from kclpy.sema.types import (
     ANY,
     ANY_F,
@@ -32,9 +33,9 @@ from kclpy.sema.types import (
     ModuleType,
     NumMulType,
     PrimType,
-    SchemaType,
     Type,
     UnionType,
+    install_lattice,
     is_assignable_kind,
     is_primitive,
 )
@@ -394,3 +395,6 @@ def _widen(t: Type) -> Type:
 def widen_union(t: Type) -> Type:
     """Widen only unions (``1 | 2`` -> ``int``), as the operator checks do."""
     return widen(t) if isinstance(t, UnionType) else t
+
+
+install_lattice(widen, sup)  # the lazy types of sema.types call these

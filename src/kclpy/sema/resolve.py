@@ -44,7 +44,14 @@ type alias of the package, definition of the package, unknown. Example::
         peer?: S                        # S: SCHEMA of this package
 
 The resolver reports nothing: an undefined name gets an ``UNDEFINED`` binding and
-the stage that meets it says so (the checker before running, else the compiler).
+the stage that meets it says so (the checker before running, else the compiler),
+with suggestions from the declarations visible at the use, which the resolver lists
+there (``Model.visible``: the locals of the enclosing units, the schema's members,
+the keys of the enclosing config literals; likewise for an unknown type name and
+for every name of a schema parameter's default, where a later parameter is not
+defined yet for the checker). For editors (``Model.keep_scopes``) it also lists the
+declarations of every region, a schema, lambda, comprehension, quantifier or config
+literal (``Model.regions``), and makes a declaration for every config key.
 It also binds, as reads in the package, what the checker reads as values while
 building a schema or rule (the schemas it names and the decorator arguments, which
 the compiler takes as type references and constants), and the root of a list-index
@@ -117,6 +124,9 @@ class Resolver:
         self._outer: dict[str, Binding] = {}
         self._attributes: dict[str, Binding] = {}
         self._types: dict[str, TypeBinding] = {}  # this module's type bindings, by name
+        self.recording = False  # list the visible declarations at every use
+        # for editors: the regions of the package being resolved (Model.regions)
+        self.regions: list[tuple[ast.Node, list[Declaration]]] | None = None
 
     # ------------------------------------------------------------------ packages
 
@@ -125,6 +135,9 @@ class Resolver:
     ) -> None:
         self.globals = set()
         self.names = self.model.package_names(pkgpath)
+        self.regions = (
+            self.model.regions.setdefault(pkgpath, []) if self.model.keep_scopes else None
+        )
         self.aliases = {}
         tables: list[dict[str, str]] = []
         add = self.globals.add
@@ -175,7 +188,9 @@ class Resolver:
         if isinstance(stmt, ast.AssignStmt):
             for target in stmt.targets:
                 if type(target) is ast.NameExpr:  # most targets (name_expr without a call)
-                    self.resolution[target.id] = self.lookup(target.name)
+                    binding = self.resolution[target.id] = self.lookup(target.name)
+                    if binding.undefined or self.recording:
+                        self.model.visible[target.id] = self.visible()
                 else:
                     _DISPATCH[type(target)](self, target)
             value = stmt.value
@@ -210,7 +225,11 @@ class Resolver:
             for param in stmt.params:
                 self.declare(param.name, param, DeclarationKind.PARAMETER)
                 self.annotation(param.type)
-            self.optional(*(param.default for param in stmt.params))
+            self.recording = True  # (a later parameter is not defined in a default)
+            try:
+                self.optional(*(param.default for param in stmt.params))
+            finally:
+                self.recording = False
             self.references(stmt)
             if isinstance(stmt, ast.SchemaStmt):
                 self.schema_body(stmt.body)
@@ -223,6 +242,9 @@ class Resolver:
                     self.optional(signature.value)
             for check in stmt.checks:
                 self.optional(check.cond, check.test, check.msg)
+            if self.regions is not None:
+                declared = [*self.unit.blocks[0].values(), *self.members.values()]
+                self.regions.append((stmt, declared))
         finally:
             self.unit = saved
             self.members = {}
@@ -289,7 +311,24 @@ class Resolver:
 
     def bind(self, node: ast.Node, name: str) -> None:
         """Record the binding of a use of ``name`` at ``node``."""
-        self.resolution[node.id] = self.lookup(name)
+        binding = self.resolution[node.id] = self.lookup(name)
+        if binding.undefined or self.recording:
+            self.model.visible[node.id] = self.visible()
+
+    def visible(self) -> list[Declaration | str]:
+        """The declarations visible here but the package's and the builtins: the
+        locals of this unit and the enclosing ones, the schema's members, and the keys
+        set so far in the enclosing config literals (by name)."""
+        found: list[Declaration | str] = []
+        unit: CodeUnit | None = self.unit
+        while unit is not None:
+            for block in unit.blocks:
+                found.extend(block.values())
+            unit = unit.parent
+        found.extend(self.members.values())
+        for region in self.key_regions:
+            found.extend(region)
+        return found
 
     def lookup(self, name: str) -> Binding:
         keys = self.config_keys
@@ -375,20 +414,26 @@ class Resolver:
         return Binding(BindingKind.CONFIG_KEY, name, declaration, fallback=fallback)
 
     def add_key(self, name: str, node: ast.Node) -> None:
-        """The checker defines the key ``name`` at ``node`` in the innermost region."""
+        """The checker defines the key ``name`` at ``node`` in the innermost region
+        (declared when first read, or at once for editors)."""
         region = self.key_regions[-1]
         found = region.get(name)
-        if found is None or found.__class__ is not Declaration:
+        if isinstance(found, Declaration):
+            self.declarations[node.id] = found
+        elif self.regions is None:
             region[name] = node
         else:
-            self.declarations[node.id] = found
+            declaration = Declaration(DeclarationKind.CONFIG_KEY, name, node)
+            region[name] = self.declarations[node.id] = declaration
 
     # ------------------------------------------------------------------ type names
 
     def annotation(self, node: ast.TypeNode | None) -> None:
         """Bind every named type of an annotation (through lists, dicts, unions, functions)."""
         if isinstance(node, ast.NamedType):
-            self.type_resolution[node.id] = self.lookup_type(node.name)
+            binding = self.type_resolution[node.id] = self.lookup_type(node.name)
+            if binding.kind == TypeKind.UNKNOWN:
+                self.model.visible[node.id] = self.visible()
         elif isinstance(node, ast.ListType):
             self.annotation(node.elem)
         elif isinstance(node, ast.DictType):
@@ -442,7 +487,9 @@ class Resolver:
                 _DISPATCH[type(node)](self, node)
 
     def name_expr(self, node: ast.NameExpr) -> None:
-        self.resolution[node.id] = self.lookup(node.name)
+        binding = self.resolution[node.id] = self.lookup(node.name)
+        if binding.undefined or self.recording:
+            self.model.visible[node.id] = self.visible()
 
     def leaf(self, node: ast.Expr) -> None:
         """Literals, and the forms the compiler rejects without compiling their parts."""
@@ -493,6 +540,9 @@ class Resolver:
         self.key_regions.append({})
         try:
             self.config_entries(node.entries)
+            if self.regions is not None:
+                keys = self.key_regions[-1].values()
+                self.regions.append((node, [key for key in keys if isinstance(key, Declaration)]))
         finally:
             self.config_keys.pop()
             self.key_regions.pop()
@@ -604,11 +654,21 @@ class Resolver:
         item = node.elt
         value = item.value if isinstance(item, ast.StarredExpr) else item
         self.comprehension(node.generators, lambda: self.expr(value))
+        if self.regions is not None:
+            self.loop_region(node, [t for g in node.generators for t in g.targets[:2]])
 
     def dict_comp(self, node: ast.DictCompExpr) -> None:
         entry = node.entry
         key = entry.key.value if isinstance(entry.key, ast.ParenExpr) else entry.key
         self.comprehension(node.generators, lambda: self.optional(key, entry.value))
+        if self.regions is not None:
+            self.loop_region(node, [t for g in node.generators for t in g.targets[:2]])
+
+    def loop_region(self, node: ast.Node, variables: list[ast.NameExpr]) -> None:
+        """For editors: a comprehension's or quantifier's loop variables."""
+        assert self.regions is not None
+        declarations = self.declarations
+        self.regions.append((node, [declarations[v.id] for v in variables if v.id in declarations]))
 
     def quant_expr(self, node: ast.QuantExpr) -> None:
         self.expr(node.target)
@@ -619,6 +679,8 @@ class Resolver:
             self.optional(node.cond, node.test)
         finally:
             self.unit.blocks.pop()
+        if self.regions is not None:
+            self.loop_region(node, node.variables[:2])
 
     # ------------------------------------------------------------------ lambdas
 
@@ -633,6 +695,8 @@ class Resolver:
             for param in node.params:
                 self.declare(param.name, param, DeclarationKind.PARAMETER)
             self.lambda_stmts(node.body)
+            if self.regions is not None:
+                self.regions.append((node, list(self.unit.blocks[0].values())))
         finally:
             self.unit, self.config_keys = saved_unit, saved_keys
 

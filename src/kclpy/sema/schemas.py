@@ -18,8 +18,8 @@ from kclpy.sema.builtins import DECORATORS
 from kclpy.sema.relations import is_upper_bound
 from kclpy.sema.resolve import left_identifiers
 from kclpy.sema.shared import Annotations, Calls, Expressions, Parts
-from kclpy.sema.symbols import IndexSignatureInfo, SchemaInfo, Symbol, SymbolKind
-from kclpy.sema.types import ANY, FuncType, SchemaType, Type, members_all
+from kclpy.sema.symbols import IndexSignatureInfo, SchemaInfo, SchemaType, Symbol, SymbolKind
+from kclpy.sema.types import ANY, FuncType, Type, members_all
 from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import dotted_name
@@ -49,7 +49,7 @@ class SchemaBuilder:
             for stmt in module.body:
                 if not isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
                     continue
-                if stmt.name in self.ctx.scope.symbols:
+                if self.ctx.package_symbol(stmt.name) is not None:
                     self.ctx.report(
                         Code.UNIQUE_KEY_ERROR, f"Unique key error name '{stmt.name}'", stmt.span
                     )

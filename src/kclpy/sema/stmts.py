@@ -4,8 +4,9 @@ A variable's type is its annotation, or the (widened) type of its first
 assignment in walk order; a later assignment must fit it (``_a = 1`` then
 ``_a = "s"`` is ``expected int, got str(s)``). An augmented assignment of an
 exported name that already has a value is the ImmutableError ``Immutable
-variable 'a' is modified during compiling``. Schema bodies are walked in a
-schema scope where the attributes (and the body's own assignments) are visible.
+variable 'a' is modified during compiling``. In a schema body the schema's
+members (the names the body sets: the resolver's declarations) take the attributes'
+symbols, and the body's own assignments' (``CheckContext.names``).
 
 :class:`StatementChecker` is the part of the checker that owns this walk; it
 holds the context and the expression, name, annotation, assignability, operator
@@ -32,8 +33,8 @@ from kclpy.sema.shared import (
     Operators,
     Parts,
 )
-from kclpy.sema.symbols import SchemaInfo, ScopeKind, SymbolKind
-from kclpy.sema.types import ANY, ANY_F, STR_T, SchemaType, Type
+from kclpy.sema.symbols import SchemaInfo, SchemaType, Symbol, SymbolKind
+from kclpy.sema.types import ANY, ANY_F, STR_T, Type
 from kclpy.syntax import ast
 from kclpy.syntax.targets import target_parts
 
@@ -124,7 +125,7 @@ class StatementChecker:
                 f"({RESERVED_TYPE_LIST})",
                 node.name.span,
             )
-        existing = self.ctx.scope.symbols.get(name)
+        existing = self.ctx.package_symbol(name)
         if existing is not None and existing.kind == SymbolKind.TYPE_ALIAS:
             existing.type = aliased
             self.ctx.bindings[node.name.id] = existing
@@ -153,7 +154,7 @@ class StatementChecker:
                     continue
             name = root.name
             fresh = name not in names or is_config or is_private(name)
-            if fresh and self.ctx.scope_level == 0 and not self.config.merged_away(node):
+            if fresh and self.ctx.nesting == 0 and not self.config.merged_away(node):
                 names[name] = target.span
             if not path:
                 value_type = self._assign_name(node, target, root)
@@ -163,8 +164,10 @@ class StatementChecker:
 
     def _assign_name(self, node: ast.AssignStmt, target: ast.Expr, root: ast.NameExpr) -> Type:
         self.ctx.l_value = True
+        self.ctx.stored = None
         expected = self.names.resolve_target(target)
         self.ctx.l_value = False
+        stored = self.ctx.stored
         expect = expect_for_value(expected, node.span)
         if expect is not None:
             depth = self.ctx.push_expect(expect)
@@ -180,12 +183,12 @@ class StatementChecker:
                 self.check_annotation(node, value_type)
         self.assign.must_assignable_to(value_type, expected, target.span)
         if not value_type.flags & ANY_F and expected.flags & ANY_F and node.type is None:
-            self._infer_variable(root, value_type)
+            self._infer_variable(root, stored, value_type)
         return value_type
 
-    def _infer_variable(self, root: ast.NameExpr, value_type: Type) -> None:
+    def _infer_variable(self, root: ast.NameExpr, symbol: Symbol | None, value_type: Type) -> None:
+        """Give the symbol the store at ``root`` set the type of the value stored."""
         inferred = widen(value_type)
-        symbol = self.ctx.scope.symbols.get(root.name)
         if symbol is None:
             self.ctx.compile_error(f"name '{root.name}' is not defined", root.span)
             return
@@ -197,7 +200,7 @@ class StatementChecker:
     def _assign_path(self, node: ast.AssignStmt, target: ast.Expr, name: str) -> Type:
         root, _ = target_parts(target)
         if self.ctx.schema is None and root is not None and self.ctx.symbol_of(root, name) is None:
-            self.ctx.report_undefined(name, root.span)
+            self.ctx.report_undefined(name, root)
         self.ctx.l_value = True
         expected = self.names.resolve_target(target)
         self.ctx.l_value = False
@@ -215,7 +218,7 @@ class StatementChecker:
             if root is None:
                 continue
             annotation = self.annotations.resolve_type(node.type)
-            symbol = self.ctx.scope.symbols.get(root.name)
+            symbol = self.ctx.stored_symbol(root)
             target_type = annotation
             if symbol is not None and not symbol.type.flags & ANY_F:
                 if not is_upper_bound(annotation, symbol.type):
@@ -236,7 +239,7 @@ class StatementChecker:
         is_config = isinstance(node.value, ast.SchemaExpr)
         names = self.ctx.globals_of_package()
         if is_private(name) or is_config or name not in names:
-            if self.ctx.scope_level == 0 and name:
+            if self.ctx.nesting == 0 and name:
                 names[name] = node.target.span
         else:
             extra = [
@@ -262,8 +265,10 @@ class StatementChecker:
 
     def unification_stmt(self, node: ast.UnificationStmt) -> Type:
         self.ctx.l_value = True
+        self.ctx.stored = None
         expected = self.names.resolve_name(node.target.name, node.target)
         self.ctx.l_value = False
+        stored = self.ctx.stored
         depth = self.ctx.push_expect(Expect(expected, node.value.span))
         try:
             value_type = self.exprs.expr(node.value)
@@ -271,14 +276,14 @@ class StatementChecker:
             self.ctx.pop_expect(depth)
         self.assign.must_assignable_to(value_type, expected, node.target.span)
         if not value_type.flags & ANY_F and expected.flags & ANY_F:
-            self._infer_variable(node.target, value_type)
+            self._infer_variable(node.target, stored, value_type)
         return expected
 
     # ------------------------------------------------------------------ schemas and rules
 
     def schema_stmt(self, node: ast.SchemaStmt) -> Type:
         self.names.resolve_unique_key(node.name, node.name_span)
-        symbol = self.ctx.scope.symbols.get(node.name)  # (a schema is a package's)
+        symbol = self.ctx.package_symbol(node.name)
         found = symbol.type if symbol is not None else ANY
         if not isinstance(found, SchemaType) or found.info.node is not node:
             return found
@@ -289,14 +294,14 @@ class StatementChecker:
             for param in node.params:
                 self.annotations.resolve_type(param.type)
             self.calls.check_parameters(node.params)
-            self.ctx.schema.scope = self.ctx.enter_scope(ScopeKind.SCHEMA, node)
+            saved_names = self.ctx.enter(self.ctx.model.schema_members.get(node.id, {}))
             try:
                 self._schema_scope(node, info)
                 self.stmts(node.body)
                 for check in node.checks:
                     self.check_expr(check)
             finally:
-                self.ctx.leave_scope()
+                self.ctx.leave(saved_names)
         finally:
             self.ctx.schema = saved
         return found
@@ -327,11 +332,13 @@ class StatementChecker:
                 self.exprs.upgrade_type_for_expr(
                     signature.val_type, signature_node.value, signature_node.span
                 )
+        members = self.ctx.names or {}
         for name, name_node in left_identifiers(node.body):
-            if name not in self.ctx.scope.symbols:
+            member = members.get(name)  # (a parameter's name has the parameter's symbol)
+            if member is not None and member.symbol is None:
                 attr = info.attrs.get(name)
                 if attr is not None:
-                    self.ctx.scope.put(name, attr)
+                    member.symbol = attr
                 else:
                     self.ctx.define(name, SymbolKind.VARIABLE, ANY, name_node.span, name_node)
 
@@ -343,7 +350,7 @@ class StatementChecker:
 
     def rule_stmt(self, node: ast.RuleStmt) -> Type:
         self.names.resolve_unique_key(node.name, node.name_span)
-        symbol = self.ctx.scope.symbols.get(node.name)  # (a rule is a package's)
+        symbol = self.ctx.package_symbol(node.name)
         found = symbol.type if symbol is not None else ANY
         if not isinstance(found, SchemaType) or found.info.node is not node:
             return found
@@ -351,7 +358,7 @@ class StatementChecker:
         self.ctx.schema = SchemaContext(found.info)
         try:
             self.calls.check_parameters(node.params)
-            self.ctx.schema.scope = self.ctx.enter_scope(ScopeKind.SCHEMA, node)
+            saved_names = self.ctx.enter(None)  # (a rule body has no members)
             try:
                 for param, param_node in zip(found.info.params, node.params, strict=False):
                     symbol = self.ctx.define(
@@ -364,7 +371,7 @@ class StatementChecker:
                 for check in node.checks:
                     self.check_expr(check)
             finally:
-                self.ctx.leave_scope()
+                self.ctx.leave(saved_names)
         finally:
             self.ctx.schema = saved
         return found
@@ -377,7 +384,9 @@ class StatementChecker:
             expected = ANY
         symbol = schema.info.attrs.get(name) if schema is not None else None
         if symbol is not None:
-            self.ctx.scope.put(name, symbol)
+            member = self.ctx.names.get(name) if self.ctx.names is not None else None
+            if member is not None:
+                member.symbol = symbol
             self.ctx.bindings[node.id] = symbol
         else:
             symbol = self.ctx.define(name, SymbolKind.ATTRIBUTE, expected, node.name_span, node)

@@ -3,11 +3,15 @@
 A :class:`Symbol` is one definition (a variable, a schema, an attribute, a
 parameter, a loop variable, an import...). Every use of a name that the checker
 binds records a reference on its symbol, so tools can go from a use to its
-definition and back. A :class:`Scope` maps names to symbols and chains to its
-parent; the chain ends at the builtin scope (the checker reads a name's symbol from
-its binding; editors look names up through the chain). A :class:`SchemaInfo` is the
+definition and back. A :class:`Declaration` is one name the resolver found declared
+(``sema.bindings``: what bindings point at); the checker decorates it with its
+symbol. There are no scopes: what a name means is its binding's declaration.
+A :class:`SchemaInfo` is the
 semantic form of a ``schema``/``mixin``/``protocol``/``rule`` statement: its
-base, mixins, protocol, attributes (as symbols), parameters and index signature.
+base, mixins, protocol, attributes (as symbols), parameters and index signature;
+a :class:`SchemaType` (a schema definition or an instance of it, a ``Type``) points
+at its ``SchemaInfo``, which may still be filling when the type is made. The module
+builds on ``sema.types`` alone; ``sema.relations`` builds on both.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from kclpy.sema.types import ANY, FuncType, Param, SchemaType, Type
+from kclpy.sema.types import ANY, SCHEMA, DictType, FuncType, Param, Type
 from kclpy.source import Span
 from kclpy.syntax import ast
 
@@ -122,65 +126,6 @@ class Declaration:
 
     def __repr__(self) -> str:
         return f"<declaration {self.kind} {self.name}>"
-
-
-class ScopeKind:
-    BUILTIN = "builtin"
-    PACKAGE = "package"
-    SCHEMA = "schema"
-    LAMBDA = "lambda"
-    LOOP = "loop"
-    CONFIG = "config"
-
-
-class Scope:
-    """Names visible in one region; lookups walk outward through ``parent``."""
-
-    __slots__ = ("children", "declarations", "kind", "node", "parent", "symbols")
-
-    def __init__(
-        self,
-        kind: str,
-        parent: Scope | None,
-        node: ast.Node | None = None,
-        declarations: dict[str, Declaration] | None = None,
-    ) -> None:
-        self.kind = kind
-        self.parent = parent
-        self.node = node
-        self.symbols: dict[str, Symbol] = {}
-        self.children: list[Scope] = []
-        # the resolver's declarations of the names defined here (a package's, a
-        # schema's members), which take the symbols defined here
-        self.declarations = declarations
-
-    def put(self, name: str, symbol: Symbol) -> None:
-        """Define ``name`` here as ``symbol`` (its declaration, if any, takes it)."""
-        self.symbols[name] = symbol
-        declarations = self.declarations
-        if declarations is not None:
-            declaration = declarations.get(name)
-            if declaration is not None:
-                declaration.symbol = symbol
-
-    def lookup(self, name: str) -> Symbol | None:
-        scope: Scope | None = self
-        while scope is not None:
-            symbol = scope.symbols.get(name)
-            if symbol is not None:
-                return symbol
-            scope = scope.parent
-        return None
-
-    def visible_names(self) -> list[str]:
-        """Every name visible here, innermost first (for suggestions and completion)."""
-        names: dict[str, None] = {}
-        scope: Scope | None = self
-        while scope is not None:
-            for name in scope.symbols:
-                names.setdefault(name)
-            scope = scope.parent
-        return list(names)
 
 
 class IndexSignatureInfo:
@@ -315,3 +260,31 @@ class SchemaInfo:
 
     def __repr__(self) -> str:
         return f"<schema {self.full_name}>"
+
+
+class SchemaType(Type):
+    """A schema: the definition itself (``instance`` False) or an instance of it."""
+
+    __slots__ = ("info", "instance")
+
+    def __init__(self, info: SchemaInfo, instance: bool) -> None:
+        super().__init__(SCHEMA)
+        self.info = info
+        self.instance = instance
+
+    def ty_str(self) -> str:
+        return self.info.name
+
+
+def schema_val_type(info: SchemaInfo) -> Type:
+    """The value type of a schema seen as a mapping (its index signature's, else any)."""
+    signature = info.index_signature
+    return signature.val_type if signature is not None else ANY
+
+
+def config_val_type(t: Type) -> Type:
+    if isinstance(t, DictType):
+        return t.val
+    if isinstance(t, SchemaType):
+        return schema_val_type(t.info)
+    return ANY

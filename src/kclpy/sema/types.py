@@ -3,9 +3,13 @@
 A type is an immutable object with a ``flags`` bit set that makes the common
 questions (is it an int? a literal? a list?) one ``&`` away. Literal types keep
 their value (``int(1)``, ``str(TCP)``); a literal is *widened* to its base type
-when it is stored in a variable (see ``relations.widen``). Schema types point to
-a shared, mutable :class:`SchemaInfo` that the declaration pass fills, so types
-built before a schema is complete still see its attributes.
+when it is stored in a variable (see ``relations.widen``). Schema types
+(``sema.symbols.SchemaType``) live with the schema definitions they point to.
+
+The lazy parts here (a config literal's key and value unions, a literal key's
+widened type) need two operations of ``sema.relations``, which builds on this
+module: it hands them over when imported (:func:`install_lattice`), so this module
+imports nothing of the checker.
 
 ``ty_str`` renders a type the way the reference's messages do (``[int | str]``,
 ``{str:any}``, ``str(TCP)``, ``number_multiplier(1Ki)``, ``module 'math'``).
@@ -13,10 +17,10 @@ built before a schema is complete still see its attributes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kclpy.sema.symbols import SchemaInfo
     from kclpy.source import Span
 
 VOID = 1
@@ -175,9 +179,7 @@ class DictAttr:
     @property
     def type(self) -> Type:
         if not self.wide:
-            from kclpy.sema.relations import widen  # relations builds on this module
-
-            self._type = widen(self._type)
+            self._type = _lattice.widen(self._type)
             self.wide = True
         return self._type
 
@@ -236,9 +238,7 @@ class DictType(Type):
         entries = self._entries
         if index < 0 or entries is None:
             raise AttributeError(name)
-        from kclpy.sema.relations import sup  # relations builds on this module
-
-        union = sup(entries[index])
+        union = _lattice.sup(entries[index])
         if index:
             self.val = union
         else:
@@ -263,20 +263,6 @@ class UnionType(Type):
 
     def ty_str(self) -> str:
         return " | ".join(t.ty_str() for t in self.types)
-
-
-class SchemaType(Type):
-    """A schema: the definition itself (``instance`` False) or an instance of it."""
-
-    __slots__ = ("info", "instance")
-
-    def __init__(self, info: SchemaInfo, instance: bool) -> None:
-        super().__init__(SCHEMA)
-        self.info = info
-        self.instance = instance
-
-    def ty_str(self) -> str:
-        return self.info.name
 
 
 class Param:
@@ -391,21 +377,30 @@ def members_all(t: Type, flags: int) -> bool:
     return bool(t.flags & flags)
 
 
-def schema_val_type(info: SchemaInfo) -> Type:
-    """The value type of a schema seen as a mapping (its index signature's, else any)."""
-    signature = info.index_signature
-    return signature.val_type if signature is not None else ANY
-
-
 def config_key_type(t: Type) -> Type:
     if isinstance(t, DictType):
         return t.key
     return STR_T
 
 
-def config_val_type(t: Type) -> Type:
-    if isinstance(t, DictType):
-        return t.val
-    if isinstance(t, SchemaType):
-        return schema_val_type(t.info)
-    return ANY
+def _not_installed(_: object) -> Type:
+    raise RuntimeError("kclpy.sema.relations was not imported")
+
+
+class _Lattice:
+    """The operations of ``sema.relations`` the lazy types call (see the docstring)."""
+
+    __slots__ = ("sup", "widen")
+
+    def __init__(self) -> None:
+        self.widen: Callable[[Type], Type] = _not_installed
+        self.sup: Callable[[list[Type]], Type] = _not_installed
+
+
+_lattice = _Lattice()
+
+
+def install_lattice(widen: Callable[[Type], Type], sup: Callable[[list[Type]], Type]) -> None:
+    """Called once by ``sema.relations``: the widening and the union of types."""
+    _lattice.widen = widen
+    _lattice.sup = sup

@@ -8,8 +8,8 @@ the model (``Model.type_of``: a dict walked where a schema is expected).
 from __future__ import annotations
 
 from kclpy.sema.relations import SUP_LIMIT, sup
-from kclpy.sema.symbols import SchemaInfo
-from kclpy.sema.types import ANY_F, STR, DictType, ListType, LitType, SchemaType, Type, UnionType
+from kclpy.sema.symbols import SchemaInfo, SchemaType
+from kclpy.sema.types import ANY_F, STR, DictType, ListType, LitType, Type, UnionType
 
 
 def upgrade_dict_to_schema(value: Type, expected: Type) -> Type:

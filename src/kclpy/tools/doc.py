@@ -23,7 +23,8 @@ from kclpy.loader import find_root, package_files
 from kclpy.pipeline import driver
 from kclpy.sema import SchemaInfo
 from kclpy.sema.docstrings import description
-from kclpy.sema.types import DictType, ListType, LitType, SchemaType, Type, UnionType
+from kclpy.sema.symbols import SchemaType
+from kclpy.sema.types import DictType, ListType, LitType, Type, UnionType
 from kclpy.syntax import ast
 from kclpy.tools.schema_types import describe_schema
 

@@ -31,16 +31,8 @@ from kclpy.loader import MAIN, Program
 from kclpy.pipeline import driver
 from kclpy.sema import Model, SchemaInfo, SymbolKind
 from kclpy.sema.docstrings import example
-from kclpy.sema.types import (
-    DictType,
-    FuncType,
-    ListType,
-    LitType,
-    PrimType,
-    SchemaType,
-    Type,
-    UnionType,
-)
+from kclpy.sema.symbols import SchemaType
+from kclpy.sema.types import DictType, FuncType, ListType, LitType, PrimType, Type, UnionType
 from kclpy.syntax import ast
 from kclpy.tools.format_exprs import ExprPrinter
 from kclpy.tools.schema_types import describe_schema

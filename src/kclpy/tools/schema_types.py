@@ -16,7 +16,7 @@ from kclpy.loader import MAIN, Program
 from kclpy.pipeline import driver
 from kclpy.sema import Model, SchemaInfo, Symbol, SymbolKind
 from kclpy.sema.docstrings import summary
-from kclpy.sema.types import SchemaType
+from kclpy.sema.symbols import SchemaType
 from kclpy.syntax import ast
 
 __all__ = ["AttributeInfo", "SchemaTypeInfo", "get_schema_types"]

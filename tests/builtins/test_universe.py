@@ -11,6 +11,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -78,11 +79,15 @@ def _untyped(x: list) -> int:  # type: ignore[type-arg]
     return len(x)
 
 
+def _unchecked(x: Any) -> Value:  # Any: the parameter would go unchecked
+    return x
+
+
 def _checked(x: int | float, y: Value = None) -> int | float:
     return x
 
 
-@pytest.mark.parametrize("function", [_aliased, _untyped])
+@pytest.mark.parametrize("function", [_aliased, _untyped, _unchecked])
 def test_an_annotation_the_adapter_cannot_check_is_a_binding_error(
     function: Callable[..., Value],
 ) -> None:
@@ -93,6 +98,25 @@ def test_an_annotation_the_adapter_cannot_check_is_a_binding_error(
     assert call(None, None, [2.5], {}) == 2.5  # type: ignore[arg-type]
     with pytest.raises(KclRuntimeError, match="f\\(\\) expected number, got str"):
         call(None, None, ["2"], {})  # type: ignore[arg-type]
+
+
+def _keys(data: dict[str, Value]) -> Value:
+    return list(data)
+
+
+class _Config(dict[str, Value]):
+    """A dict of the runtime's own kind (configs and schema instances are dicts)."""
+
+
+def test_a_parameter_typed_as_a_dict_only_is_checked() -> None:
+    """Its exact types are none (every dict passes by isinstance): still checked."""
+    call = adapt.adapter("demo", "demo.keys", "(data: {str:any}) -> [str]", _keys)
+    assert call(None, None, [{"a": 1}], {}) == ["a"]  # type: ignore[arg-type]
+    assert call(None, None, [_Config(b=2)], {}) == ["b"]  # type: ignore[arg-type]
+    wrongs: list[Value] = [None, [], "a"]
+    for wrong in wrongs:
+        with pytest.raises(KclRuntimeError, match="keys\\(\\) expected \\{str:any\\}"):
+            call(None, None, [wrong], {})  # type: ignore[arg-type]
 
 
 def test_runtime_builtins_are_implemented_by_the_runtime() -> None:

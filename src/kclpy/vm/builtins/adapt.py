@@ -175,14 +175,13 @@ def _split_union(text: str) -> list[str]:
 
 def _annotated_types(owner: str, annotation: object) -> frozenset[type] | None:
     """The types an implementation's annotation checks (None: a union with ``Value``
-    or ``object``, which the implementation handles itself; ``Any`` in the modules
-    not typed yet). Any other annotation
-    the adapter cannot check (an alias such as ``Number``) is a :class:`BindingError`:
-    the parameter would go unchecked."""
+    or ``object``, which the implementation handles itself). Every other annotation
+    the adapter cannot check (an alias such as ``Number``, or ``Any``) is a
+    :class:`BindingError`: the parameter would go unchecked."""
     if annotation is _EMPTY:
         return None
     members = _split_union(str(annotation))
-    if "Value" in members or "object" in members or "Any" in members:  # Any: not yet typed
+    if "Value" in members or "object" in members:
         return None
     found: set[type] = set()
     for member in members:
@@ -310,7 +309,9 @@ class _Adapter:
             parameter.name: index for index, parameter in enumerate(declared) if parameter.keyword
         }
         self.checked = tuple(
-            (index, parameter) for index, parameter in enumerate(declared) if parameter.exact
+            (index, parameter)
+            for index, parameter in enumerate(declared)
+            if parameter.exact is not None  # (empty: a dict only, checked by mapping)
         )
 
     def build(self) -> Adapter | MethodAdapter:

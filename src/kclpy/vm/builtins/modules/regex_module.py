@@ -41,11 +41,48 @@ first n pieces). An invalid pattern is an error named like the reference's
 from __future__ import annotations
 
 import functools
-from typing import Any, Final
+from collections.abc import Iterator
+from typing import Final, Protocol
 
 from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.modules.regex_quick import SHORT_TEXT, quick_pattern
+
+
+class Match(Protocol):
+    """A match of any engine (``re``, RE2, ``regex``): what this module reads of it."""
+
+    def span(self) -> tuple[int, int]: ...
+
+    def start(self) -> int: ...
+
+    def end(self) -> int: ...
+
+    def group(self, group: int | str, /) -> str | None: ...
+
+    def groups(self) -> tuple[str | None, ...]: ...
+
+
+class Linear(Protocol):
+    """A compiled pattern of RE2 (``google-re2``, untyped), or of Python's ``re``
+    (:mod:`regex_quick`'s backtrack-free patterns, which run the same way)."""
+
+    @property
+    def groups(self) -> int: ...
+
+    def search(self, string: str, position: int = 0, /) -> Match | None: ...
+
+    def finditer(self, string: str, /) -> Iterator[Match]: ...
+
+
+class Backtracking(Protocol):
+    """A compiled pattern of the ``regex`` package (untyped): searches take a timeout."""
+
+    @property
+    def groups(self) -> int: ...
+
+    def search(self, string: str, position: int, /, *, timeout: float) -> Match | None: ...
+
 
 _POSIX: Final[dict[str, tuple[tuple[int, int], ...]]] = {
     "alnum": ((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)),
@@ -477,11 +514,11 @@ class Bounded:
     """A backtracking pattern (the ``regex`` package) whose every search is bounded
     by ``BACKTRACK_SECONDS``, as fancy-regex bounds its backtracking."""
 
-    def __init__(self, compiled: Any) -> None:
+    def __init__(self, compiled: Backtracking) -> None:
         self.compiled = compiled
         self.groups: int = compiled.groups
 
-    def search(self, string: str, position: int = 0) -> Any:
+    def search(self, string: str, position: int = 0) -> Match | None:
         try:
             return self.compiled.search(string, position, timeout=BACKTRACK_SECONDS)
         except TimeoutError:
@@ -495,13 +532,13 @@ class AsciiOrBounded:
     """A pattern with ``\\b``/``\\B``: RE2 on ASCII texts (where its ASCII word
     boundary is Rust's Unicode one), the bounded engine on other texts."""
 
-    def __init__(self, linear: Any, pattern: str) -> None:
+    def __init__(self, linear: Linear, pattern: str) -> None:
         self.linear = linear
         self.pattern = pattern
         self.groups: int = linear.groups
         self._ascii: tuple[str, bool] = ("", True)
 
-    def search(self, string: str, position: int = 0) -> Any:
+    def search(self, string: str, position: int = 0) -> Match | None:
         if self._ascii[0] is not string:
             self._ascii = (string, string.isascii())
         if self._ascii[1]:
@@ -514,21 +551,27 @@ class ShortOrLinear:
     ``SHORT_TEXT`` characters (RE2 is not loaded for them), the linear engine on
     longer ones."""
 
-    def __init__(self, quick: Any, pattern: str) -> None:
+    def __init__(self, quick: Linear, pattern: str) -> None:
         self.quick = quick
         self.pattern = pattern
         self.groups: int = quick.groups
 
-    def engine(self, string: str) -> Any:
+    def engine(self, string: str) -> Engine:
         """The compiled pattern that matches ``string``."""
         return self.quick if len(string) <= SHORT_TEXT else _compile_linear(self.pattern)
 
-    def search(self, string: str, position: int = 0) -> Any:
+    def search(self, string: str, position: int = 0) -> Match | None:
         return self.engine(string).search(string, position)
 
 
+Engine = Linear | AsciiOrBounded | Bounded
+"""A compiled pattern on one engine (or on RE2 and the bounded one, by the text)."""
+Compiled = ShortOrLinear | Engine
+"""A compiled pattern as :func:`_compile` gives it."""
+
+
 @functools.lru_cache(maxsize=256)
-def _compile(pattern: str) -> Any:
+def _compile(pattern: str) -> Compiled:
     """A compiled pattern: :class:`ShortOrLinear` when the pattern is backtrack-free
     (Python's engine on short texts), else as :func:`_compile_linear`."""
     try:
@@ -541,7 +584,7 @@ def _compile(pattern: str) -> Any:
 
 
 @functools.lru_cache(maxsize=256)
-def _compile_linear(pattern: str) -> Any:
+def _compile_linear(pattern: str) -> Engine:
     """A compiled pattern: RE2 (linear time) when it can express it, else the
     backtracking engine, bounded. Both offer ``search``, ``groups`` and matches
     with ``span``/``group``/``groups``."""
@@ -552,7 +595,7 @@ def _compile_linear(pattern: str) -> Any:
         translated = translator.run()
         options = re2.Options()
         options.log_errors = False
-        linear = re2.compile(translated, options)
+        linear: Linear = re2.compile(translated, options)
         return AsciiOrBounded(linear, pattern) if translator.ascii_boundary else linear
     except (NeedsBacktracking, re2.error):
         pass  # a feature only a backtracking engine has (or an invalid pattern)
@@ -562,7 +605,7 @@ def _compile_linear(pattern: str) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _compile_backtracking(pattern: str) -> Any:
+def _compile_backtracking(pattern: str) -> Backtracking:
     """The pattern for the ``regex`` package (validated by ``re``, whose errors and
     limits, such as fixed-width look-behind, are those of the reference)."""
     import re
@@ -578,7 +621,8 @@ def _compile_backtracking(pattern: str) -> Any:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             re.compile(translated)
-            return regex.compile(translated, regex.VERSION0)
+            compiled: Backtracking = regex.compile(translated, regex.VERSION0)
+            return compiled
     except (re.error, regex.error) as error:
         raise KclRuntimeError(_UNWRAP + _python_error(str(error.msg))) from None
 
@@ -591,9 +635,9 @@ def _text(function: str, value: Value) -> str:
     return value
 
 
-def _matches(compiled: Any, string: str) -> list[Any]:
+def _matches(compiled: Compiled, string: str) -> list[Match]:
     """Matches left to right, skipping an empty match right after the previous match."""
-    found: list[Any] = []
+    found: list[Match] = []
     last_end = -1
     quick = False
     if isinstance(compiled, ShortOrLinear):
@@ -605,12 +649,12 @@ def _matches(compiled: Any, string: str) -> list[Any]:
     if not quick and not isinstance(compiled, Bounded | AsciiOrBounded):
         # RE2: one pass (its search() encodes the whole text on every call); its
         # iterator moves one character on after an empty match, as the loop below
-        for match in compiled.finditer(string):
-            start, end = match.span()
+        for item in compiled.finditer(string):
+            start, end = item.span()
             if start == end == last_end:
                 continue
             last_end = end
-            found.append(match)
+            found.append(item)
         return found
     position = 0
     while position <= len(string):
@@ -629,7 +673,7 @@ def _matches(compiled: Any, string: str) -> list[Any]:
     return found
 
 
-def _expand(match: Any, template: str) -> str:
+def _expand(match: Match, template: str) -> str:
     """Rust's ``$name`` / ``${name}`` / ``$$`` replacement expansion."""
     out: list[str] = []
     index = 0
@@ -664,7 +708,7 @@ def _expand(match: Any, template: str) -> str:
     return "".join(out)
 
 
-def _group(match: Any, name: str) -> str:
+def _group(match: Match, name: str) -> str:
     try:
         value = match.group(int(name) if name.isdigit() else name)
     except IndexError:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Final
+from typing import Final, Protocol, cast
 
 SHORT_TEXT: Final = 512
 """Texts up to this length go to Python's engine (longer ones to RE2)."""
@@ -42,12 +42,54 @@ _MAX = 0x10FFFF
 _Ranges = list[tuple[int, int]]
 
 
-def quick_pattern(pattern: str, translated: str) -> Any:
+class _State(Protocol):
+    """``re._parser.State``: the flags the pattern sets for itself."""
+
+    flags: int
+
+
+class _Parsed(Protocol):
+    """``re._parser.SubPattern``: a sequence of (opcode, argument) items, the
+    argument's shape given by the opcode (see :func:`_elements`)."""
+
+    data: list[tuple[int, object]]
+    state: _State
+
+
+class _Parser(Protocol):
+    """``re._parser``, loaded with ``re`` but not in its public API (nor typed)."""
+
+    def parse(self, text: str) -> _Parsed: ...
+
+
+class _Constants(Protocol):
+    """The opcodes of ``re._constants`` read here (ints with names)."""
+
+    ANY: int
+    AT: int
+    AT_BEGINNING: int
+    AT_BEGINNING_STRING: int
+    AT_END_STRING: int
+    BRANCH: int
+    IN: int
+    LITERAL: int
+    MAX_REPEAT: int
+    NEGATE: int
+    NOT_LITERAL: int
+    RANGE: int
+    SUBPATTERN: int
+
+
+def _constants() -> _Constants:
+    return cast(_Constants, sys.modules["re._constants"])
+
+
+def quick_pattern(pattern: str, translated: str) -> re.Pattern[str] | None:
     """``re``'s compiled ``translated`` (the Rust ``pattern`` in Python syntax) when it
     is backtrack-free, else None."""
     if not _plain_braces(pattern):
         return None
-    parser: Any = sys.modules["re._parser"]  # (loaded with re; not in the public API)
+    parser = cast(_Parser, sys.modules["re._parser"])
     try:
         parsed = parser.parse(translated)
         if parsed.state.flags & ~re.UNICODE or not _backtrack_free(parsed):
@@ -74,8 +116,8 @@ def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def _backtrack_free(parsed: Any) -> bool:
-    items = list(parsed)
+def _backtrack_free(parsed: _Parsed) -> bool:
+    items = parsed.data
     elements = _elements(items, top=True)
     if elements is None:
         return False
@@ -90,7 +132,7 @@ def _backtrack_free(parsed: Any) -> bool:
                 break
         if _meet(gives, follow):
             giving += 1
-    constants: Any = sys.modules["re._constants"]
+    constants = _constants()
     anchored = bool(items) and items[0] in (
         (constants.AT, constants.AT_BEGINNING),
         (constants.AT, constants.AT_BEGINNING_STRING),
@@ -104,8 +146,8 @@ match nothing, and the characters a match of it may give up to what follows (a
 variable repetition's own; an alternation's, where one alternative extends another)."""
 
 
-def _elements(items: list[tuple[Any, Any]], top: bool = False) -> list[_Element] | None:
-    constants: Any = sys.modules["re._constants"]
+def _elements(items: list[tuple[int, object]], top: bool = False) -> list[_Element] | None:
+    constants = _constants()
     out: list[_Element] = []
     for position, (op, value) in enumerate(items):
         if op is constants.AT:
@@ -118,21 +160,21 @@ def _elements(items: list[tuple[Any, Any]], top: bool = False) -> list[_Element]
                 return None
             continue
         if op is constants.SUBPATTERN:
-            _group, add_flags, del_flags, inner = value
-            nested = _elements(list(inner)) if not (add_flags or del_flags) else None
+            _group, add_flags, del_flags, inner = cast(tuple[int | None, int, int, _Parsed], value)
+            nested = _elements(inner.data) if not (add_flags or del_flags) else None
             if nested is None:
                 return None
             out.extend(nested)
             continue
         if op is constants.BRANCH:
-            branch = _alternatives(value[1])
+            branch = _alternatives(cast(tuple[None, list[_Parsed]], value)[1])
             if branch is None:
                 return None
             out.append(branch)
             continue
         if op is constants.MAX_REPEAT:
-            low, high, inner = value
-            atom = _atom(list(inner)) if len(inner) == 1 else None
+            low, high, inner = cast(tuple[int, int, _Parsed], value)
+            atom = _atom(inner.data) if len(inner.data) == 1 else None
             if atom is None:
                 return None
             out.append((atom, low == 0, atom if low != high else []))
@@ -144,14 +186,14 @@ def _elements(items: list[tuple[Any, Any]], top: bool = False) -> list[_Element]
     return out
 
 
-def _alternatives(branches: list[list[tuple[Any, Any]]]) -> _Element | None:
+def _alternatives(branches: list[_Parsed]) -> _Element | None:
     """An alternation of fixed strings, none twice (after a match of one, another may
     only go on where it extends it: by the character after the shorter one)."""
-    constants: Any = sys.modules["re._constants"]
+    constants = _constants()
     texts: list[tuple[int, ...]] = []
     for branch in branches:
-        codes = tuple(code for kind, code in branch if kind is constants.LITERAL)
-        if len(codes) != len(branch) or codes in texts:
+        codes = tuple(cast(int, code) for kind, code in branch.data if kind is constants.LITERAL)
+        if len(codes) != len(branch.data) or codes in texts:
             return None
         texts.append(codes)
     starts = [(text[0], text[0]) for text in texts if text]
@@ -164,27 +206,28 @@ def _alternatives(branches: list[list[tuple[Any, Any]]]) -> _Element | None:
     return starts, any(not text for text in texts), gives
 
 
-def _atom(items: list[tuple[Any, Any]]) -> _Ranges | None:
+def _atom(items: list[tuple[int, object]]) -> _Ranges | None:
     """The characters one character item matches (None: not a plain one)."""
-    constants: Any = sys.modules["re._constants"]
+    constants = _constants()
     ((op, value),) = items
     if op is constants.LITERAL:
-        return [(value, value)]
+        return [(cast(int, value), cast(int, value))]
     if op is constants.NOT_LITERAL:
-        return _complement([(value, value)])
+        return _complement([(cast(int, value), cast(int, value))])
     if op is constants.ANY:
         return [(0, 9), (11, _MAX)]  # all but "\n" (no DOTALL: flags are refused)
     if op is not constants.IN:
         return None
     ranges: _Ranges = []
     negated = False
-    for kind, item in value:
+    for kind, item in cast(list[tuple[int, object]], value):
         if kind is constants.NEGATE:
             negated = True
         elif kind is constants.LITERAL:
-            ranges.append((item, item))
+            code = cast(int, item)
+            ranges.append((code, code))
         elif kind is constants.RANGE:
-            ranges.append(item)
+            ranges.append(cast(tuple[int, int], item))
         else:
             return None  # a category (\d, \w, \s) inside the class
     return _complement(ranges) if negated else ranges

@@ -24,10 +24,11 @@ reason: HelperNotFound("json") ...}``) but the syntax-error details differ.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
-from kclpy.values import UNDEFINED, NumberMultiplier
+from kclpy.values import UNDEFINED, NumberMultiplier, Value
 from kclpy.values.errors import KclRuntimeError
+from kclpy.vm.builtins.marks import Fail, on_mismatch
 
 _ESCAPES: Final = {
     "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "`": "&#x60;",
@@ -39,12 +40,13 @@ _HELPERS: Final = frozenset(
 )
 
 
-def html_escape(data: Any) -> str:
-    """``data`` with ``& < > " ' ` =`` replaced by HTML entities."""
-    if type(data) is not str:
-        from kclpy.vm.builtins.convert import type_name
+# a template or text that is not a string (the adapter's check): the reference's words
+_NOT_TEXT: Final = Fail("{function}() expected str, got {kcl}")
 
-        raise KclRuntimeError(f"html_escape() expected str, got {type_name(data)}")
+
+@on_mismatch(_NOT_TEXT)
+def html_escape(data: str) -> str:
+    """``data`` with ``& < > " ' ` =`` replaced by HTML entities."""
     return "".join(_ESCAPES.get(char, char) for char in data)
 
 
@@ -203,16 +205,20 @@ class _Block:
 
     def __init__(self, tag: _Tag) -> None:
         self.tag = tag
-        self.body: list[Any] = []
-        self.inverse: list[Any] | None = None
+        self.body: list[_Node] = []
+        self.inverse: list[_Node] | None = None
 
 
-def _parse(text: str) -> list[Any]:
+_Node = str | _Tag | _Block
+"""A node of a parsed template: literal text, a tag to render, or a block."""
+
+
+def _parse(text: str) -> list[_Node]:
     tokens = _tokenize(text)
     _standalone(tokens)
     _apply_tildes(tokens)
-    root: list[Any] = []
-    stack: list[tuple[_Block, list[Any]]] = []
+    root: list[_Node] = []
+    stack: list[tuple[_Block, list[_Node]]] = []
     current = root
     for token in tokens:
         if isinstance(token, str):
@@ -249,7 +255,7 @@ def _parse(text: str) -> list[Any]:
     return root
 
 
-def _close(stack: list[tuple[_Block, list[Any]]], token: _Tag) -> list[Any]:
+def _close(stack: list[tuple[_Block, list[_Node]]], token: _Tag) -> list[_Node]:
     while stack:
         block, parent = stack.pop()
         name = block.tag.body.split()[0] if block.tag.body else ""
@@ -269,7 +275,7 @@ def _close(stack: list[tuple[_Block, list[Any]]], token: _Tag) -> list[Any]:
 class _Frame:
     __slots__ = ("data", "parent", "value")
 
-    def __init__(self, value: Any, parent: _Frame | None, data: dict[str, Any] | None = None):
+    def __init__(self, value: Value, parent: _Frame | None, data: dict[str, Value] | None = None):
         self.value = value
         self.parent = parent
         self.data = data or {}
@@ -308,7 +314,7 @@ def _words(body: str) -> list[str]:
     return words
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Value) -> Value:
     """A runtime value as JSON-like data (Undefined dropped, units as floats)."""
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items() if item is not UNDEFINED}
@@ -319,7 +325,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _truthy(value: Any) -> bool:
+def _truthy(value: Value) -> bool:
     if value is None or value is UNDEFINED or value is False:
         return False
     if isinstance(value, bool):
@@ -331,7 +337,7 @@ def _truthy(value: Any) -> bool:
     return True
 
 
-def _display(value: Any, nested: bool = False) -> str:
+def _display(value: Value, nested: bool = False) -> str:
     if value is None or value is UNDEFINED:
         return "" if not nested else "null"
     if value is True:
@@ -352,10 +358,10 @@ def _display(value: Any, nested: bool = False) -> str:
 
 
 class _Renderer:
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Value) -> None:
         self.root = root
 
-    def render(self, nodes: list[Any], frame: _Frame) -> str:
+    def render(self, nodes: list[_Node], frame: _Frame) -> str:
         out: list[str] = []
         for node in nodes:
             if isinstance(node, str):
@@ -386,9 +392,10 @@ class _Renderer:
             return self.render(block.body, _Frame(value, frame, frame.data))
         return self.each(block, value, frame, inverse)
 
-    def each(self, block: _Block, value: Any, frame: _Frame, inverse: list[Any]) -> str:
+    def each(self, block: _Block, value: Value, frame: _Frame, inverse: list[_Node]) -> str:
+        items: list[tuple[str | int, Value]]
         if isinstance(value, dict):
-            items: list[tuple[Any, Any]] = list(value.items())
+            items = list(value.items())
             key_name = "key"
         elif isinstance(value, list):
             items = list(enumerate(value))
@@ -400,20 +407,20 @@ class _Renderer:
             return self.render(inverse, frame)
         out: list[str] = []
         for position, (key, item) in enumerate(items):
-            data = {
+            data: dict[str, Value] = {
                 key_name: key, "index": position, "first": position == 0,
                 "last": position == len(items) - 1, "..": frame.data,
             }  # fmt: skip
             out.append(self.render(block.body, _Frame(item, frame, data)))
         return "".join(out)
 
-    def expression(self, body: str, frame: _Frame, tag: _Tag) -> Any:
+    def expression(self, body: str, frame: _Frame, tag: _Tag) -> Value:
         words = _words(body)
         if len(words) == 1 and words[0] not in _HELPERS:
             return self.argument(words[0], frame, tag)
         return self.helper(words[0], words[1:], frame, tag)
 
-    def helper(self, name: str, args: list[str], frame: _Frame, tag: _Tag) -> Any:
+    def helper(self, name: str, args: list[str], frame: _Frame, tag: _Tag) -> Value:
         if name not in _HELPERS:
             raise _render_error(f'HelperNotFound("{name}")', tag.line, tag.column)
         values = [self.argument(arg, frame, tag) for arg in args]
@@ -444,17 +451,17 @@ class _Renderer:
             return container.get(str(key) if not isinstance(key, str) else key)
         return None
 
-    def argument(self, word: str, frame: _Frame, tag: _Tag) -> Any:
+    def argument(self, word: str, frame: _Frame, tag: _Tag) -> Value:
         if word.startswith("(") and word.endswith(")"):
             return self.expression(word[1:-1].strip(), frame, tag)
         if word[:1] in "\"'" and len(word) >= 2 and word[-1] == word[0]:
             return word[1:-1]
         literal = _literal(word)
-        if literal is not _NOT_LITERAL:
+        if literal is not UNDEFINED:
             return literal
         return self.path(word, frame, tag)
 
-    def path(self, word: str, frame: _Frame, tag: _Tag) -> Any:
+    def path(self, word: str, frame: _Frame, tag: _Tag) -> Value:
         if word.startswith("@"):
             return self.data_path(word[1:], frame, tag)
         while word.startswith("../"):
@@ -465,17 +472,18 @@ class _Renderer:
             segments = segments[1:]
         return self.walk(frame.value, segments, tag)
 
-    def data_path(self, word: str, frame: _Frame, tag: _Tag) -> Any:
+    def data_path(self, word: str, frame: _Frame, tag: _Tag) -> Value:
         data = frame.data
         while word.startswith("../"):
-            data = data.get("..", {}) or {}
+            parent = data.get("..")
+            data = parent if isinstance(parent, dict) else {}
             word = word[3:]
         segments = _segments(word)
         if segments[0] == "root":
             return self.walk(self.root, segments[1:], tag)
         return self.walk(data.get(segments[0]), segments[1:], tag)
 
-    def walk(self, value: Any, segments: list[str], tag: _Tag) -> Any:
+    def walk(self, value: Value, segments: list[str], tag: _Tag) -> Value:
         for segment in segments:
             if isinstance(value, dict):
                 value = value.get(segment)
@@ -490,10 +498,8 @@ class _Renderer:
         return value
 
 
-_NOT_LITERAL: Final = object()
-
-
-def _literal(word: str) -> Any:
+def _literal(word: str) -> Value:
+    """The value of a literal word (Undefined: the word is not a literal)."""
     if word == "true":
         return True
     if word == "false":
@@ -505,9 +511,9 @@ def _literal(word: str) -> Any:
     except ValueError:
         pass
     try:
-        return float(word) if word[:1].isdigit() or word[:1] == "-" else _NOT_LITERAL
+        return float(word) if word[:1].isdigit() or word[:1] == "-" else UNDEFINED
     except ValueError:
-        return _NOT_LITERAL
+        return UNDEFINED
 
 
 def _segments(word: str) -> list[str]:
@@ -534,20 +540,22 @@ def _segments(word: str) -> list[str]:
     return segments
 
 
-def _same(left: Any, right: Any) -> bool:
+def _same(left: Value, right: Value) -> bool:
     if type(left) is not type(right):
         return False
     return bool(left == right)
 
 
-def _compare(name: str, values: list[Any], tag: _Tag) -> bool:
+def _compare(name: str, values: list[Value], tag: _Tag) -> bool:
+    numbers: list[int | float] = []
     for value, param in zip(values, ("x", "y"), strict=False):
         if not isinstance(value, int | float) or isinstance(value, bool):
             reason = f'ParamTypeMismatchForName("{name}", "{param}", "i64")'
             raise _render_error(reason, tag.line, tag.column)
+        numbers.append(value)
     if len(values) != 2:
         return False
-    left, right = values
+    left, right = numbers
     if name == "gt":
         return bool(left > right)
     if name == "gte":
@@ -557,17 +565,12 @@ def _compare(name: str, values: list[Any], tag: _Tag) -> bool:
     return bool(left <= right)
 
 
-_NO_DATA: Final[dict[str, Any]] = {}
+_NO_DATA: Final[dict[str, Value]] = {}
 
 
-def execute(template: Any, data: Any = _NO_DATA) -> str:
+@on_mismatch(_NOT_TEXT, data=Fail("invalid dict value"))
+def execute(template: str, data: dict[str, Value] = _NO_DATA) -> str:
     """``template`` rendered with ``data``."""
-    if type(template) is not str:
-        from kclpy.vm.builtins.convert import type_name
-
-        raise KclRuntimeError(f"execute() expected str, got {type_name(template)}")
-    if not isinstance(data, dict):
-        raise KclRuntimeError("invalid dict value")
     context = _plain(data)
     try:
         tree = _parse(template)
@@ -576,4 +579,4 @@ def execute(template: Any, data: Any = _NO_DATA) -> str:
         raise KclRuntimeError(str(error)) from None
 
 
-MEMBERS: Final[dict[str, Any]] = {"execute": execute, "html_escape": html_escape}
+MEMBERS: Final[dict[str, object]] = {"execute": execute, "html_escape": html_escape}

@@ -4,7 +4,8 @@ The functions take anything shaped like a diagnostic (:class:`Reported`): the re
 (:class:`kclpy.diag.diagnostic.Diagnostic`) renders itself through them.
 
 Colour is used only when asked for; :func:`use_colour` decides it from the stream
-and the ``NO_COLOR`` / ``FORCE_COLOR`` conventions.
+and the ``NO_COLOR`` / ``FORCE_COLOR`` conventions. A snippet shows a bounded window
+of its source line (:mod:`kclpy.diag.excerpt`), however long the line is.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from typing import IO, Protocol
 
 from kclpy.diag.codes import Code
+from kclpy.diag.excerpt import excerpt
 from kclpy.diag.parts import Label, Severity, Suggestion
 
 
@@ -107,11 +109,10 @@ def _label_block(label: Label, colour: bool, mark: str) -> list[str]:
     gutter = " " * len(str(line))
     lines.append(f"{gutter}{_paint('-->', _BLUE, colour)} {span.file.path}:{line}:{col}")
     lines.append(_paint(f"{gutter} |", _BLUE, colour))
-    lines.append(f"{_paint(f'{line} |', _BLUE, colour)} {text.expandtabs(4)}")
     end_line, end_col = span.end_pos
-    width = max(1, (end_col - col) if end_line == line else len(text) - col + 1)
-    caret_pad = len(text[: col - 1].expandtabs(4))
-    carets = _paint(" " * caret_pad + "^" * min(width, 80), mark, colour)
+    shown = excerpt(text, col - 1, end_col - 1 if end_line == line else len(text))
+    lines.append(f"{_paint(f'{line} |', _BLUE, colour)} {shown.text}")
+    carets = _paint(" " * shown.pad + "^" * min(max(1, shown.width), 80), mark, colour)
     message = f" {_paint(label.message, mark, colour)}" if label.message else ""
     lines.append(f"{_paint(f'{gutter} |', _BLUE, colour)} {carets}{message}")
     lines.append(_paint(f"{gutter} |", _BLUE, colour))

@@ -7,7 +7,7 @@ import unicodedata
 
 from kclpy.diag import Code, make_error
 from kclpy.diag.excerpt import WIDTH
-from kclpy.diag.render import render, render_all
+from kclpy.diag.render import MAX_MESSAGE, render, render_all
 from kclpy.source import SourceFile, Span, decode_source
 
 
@@ -138,3 +138,14 @@ def test_lines_up_to_the_window_are_shown_whole() -> None:
     assert source == "1 | " + text.rstrip("\n")
     source, carets = _snippet(text.replace("a = ", "a = x"), "oops")
     assert source.startswith("1 | ...") and _under_carets(source, carets) == "oops"
+
+
+def test_long_messages_are_cut_in_the_text_styles_only() -> None:
+    value = "y" * 200_000
+    message = f"expected int, got str({value})"
+    diag = make_error(Code.TYPE_ERROR, message, _span(f'a: int = "{value}"\n', 9, 200_011))
+    for style in ("human", "short"):
+        text = render(diag, style)
+        assert len(text) < 2 * MAX_MESSAGE and "expected int, got str(yyy" in text
+        assert "characters) ..." in text and text.rstrip("\n |").endswith("yyy)")
+    assert json.loads(render(diag, "json"))["message"] == message

@@ -68,3 +68,48 @@ def test_bad_regular_expressions_and_missing_packages_are_user_errors(tmp_path: 
     assert done.returncode == 2 and "invalid --run pattern" in done.stderr
     done = kcl("doc", "nowhere", cwd=tmp_path)
     assert done.returncode == 1 and done.stderr.startswith("error[E9001]: IOError\n")
+
+
+def _one_line_inputs(folder: Path) -> None:
+    """A 200 KB one-line program, JSON data and YAML data, each wrong near its end."""
+    items = {f"k{index}": index for index in range(16_000)}
+    program = ", ".join(f'"{key}": {value}' for key, value in items.items())
+    data = ",".join(f'"{key}":{value}' for key, value in items.items())
+    yaml_data = ", ".join(f"{key}: {value}" for key, value in items.items())
+    write(
+        folder,
+        {
+            "main.k": f"a = {{{program}, bad: undefined_name}}\n",
+            "data.json": f'{{{data},"name":5}}',
+            "bad.json": f"{{{data},,}}",
+            "bad.yaml": f"{{{yaml_data}, : ]}}\n",
+            "schema.k": "schema S:\n    name: str\n    [...str]: int\n",
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("words", "token"),
+    [
+        (("run", "main.k"), "undefined_name"),
+        (("vet", "data.json", "schema.k", "-s", "S"), '"name"'),
+        (("import", "bad.json", "-o", "out.k"), ","),
+        (("import", "bad.yaml", "-o", "out.k"), ":"),
+    ],
+)
+def test_a_diagnostic_on_a_200kb_line_stays_small(
+    tmp_path: Path, words: tuple[str, ...], token: str
+) -> None:
+    _one_line_inputs(tmp_path)
+    assert (tmp_path / words[1]).stat().st_size > 200_000
+    done = kcl(*words, cwd=tmp_path)
+    assert done.returncode == 1 and len(done.stderr.encode()) < 2_000, done.stderr[:500]
+    source, carets = done.stderr.splitlines()[3:5]
+    assert source.startswith("1 | ...")
+    assert source[carets.index("^") :].startswith(token)
+
+
+def test_lint_on_a_200kb_line_stays_small(tmp_path: Path) -> None:
+    _one_line_inputs(tmp_path)
+    done = kcl("lint", "main.k", cwd=tmp_path)
+    assert "LineTooLong" in done.stdout and len(done.stdout.encode()) < 2_000

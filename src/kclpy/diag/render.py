@@ -4,7 +4,10 @@ The functions take anything shaped like a diagnostic (:class:`Reported`): the re
 (:class:`kclpy.diag.diagnostic.Diagnostic`) renders itself through them.
 
 Colour is used only when asked for; :func:`use_colour` decides it from the stream
-and the ``NO_COLOR`` / ``FORCE_COLOR`` conventions.
+and the ``NO_COLOR`` / ``FORCE_COLOR`` conventions. A snippet shows a bounded window
+of its source line (:mod:`kclpy.diag.excerpt`), however long the line is, and a message
+(which may quote a value or a token of any size) at most :data:`MAX_MESSAGE` characters in
+the ``human`` and ``short`` styles; ``json`` keeps every message whole for programs.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Sequence
 from typing import IO, Protocol
 
 from kclpy.diag.codes import Code
+from kclpy.diag.excerpt import excerpt
 from kclpy.diag.parts import Label, Severity, Suggestion
 
 
@@ -42,6 +46,9 @@ class Reported(Protocol):
         """``path:line:col`` of the primary span, or "" when there is none."""
         ...
 
+
+MAX_MESSAGE = 4_000
+"""Characters of a message the text styles show; the middle of a longer one is cut."""
 
 _BLUE = "\x1b[1;38;5;12m"
 _RED = "\x1b[1;38;5;9m"
@@ -80,6 +87,14 @@ def render_all(diagnostics: Sequence[Reported], style: str = "human", colour: bo
     return sep.join(render(d, style, colour) for d in diagnostics) + "\n"
 
 
+def _bounded(message: str) -> str:
+    """``message``, its middle cut when it is longer than :data:`MAX_MESSAGE`."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    keep = MAX_MESSAGE // 2
+    return f"{message[:keep]} ... ({len(message) - 2 * keep} characters) ... {message[-keep:]}"
+
+
 def _header(diagnostic: Reported) -> str:
     word = "warning" if diagnostic.severity == Severity.WARNING else "error"
     return f"{word}[{diagnostic.code.id}]: {diagnostic.code.kind}"
@@ -88,7 +103,7 @@ def _header(diagnostic: Reported) -> str:
 def render_short(diagnostic: Reported) -> str:
     location = diagnostic.location()
     prefix = f"{location}: " if location else ""
-    return f"{prefix}{_header(diagnostic)}: {diagnostic.message}"
+    return f"{prefix}{_header(diagnostic)}: {_bounded(diagnostic.message)}"
 
 
 def _paint(text: str, colour: str, enabled: bool) -> str:
@@ -100,19 +115,18 @@ def _label_block(label: Label, colour: bool, mark: str) -> list[str]:
     lines: list[str] = []
     if span is None:
         if label.message:
-            lines.append(label.message)
+            lines.append(_bounded(label.message))
         return lines
     line, col = span.begin_pos
     text = span.file.line_text(line)
     gutter = " " * len(str(line))
     lines.append(f"{gutter}{_paint('-->', _BLUE, colour)} {span.file.path}:{line}:{col}")
     lines.append(_paint(f"{gutter} |", _BLUE, colour))
-    lines.append(f"{_paint(f'{line} |', _BLUE, colour)} {text.expandtabs(4)}")
     end_line, end_col = span.end_pos
-    width = max(1, (end_col - col) if end_line == line else len(text) - col + 1)
-    caret_pad = len(text[: col - 1].expandtabs(4))
-    carets = _paint(" " * caret_pad + "^" * min(width, 80), mark, colour)
-    message = f" {_paint(label.message, mark, colour)}" if label.message else ""
+    shown = excerpt(text, col - 1, end_col - 1 if end_line == line else len(text))
+    lines.append(f"{_paint(f'{line} |', _BLUE, colour)} {shown.text}")
+    carets = _paint(" " * shown.pad + "^" * min(max(1, shown.width), 80), mark, colour)
+    message = f" {_paint(_bounded(label.message), mark, colour)}" if label.message else ""
     lines.append(f"{_paint(f'{gutter} |', _BLUE, colour)} {carets}{message}")
     lines.append(_paint(f"{gutter} |", _BLUE, colour))
     return lines
@@ -129,7 +143,8 @@ def render_human(diagnostic: Reported, colour: bool = False) -> str:
     for frame in diagnostic.stack:
         out.extend(_label_block(frame, colour, _BLUE))
     for note in diagnostic.notes:
-        out.append(f"{'suggestion' if isinstance(note, Suggestion) else 'note'}: {note}")
+        word = "suggestion" if isinstance(note, Suggestion) else "note"
+        out.append(f"{word}: {_bounded(note)}")
     return "\n".join(out)
 
 

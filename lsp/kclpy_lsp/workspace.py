@@ -27,9 +27,11 @@ waits for a quiet period (the debounce) before it analyses the newest texts. The
 programs a request waits for go first, then those of open documents, then stacks,
 then packages. A change during an analysis supersedes it: the worker drops its
 result at the next phase boundary and starts over, so requests never wait for a
-queue of stale versions. Requests read ``latest(path)`` (the last completed
-analysis), await ``fresh(path)`` (one that saw the current text) or ``complete()``
-(every program of the workspace analysed: references, rename, workspace symbols).
+queue of stale versions; one that arrives having read another text than a buffer
+opened or changed meanwhile holds is due again at once. Requests read
+``latest(path)`` (the last completed analysis), await ``fresh(path)`` (one that saw
+the current text: never an older one within its bound) or ``complete()`` (every
+program of the workspace analysed: references, rename, workspace symbols).
 
 Package resolution never writes to the workspace: ``kclpy.mod.settings.read_only_locks``
 is set before anything resolves, so no ``kcl.mod.lock`` is written.
@@ -147,7 +149,8 @@ class Workspace:
         for it, the stacks naming it, and the program of its folder (a file opened
         with the text every analysis saw changes nothing; one opened with the text on
         disk, ``supersede`` False, leaves an analysis under way alone: it reads the
-        same text)."""
+        same text, and when the disk held another one as it read the file, the
+        analysis is outdated on arrival and due again: ``_outdated``)."""
         path = os.path.abspath(path)
         on_disk = self.documents.open_by_path(path) is None
         if on_disk:
@@ -319,11 +322,15 @@ class Workspace:
         return found
 
     async def fresh(self, path: str, timeout: float = 10.0) -> Analysis | None:
-        """An analysis that saw the current text of ``path`` (drives the programs that
-        hold it first; the latest one after ``timeout`` seconds)."""
+        """An analysis that saw the current text of ``path``: the programs that hold it
+        go first; a program that loaded another text of it with nothing due (the text
+        changed with no word of it) is analysed again, once. The latest analysis when
+        no program loads the file, or after ``timeout`` seconds (said in the client's
+        log: the answer may be out of date)."""
         path = os.path.abspath(path)
         holders = self.holders(path)
         self._want(holders, 1)
+        driven = False
         try:
             deadline = time.monotonic() + timeout
             while True:
@@ -333,18 +340,27 @@ class Workspace:
                     pending = not self._scanned.is_set() or bool(
                         holders & (self._dirty | {self._current})
                     )
-                    ready = [
-                        a
+                    seen = {
+                        folder: analysis
                         for folder in sorted(holders)
-                        if (a := self._analyses.get(folder)) is not None
-                        and a.texts.get(path) == current
+                        if (analysis := self._analyses.get(folder)) is not None
+                        and path in analysis.texts
                         and folder not in self._dirty
                         and folder != self._current
-                    ]
+                    }
+                    stale = {f for f, analysis in seen.items() if analysis.texts[path] != current}
+                    if not pending and stale and not driven:  # analysed again, once
+                        driven = pending = True
+                        self._due(stale)
+                        self._lock.notify_all()
+                ready = [analysis for folder, analysis in seen.items() if folder not in stale]
                 if ready:
                     own = self._analyses.get(os.path.dirname(path))
                     return own if any(own is a for a in ready) else ready[0]
-                if not pending or time.monotonic() > deadline:
+                if not pending:
+                    return self.latest(path)
+                if time.monotonic() > deadline:
+                    self.note(f"{path}: not analysed within {timeout:.0f} s; an older text answers")
                     return self.latest(path)
                 await asyncio.sleep(0.01)
         finally:
@@ -417,9 +433,10 @@ class Workspace:
                 self._current = folder
                 generation = self._generation
             began = time.monotonic()
+            analysis: Analysis | None = None
             try:
                 with paused_cycle_collector():
-                    self._analyse(folder, generation)
+                    analysis = self._analyse(folder, generation)
                     # frozen before the collector resumes: else its first (young)
                     # collection looks at every object the analysis made (1 s at 1 MB)
                     self._freeze()
@@ -437,7 +454,28 @@ class Workspace:
                 with self._lock:
                     self._current = None
                     self._progress[0] += 1
+                    if analysis is not None and self._outdated(analysis):
+                        _trace(f"outdated on arrival {folder}")
+                        self._due({folder})
                     self._lock.notify_all()
+
+    def _outdated(self, analysis: Analysis) -> bool:
+        """Whether a buffer the analysis loaded was opened or changed while it ran and
+        now holds a text other than the one it saw (a file opened with the text on disk
+        leaves the analysis under way alone, ``changed``: the disk may have held another
+        text when it read the file). A text the analysis saw differently from a buffer
+        that did not change is no reason: it would be analysed in a loop."""
+        began_with = self.database.files.overlay
+        return any(
+            path in analysis.texts and analysis.texts[path] != text and began_with.get(path) != text
+            for path, text in self.documents.overlay().items()
+        )
+
+    def _due(self, folders: set[str]) -> None:
+        """Mark units dirty without superseding the analysis under way (the caller
+        holds the lock)."""
+        self._progress[1] += len(folders - self._dirty)
+        self._dirty |= folders
 
     def _priority(self, folder: str) -> tuple[bool, bool, bool, str]:
         """Wanted by a request, then open, then stacks, then packages."""
@@ -490,20 +528,23 @@ class Workspace:
 
         return check
 
-    def _analyse(self, folder: str, generation: int) -> None:
+    def _analyse(self, folder: str, generation: int) -> Analysis | None:
+        """Analyse one unit; its analysis (None when the unit is gone or analysed
+        within stacks only)."""
         check = self._check(generation, folder)
-        unit = read_unit(folder, self.documents.overlay())  # read anew: a restored package
+        overlay = self.documents.overlay()  # the buffers this analysis reads (``_outdated``)
+        unit = read_unit(folder, overlay)  # read anew: a restored package
         if unit is None:
             self.units.remove(folder)
             self._drop(folder)
-            return
+            return None
         self.units.put(unit)
         if not unit.stack and (self.units.entry_of_stack(folder) or self._covered(unit)):
             self._drop(folder)  # built within stacks only: analysed there
-            return
+            return None
         check()
         database = self.database
-        database.files.set_overlay(self.documents.overlay())
+        database.files.set_overlay(overlay)
         program, loader = database.program(
             list(unit.inputs), unit.folder, dict(unit.externals), before=check
         )
@@ -540,6 +581,7 @@ class Workspace:
         for path in sorted(affected):
             self._republish(path)
         self._uncovered(old, analysis)
+        return analysis
 
     def _covered(self, unit: Unit) -> bool:
         """Whether every file of a package unit is loaded by some stack's analysis."""

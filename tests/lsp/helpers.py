@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,8 +14,13 @@ WAIT = 60.0  # seconds before a missing answer fails the test (a hang guard, not
 
 
 def write(path: Path, text: str) -> Path:
+    """Write a file whole, as an editor saves it (the server's scan, under way while a
+    test writes its files, never reads it half-written: its handling of such a read
+    is tested on its own, ``test_units``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
     return path
 
 

@@ -214,7 +214,9 @@ async def test_quick_fix_removes_an_unused_import_the_linter_reports(
 ) -> None:
     text = "import math\nimport regex\n\nx = regex.match('a', 'a')\n"
     uri = await _opened(lsp, tmp_path / "main.k", text)
-    [action] = await _fixes(lsp, uri, 0)
+    [action] = await _fixes(lsp, uri, 0)  # answered from the analysis of this text
+    assert action.title == "Remove: Module 'math' imported but unused"
+    assert [str(d.code) for d in action.diagnostics or []] == ["W0411"]
     assert action.edit is not None and action.edit.changes is not None
     assert (
         apply_edits(text, action.edit.changes[uri]) == "import regex\n\nx = regex.match('a', 'a')\n"

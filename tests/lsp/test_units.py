@@ -1,8 +1,10 @@
 """Unit tests of the server's own parts: protocol lines and encodings, the
-statement-by-statement parser against the whole-file parser, debounced analysis."""
+statement-by-statement parser against the whole-file parser, debounced analysis,
+requests answered from the analysis of the current text only."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from pathlib import Path
@@ -12,7 +14,7 @@ from kclpy_lsp.blocks import keys_set, mask, open_brackets, string_at
 from kclpy_lsp.documents import Documents, Lines, path_of, read_text, uri_of
 from kclpy_lsp.incremental import ChunkParser, split
 from kclpy_lsp.snippets import placeholder
-from kclpy_lsp.workspace import Workspace
+from kclpy_lsp.workspace import Analysis, Workspace
 from lsprotocol import types
 
 from kclpy.diag import Diagnostic
@@ -143,6 +145,64 @@ def test_a_burst_of_changes_is_analysed_once(tmp_path: Path) -> None:
     assert versions == [10]
     [(_, found, _)] = [item for item in published if item[2] == 10]
     assert [d.code.id for d in found] == ["E2L23"]
+
+
+UNUSED = "import math\nimport regex\n\nx = regex.match('a', 'a')\n"
+
+
+def _unused_imports(analysis: Analysis) -> list[str]:
+    return [f.diagnostic.code.id for f in analysis.findings if f.diagnostic.code.id == "W0411"]
+
+
+def test_a_file_opened_while_its_analysis_read_another_text_is_analysed_again(
+    tmp_path: Path,
+) -> None:
+    """The scan's analysis reads ``main.k`` while its writer has created it but not
+    filled it yet; the editor opens it, with the text now on disk, before that
+    analysis ends (opening a file as on disk leaves the analysis under way alone).
+    The analysis of the empty text must not answer for the opened one."""
+    path = tmp_path / "main.k"
+    path.write_text("", encoding="utf-8")
+    documents = Documents()
+    opened: list[str] = []
+
+    def publish(where: str, found: list[Diagnostic], version: int | None) -> None:
+        if not opened:  # called by the analysis of the empty file, under way
+            opened.append(where)
+            path.write_text(UNUSED, encoding="utf-8")  # the writer goes on
+            documents.did_open(path.as_uri(), UNUSED, 1)  # as the server's did_open:
+            workspace.changed(str(path), supersede=read_text(str(path)) != UNUSED)
+
+    workspace = Workspace(documents, publish)
+    workspace.roots = [str(tmp_path)]
+    try:
+        workspace.schedule({str(tmp_path)}, supersede=False)  # the scan found the folder
+        analysis = asyncio.run(workspace.fresh(str(path), timeout=60))
+    finally:
+        workspace.stop()
+    assert opened == [str(path)]
+    assert analysis is not None and analysis.texts[str(path)] == UNUSED
+    assert _unused_imports(analysis) == ["W0411"]
+
+
+def test_a_text_changed_with_no_word_of_it_is_analysed_again_for_a_request(
+    tmp_path: Path,
+) -> None:
+    """A file saved by another program before its change event arrives: a request
+    for it drives a new analysis rather than answering from the one of the old text."""
+    path = tmp_path / "main.k"
+    path.write_text("import math\n", encoding="utf-8")
+    workspace = Workspace(Documents(), lambda where, found, version: None)
+    workspace.roots = [str(tmp_path)]
+    try:
+        first = asyncio.run(workspace.fresh(str(path), timeout=60))
+        assert first is not None and first.texts[str(path)] == "import math\n"
+        path.write_text(UNUSED, encoding="utf-8")  # no ``changed`` call: no event yet
+        again = asyncio.run(workspace.fresh(str(path), timeout=60))
+    finally:
+        workspace.stop()
+    assert again is not None and again.texts[str(path)] == UNUSED
+    assert _unused_imports(again) == ["W0411"]
 
 
 BLOCKS = "\n".join(

@@ -22,7 +22,7 @@ import pytest
 from reference import call_reference, run_reference
 
 from kclpy import api
-from kclpy.syntax import parse_source
+from kclpy.syntax import ast, parse_source
 from kclpy.syntax.tokens import KEYWORDS
 
 pytestmark = pytest.mark.skipif(
@@ -188,6 +188,27 @@ def test_a_closed_bracket_is_not_labelled() -> None:
     assert all(len(d.labels) == 1 for d in diagnostics)
 
 
+def test_an_error_inside_a_closed_bracket_skips_to_its_closer() -> None:
+    source = "schema B(A, C):\n    b: str\nd = [1, = 2] + [3]\n"
+    module, diagnostics = parse_source(source, "main.k")
+    assert [d.message for d in diagnostics] == [
+        'expected one of [")"] got ,',
+        "unexpected token '='",
+    ]
+    schema, assign = module.body
+    assert isinstance(schema, ast.SchemaStmt) and isinstance(assign, ast.AssignStmt)
+    assert isinstance(assign.value, ast.BinaryExpr)
+    assert schema.parent is not None and schema.parent.span.text == "A"
+    assert [stmt.name for stmt in schema.body if isinstance(stmt, ast.SchemaAttr)] == ["b"]
+
+
+def test_a_name_missing_in_a_dotted_import_path_is_a_placeholder() -> None:
+    module, diagnostics = parse_source("import .a..b as c\nd = c.x\n", "main.k")
+    assert [d.message for d in diagnostics] == ['expected one of ["identifier"] got .']
+    imported, _ = module.body
+    assert isinstance(imported, ast.ImportStmt) and imported.path == ".a..b"
+
+
 RECOVERED = [
     'result = True\nerror, if not result, "failed"\n',
     "a==\n",
@@ -195,6 +216,8 @@ RECOVERED = [
     "a = 1 +\nb = c\n",
     "schema A:\n    x: int = = 1\nb = A {y = 1}\n",
     "schema A:\n    x: int\n\nb = A {x = 1} )\nc = d\n",
+    "schema KnowMixin:\n    a: int\n\nschema B(KnowMixin, C):\n    b: str\n\nx = B {a = 1}\n",
+    "import .a..b as c\n",
 ]
 
 _KIND = re.compile(r"error\[\w+\]: (\w+)")

@@ -16,7 +16,10 @@ and returns the tree plus diagnostics; it never raises on bad input.
 * Syntax errors are reported in the reference's words, one per problem. A statement
   one token would complete stands (a missing operand at its end becomes an empty
   name, junk after a whole statement is skipped), so that its names are still
-  checked; otherwise the parser drops the bad statement and resynchronises at the
+  checked; a name missing in a dotted one is a placeholder too (``import .a..b``);
+  an error inside a bracket closed later skips to that bracket where the grammar
+  takes it (``schema B(A, C):`` keeps ``A`` and its body, so both are checked);
+  otherwise the parser drops the bad statement and resynchronises at the
   next one on the same or a lower indentation (via the ``error NEWLINE``
   alternatives of statement lists). A bracket never closed is named in a second
   label, and at the end of the input the error is the missing closing bracket.
@@ -143,6 +146,8 @@ class _Parse:
             self._report(message, at, at, unclosed)
             return False
         self._report(_message(tok, expected), *_token_range(self.end, tok), unclosed)
+        if opener is not None and unclosed is None and self.fragment is None:
+            return self._close(opener)
         if opener is not None or self.fragment is not None:
             _resync(self.cursor, tok)
             return False
@@ -164,8 +169,33 @@ class _Parse:
         elif tok.type not in _LAYOUT and driver.accepts(machine, stack, "NEWLINE"):
             _resync(self.cursor, tok)
             return True
+        elif self._names_only() and driver.accepts(machine, stack, "NAME", tok.type):
+            self.cursor.index -= 1  # (a name missing in a dotted one: `import a..b`)
+            self.cursor.pending = Token("NAME", "", tok.lexpos, tok.lexpos)
+            return True
         _resync(self.cursor, tok)
         return False
+
+    def _close(self, opener: Any) -> bool:
+        """Inside a bracket closed later in the input, where the grammar would take its
+        closing bracket: the rest up to that bracket is skipped and the construct stands
+        with what came before the error (``schema B(A, C):`` is ``schema B(A):``, so that
+        its parent and body are still checked). True when so; else the bad statement is
+        skipped."""
+        closer = _CLOSER_KINDS[opener.type]
+        cursor = self.cursor
+        if driver.accepts(_machine(self.parser), self.parser.statestack, closer):
+            index = _matching_closer(cursor.tokens, cursor.index - 1, closer)
+            if index is not None:
+                cursor.index = index
+                return True
+        _resync(cursor, cursor.tokens[cursor.index - 1])
+        return False
+
+    def _names_only(self) -> bool:
+        """Whether the grammar takes only a name where the parser stands."""
+        expected = self.parser.action[self.parser.state]
+        return all(kind in _NAMES or kind not in TERMINALS for kind in expected)
 
     def _told_within(self, opener: Any) -> bool:
         """Whether an error inside the bracket ``opener`` has been reported already."""
@@ -213,6 +243,9 @@ class _Parse:
 _LAYOUT = frozenset(("NEWLINE", "INDENT", "DEDENT"))
 _CLOSERS = {"LPAREN": ")", "LBRACKET": "]", "QLBRACKET": "]", "LBRACE": "}", "LPARAMS": "}"}
 _OPENERS = frozenset(_CLOSERS)
+_CLOSER_KINDS = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "QLBRACKET": "RBRACKET"}
+_CLOSER_KINDS |= {"LBRACE": "RBRACE", "LPARAMS": "RBRACE"}
+_CLOSING = frozenset(_CLOSER_KINDS.values())
 _OPENER_TEXTS = frozenset(("(", "[", "?[", "{"))
 _CLOSER_TEXTS = frozenset((")", "]", "}"))
 _ITEM_STARTERS = frozenset(("(", "[", "{", ","))
@@ -277,6 +310,21 @@ def _message(tok: Any, expected: dict[str, int]) -> str:
         listed = ", ".join(f'"{name}"' for name in names)
         return f"expected one of [{listed}] got {got}"
     return f"unexpected token '{got}'"
+
+
+def _matching_closer(tokens: list[Any], index: int, closer: str) -> int | None:
+    """The index of the bracket that closes the one open before ``tokens[index]``, when
+    it is of the kind ``closer``; else None."""
+    depth = 0
+    for at in range(index, len(tokens)):
+        kind = tokens[at].type
+        if kind in _OPENERS:
+            depth += 1
+        elif kind in _CLOSING:
+            if depth == 0:
+                return at if kind == closer else None
+            depth -= 1
+    return None
 
 
 def _resync(cursor: _Cursor, bad: Any) -> None:

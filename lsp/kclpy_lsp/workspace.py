@@ -52,6 +52,7 @@ from kclpy.mod.settings import read_only_locks
 from kclpy.pipeline.inputs import Files, Settings
 from kclpy.pipeline.queries import Database
 from kclpy.sema.model import Model
+from kclpy.sema.symbols import MAIN
 from kclpy.syntax.parser import paused_cycle_collector
 from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_config
 from kclpy.tools.lint_rules import Finding
@@ -86,6 +87,8 @@ class Analysis:
     externals: dict[str, str] = field(default_factory=dict)  # kcl.mod dependency -> folder
     unit: Unit | None = None
     probes: frozenset[str] = frozenset()  # package paths looked for (found or not)
+    # its packages checked once for every program (the database stores them): path -> key
+    shared: dict[str, str] = field(default_factory=dict)
 
 
 def _trace(message: str) -> None:
@@ -113,9 +116,12 @@ class Workspace:
         self.disk_changes = 0  # changes to files that are not open (saves, watched files)
         self._chunks = ChunkParser()
         # the query layer over the open buffers: parses by content (edited buffers
-        # statement by statement), checked programs with their nested scopes
-        files = Files(limit=PARSES_KEPT, reparse=self._chunks.parse)
-        self.database = Database(Settings(scopes=True), files)
+        # statement by statement), checked packages with their nested scopes and
+        # tools' facts, stored by content key and shared by every program that loads
+        # them (konfig's models are checked once, not once per stack); the store keeps
+        # what the current analyses use (``_retain``)
+        files = Files(keyed=True, limit=PARSES_KEPT, reparse=self._chunks.parse)
+        self.database = Database(Settings(scopes=True, shared=True), files, PARSES_KEPT)
         self._analyses: dict[str, Analysis] = {}
         self._configs: dict[str, LintConfig | str] = {}
         self._published: dict[str, list[Diagnostic]] = {}
@@ -134,7 +140,8 @@ class Workspace:
         self._frozen = 0  # analyses since the last full collection
         self._replaced = 0  # of them, analyses that replaced or dropped one (garbage)
         self._superseded = False  # an analysis was dropped half-way since the last freeze
-        self._graveyard = Graveyard()  # models of replaced analyses (kclpy_lsp.memory)
+        # models of replaced analyses (kclpy_lsp.memory), but for the stored packages
+        self._graveyard = Graveyard(self.database.checked.holds)
         self._thread = threading.Thread(target=self._run, name="kclpy-analysis", daemon=True)
         self._thread.start()
 
@@ -264,7 +271,8 @@ class Workspace:
         for folder in list(self._analyses):
             if not self._is_open_folder(folder) and not self._in_workspace(folder):
                 analysis = self._analyses.pop(folder)
-                self._graveyard.bury(analysis.model)
+                self._graveyard.bury(analysis.model, analysis.shared)
+                self._retain()
                 for file in analysis.diagnostics:
                     self._republish(file)
         self.changed(path)
@@ -513,6 +521,8 @@ class Workspace:
         findings, model = lint_program(program, loader, lint_config, database)
         check()
         analysis = Analysis(folder, model, program, findings, _texts(program))
+        keys = database.package_keys(program).items()
+        analysis.shared = {path: key for path, key in keys if key is not None and path != MAIN}
         analysis.externals = dict(loader.externals)
         analysis.unit = unit
         analysis.probes = frozenset(base for base, _found in program.reads.probes)
@@ -534,11 +544,18 @@ class Workspace:
         self._replaced += old is not None
         self._analyses[folder] = analysis
         if old is not None:
-            self._graveyard.bury(old.model)
+            self._graveyard.bury(old.model, old.shared)
+        self._retain()
         affected = set(analysis.diagnostics) | set(old.diagnostics if old else ())
         for path in sorted(affected):
             self._republish(path)
         self._uncovered(old, analysis)
+
+    def _retain(self) -> None:
+        """Keep the checked packages the current analyses use, no others (an edited
+        model's earlier versions go)."""
+        live = {key for a in list(self._analyses.values()) for key in a.shared.values()}
+        self.database.checked.retain(live)
 
     def _covered(self, unit: Unit) -> bool:
         """Whether every file of a package unit is loaded by some stack's analysis."""
@@ -558,7 +575,8 @@ class Workspace:
         old = self._analyses.pop(folder, None)
         self._replaced += old is not None
         if old is not None:
-            self._graveyard.bury(old.model)
+            self._graveyard.bury(old.model, old.shared)
+            self._retain()
         for path in old.diagnostics if old else []:
             self._republish(path)
 

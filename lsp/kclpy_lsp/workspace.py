@@ -105,7 +105,11 @@ class Workspace:
     """Parses, analyses and diagnostics of the programs of the workspace."""
 
     def __init__(
-        self, documents: Documents, publish: Publisher, note: Notifier = lambda message: None
+        self,
+        documents: Documents,
+        publish: Publisher,
+        note: Notifier = lambda message: None,
+        shared: bool = True,
     ) -> None:
         read_only_locks()  # the editor never writes a kcl.mod.lock
         self.documents = documents
@@ -117,11 +121,12 @@ class Workspace:
         self._chunks = ChunkParser()
         # the query layer over the open buffers: parses by content (edited buffers
         # statement by statement), checked packages with their nested scopes and
-        # tools' facts, stored by content key and shared by every program that loads
-        # them (konfig's models are checked once, not once per stack); the store keeps
-        # what the current analyses use (``_retain``)
+        # tools' facts, stored by content key and ``shared`` by every program that
+        # loads them (konfig's models are checked once, not once per stack); the
+        # store keeps what the current analyses use (``_retain``)
         files = Files(keyed=True, limit=PARSES_KEPT, reparse=self._chunks.parse)
-        self.database = Database(Settings(scopes=True, shared=True), files, PARSES_KEPT)
+        settings = Settings(scopes=True, shared=shared)
+        self.database = Database(settings, files, PARSES_KEPT)
         self._analyses: dict[str, Analysis] = {}
         self._configs: dict[str, LintConfig | str] = {}
         self._published: dict[str, list[Diagnostic]] = {}

@@ -184,7 +184,7 @@ class Workspace:
         if not supersede:
             folders.discard(self._current or "")
         if folders:
-            self.schedule(folders)
+            self.schedule(folders, supersede)
 
     def _texts_of(self, folder: str) -> dict[str, str]:
         analysis = self._analyses.get(folder)
@@ -218,7 +218,7 @@ class Workspace:
                         if unit is not None:
                             self.units.put(unit)
                 _trace(f"scanned {len(found.folders)} folders in {time.monotonic() - began:.3f}s")
-                self.schedule(set(found.folders), supersede=False)
+                self.schedule(set(found.folders), supersede=False, found=True)
             finally:
                 self._searching(-1)
 
@@ -282,12 +282,14 @@ class Workspace:
                     self._republish(file)
         self.changed(path)
 
-    def schedule(self, folders: set[str], supersede: bool = True) -> None:
+    def schedule(self, folders: set[str], supersede: bool = True, found: bool = False) -> None:
         """Mark units dirty; ``supersede``: a text changed, so the analysis under way
-        (which may have read it) is dropped; else (programs found by the scan) units
-        analysed already are left alone."""
+        (which may have read it) is dropped, and analyses wait for a quiet moment (the
+        debounce: typing); else (a document opened with the text on disk) nothing
+        waits. ``found`` (programs found by the scan): units analysed already, or
+        under way, are left alone."""
         with self._lock:
-            if not supersede:  # found, not changed: those analysed (or under way) are current
+            if found:  # found, not changed: those analysed (or under way) are current
                 folders = folders - set(self._analyses) - {self._current or ""}
             fresh = folders - self._dirty
             self._progress[1] += len(fresh)
@@ -574,7 +576,7 @@ class Workspace:
         dropped = {os.path.dirname(path) for path in old.texts if path not in new.texts}
         folders = {folder for folder in dropped if self._in_workspace(folder)}
         if folders:
-            self.schedule(folders, supersede=False)
+            self.schedule(folders, supersede=False, found=True)
 
     def _drop(self, folder: str) -> None:
         old = self._analyses.pop(folder, None)

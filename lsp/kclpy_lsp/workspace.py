@@ -17,6 +17,12 @@ Layout (after rust-analyzer's database and jedi-language-server's workspace):
   the lint findings and the diagnostics of every file it loaded, the texts it saw and
   the package paths it looked for. It is stale as soon as any of those texts changes
   or a file appears where it looked for one (a restored dependency).
+* **Checked packages** are shared: the database stores each package checked (with
+  its nested scopes, tools' tables and occurrences) by content key, and every
+  program that loads the same package over the same packages below it reads that
+  check (konfig's models: once for its 20 stacks, not once per stack). An edit
+  changes the key of the package it is in and of every package above it: those are
+  checked again. The store keeps what the current analyses use (``_retain``).
 * **Diagnostics** are published for every file of every analysed program that
   lies in the workspace, open or not (a type error in an imported model, an
   import cycle), merged over the programs that load it (a ``base.k`` of three
@@ -130,6 +136,7 @@ class Workspace:
         self._analyses: dict[str, Analysis] = {}
         self._configs: dict[str, LintConfig | str] = {}
         self._published: dict[str, list[Diagnostic]] = {}
+        self._outside: set[str] = set()  # files found outside the workspace (not published)
         self._dirty: set[str] = set()
         self._wanted: dict[str, int] = {}  # unit folders requests wait for (how many)
         self._current: str | None = None  # the unit under analysis
@@ -160,6 +167,7 @@ class Workspace:
         disk, ``supersede`` False, leaves an analysis under way alone: it reads the
         same text)."""
         path = os.path.abspath(path)
+        self._outside.discard(path)  # (opened, maybe)
         on_disk = self.documents.open_by_path(path) is None
         if on_disk:
             self.disk_changes += 1
@@ -553,10 +561,19 @@ class Workspace:
         if old is not None:
             self._graveyard.bury(old.model, old.shared)
         self._retain()
-        affected = set(analysis.diagnostics) | set(old.diagnostics if old else ())
-        for path in sorted(affected):
-            self._republish(path)
+        self._republish_changed(old, analysis)
         self._uncovered(old, analysis)
+
+    def _republish_changed(self, old: Analysis | None, new: Analysis) -> None:
+        """Publish the files whose merged diagnostics an analysis may change: those it
+        or the analysis it replaces reports on, and those of the workspace never
+        published (a stack loads hundreds of package files: most have nothing to say,
+        and lie outside the workspace)."""
+        before = old.diagnostics if old is not None else {}
+        for path in sorted(set(new.diagnostics) | set(before)):
+            reports = bool(new.diagnostics.get(path) or before.get(path))
+            if reports or (path not in self._published and path not in self._outside):
+                self._republish(path)
 
     def _retain(self) -> None:
         """Keep the checked packages the current analyses use, no others (an edited
@@ -611,6 +628,7 @@ class Workspace:
     def _republish(self, path: str) -> None:
         """Publish the merged diagnostics of a file over every program that loads it."""
         if not self._in_workspace(path):
+            self._outside.add(path)  # (until it is opened: ``changed``)
             return
         merged: list[Diagnostic] = []
         seen: set[tuple[str, str, int]] = set()

@@ -24,6 +24,7 @@ parsed files by content between the programs of one process.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterable, Mapping
@@ -102,7 +103,8 @@ class SourceTexts(Protocol):
 
     def parse_file(self, path: str) -> tuple[str, Parsed]:
         """The key of a disk file's bytes (their sha256 when ``keyed``, else "") and
-        their parse; OSError when it cannot be read."""
+        their parse; FileNotFoundError when no regular file is there (missing, a
+        folder, a pipe: never opened), another OSError when it cannot be read."""
         ...
 
 
@@ -120,9 +122,18 @@ class DiskTexts:
         return parse_source(text, path)
 
     def parse_file(self, path: str) -> tuple[str, Parsed]:
+        regular_file(os.stat(path), path)
         with open(path, "rb") as handle:
             data = handle.read()
         return digest(data) if self.keyed else "", parse_bytes(data, path)
+
+
+def regular_file(status: os.stat_result, path: str) -> os.stat_result:
+    """``status``, when it is a regular file's; else FileNotFoundError (a source that
+    is a folder or a pipe is not there: a pipe is never opened, it could block)."""
+    if not stat.S_ISREG(status.st_mode):
+        raise FileNotFoundError(errno.ENOENT, "not a regular file", path)
+    return status
 
 
 class Program:
@@ -325,18 +336,16 @@ class Loader:
         if text is not None:
             reads.complete = False
             return self.texts.parse_text(path, text)
-        if not os.path.isfile(path):
+        try:
+            key, parsed = self.texts.parse_file(path)
+        except OSError as error:
             reads.complete = False
             reads.files.append((path, ""))  # a file made here later changes the program
             reads.unread.add(path)
-            module, _ = parse_source("", path)
-            return module, [make_error(Code.IO_ERROR, f"Cannot find the kcl file: {path}", None)]
-        try:
-            key, parsed = self.texts.parse_file(path)
-        except OSError:
-            reads.complete = False
-            reads.files.append((path, ""))
-            reads.unread.add(path)
+            if isinstance(error, FileNotFoundError):  # missing, or no regular file
+                module, _ = parse_source("", path)
+                problem = make_error(Code.IO_ERROR, f"Cannot find the kcl file: {path}", None)
+                return module, [problem]
             return parse_file(path)  # its diagnostic says why
         reads.files.append((path, key))
         return parsed

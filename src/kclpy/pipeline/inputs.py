@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
-from kclpy.loader import Parsed, digest
+from kclpy.loader import Parsed, digest, regular_file
 from kclpy.syntax import parse_bytes, parse_source
 
 Reparse = Callable[[str, str], Parsed]
@@ -104,7 +104,7 @@ class Files:
         """The key and parse of a disk file: not read again while its status (size,
         times, inode) is the one it had when read with this key (keyed only; an
         editor's database holds a monorepo's files, mostly unchanged)."""
-        stamp = _stamp(os.stat(path))
+        stamp = _stamp(regular_file(os.stat(path), path))
         known = self._stamps.get(path) if self.keyed else None
         if known is not None and known[0] == stamp:
             cached = self._parses.get(path)

@@ -14,7 +14,8 @@ program(inputs)        (not memoised: lookups are cheap)           parse of ever
 package_keys(program)  per package: files' digests + import        parse, program
                        tables + the keys of what it imports
 checked(program)       per package (shared): its package key       program, package_keys,
-                                                                   checked imports
+                       (an editor's: nested scopes and tools'      checked imports
+                       facts in every product)
 code(package)          its package key (shared)                    checked program
 schema(header)         (package path, name) within one run         code (its deferred
                                                                    bodies) or, after a disk

@@ -48,7 +48,7 @@ def attribute_uses(analyses: Iterable[Analysis], symbol: Symbol) -> list[Span]:
         for member in _family(model, owner, symbol.name):
             if member.span is not None:
                 found.setdefault(_key(member.span), member.span)
-            uses.extend(member.references)
+            uses.extend(model.references(member, include_definition=False))
         uses.extend(_untyped(analysis, symbol.name))
     for span in uses:
         found.setdefault(_key(span), span)

@@ -8,7 +8,9 @@ passes, collections kept short, free pages given back, pauses measured.
   analyses and, once nothing else holds one (a request still reading it keeps it),
   unlinks its scope tree and its schemas' links to their symbols: reference counting
   then frees the model as soon as the analysis goes (types no longer point at
-  themselves either: ``sema.relations.widen``).
+  themselves either: ``sema.relations.widen``). The packages a model shares with
+  other programs (checked packages the query database stores, ``sema.interface``)
+  are left linked while the store holds them or a model still waiting uses them.
 * **Short collections.** The workspace freezes what exists after each analysis
   (``gc.freeze``), so automatic collections look at new objects only.
   ``collect_idle`` runs when the user pauses: it unlinks what the graveyard holds,
@@ -31,7 +33,7 @@ import ctypes.util
 import gc
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Hashable, Mapping
 from functools import cache
 from typing import Any
 
@@ -62,12 +64,13 @@ def release_memory() -> None:
         trim(0)
 
 
-def unlink(model: Model) -> None:
+def unlink(model: Model, keep: Collection[str] = ()) -> None:
     """Break the cycles of a model that no one reads any more: the links of its
     program's schemas to their own symbol (whose type names the schema) and from their
-    attributes (``owner``)."""
+    attributes (``owner``); the packages ``keep`` (shared with other models) are left
+    as they are."""
     for info in model.schemas.values():
-        if info.file not in model.files:  # a schema of the builtin modules: shared
+        if info.file not in model.files or info.pkgpath in keep:  # shared
             continue
         info.symbol = None
         for attribute in info.attrs.values():
@@ -75,31 +78,45 @@ def unlink(model: Model) -> None:
                 attribute.owner = None
 
 
+Shared = Mapping[str, Hashable]  # a model's shared packages: package path -> content key
+
+
 class Graveyard:
-    """Models of replaced or dropped analyses, unlinked once nothing else holds them.
+    """Models of replaced or dropped analyses, unlinked once nothing else holds them;
+    ``stored(key)``: whether a shared package is still stored (then left linked).
     Used by the analysis thread only."""
 
-    def __init__(self) -> None:
-        self._models: list[tuple[Model, int]] = []  # (model, sweeps it has waited)
+    def __init__(self, stored: Callable[[Hashable], bool] = lambda key: False) -> None:
+        self._models: list[tuple[Model, Shared, int]] = []  # (model, shared, sweeps waited)
+        self.stored = stored
         self.buried = 0  # models taken since the last full pass
 
-    def bury(self, model: Model) -> None:
-        self._models.append((model, 0))
+    def bury(self, model: Model, shared: Shared | None = None) -> None:
+        self._models.append((model, shared or {}, 0))
         self.buried += 1
 
     def sweep(self, busy: Callable[[], bool] = lambda: False) -> None:
-        """Unlink the models no one else holds (the others wait for a later sweep)."""
-        waiting: list[tuple[Model, int]] = []
+        """Unlink the models no one else holds (the others wait for a later sweep),
+        but for the packages they share that are stored or that a waiting model uses."""
+        free: list[tuple[Model, Shared]] = []
+        waiting: list[tuple[Model, Shared, int]] = []
         while self._models:
-            model, sweeps = self._models.pop()
+            model, shared, sweeps = self._models.pop()
             # held by this frame and getrefcount's argument only: no request reads it
             if sys.getrefcount(model) <= 2:
-                unlink(model)
+                free.append((model, shared))
             elif sweeps < KEEP_SWEEPS:
-                waiting.append((model, sweeps + 1))
+                waiting.append((model, shared, sweeps + 1))
+            del model
+        held = {key for _, shared, _ in waiting for key in shared.values()}
+        while free:
+            model, shared = free.pop()
+            keep = {path for path, key in shared.items() if key in held or self.stored(key)}
+            unlink(model, keep)
             del model
             if busy():
                 break
+        self._models.extend((model, shared, 0) for model, shared in free)
         self._models.extend(waiting)
 
 

@@ -93,7 +93,8 @@ def uses(analysis: Analysis, symbol: Symbol, include_definition: bool) -> list[S
             continue
         twin = _twin(other.model, symbol)
         if twin is not None:
-            spans.extend(span for span in twin.references if span not in spans)
+            more = other.model.references(twin, include_definition=False)
+            spans.extend(span for span in more if span not in spans)
     return spans
 
 

@@ -17,6 +17,12 @@ Layout (after rust-analyzer's database and jedi-language-server's workspace):
   the lint findings and the diagnostics of every file it loaded, the texts it saw and
   the package paths it looked for. It is stale as soon as any of those texts changes
   or a file appears where it looked for one (a restored dependency).
+* **Checked packages** are shared: the database stores each package checked (with
+  its nested scopes, tools' tables and occurrences) by content key, and every
+  program that loads the same package over the same packages below it reads that
+  check (konfig's models: once for its 20 stacks, not once per stack). An edit
+  changes the key of the package it is in and of every package above it: those are
+  checked again. The store keeps what the current analyses use (``_retain``).
 * **Diagnostics** are published for every file of every analysed program that
   lies in the workspace, open or not (a type error in an imported model, an
   import cycle), merged over the programs that load it (a ``base.k`` of three
@@ -55,6 +61,7 @@ from kclpy.mod.settings import read_only_locks
 from kclpy.pipeline.inputs import Files, Settings
 from kclpy.pipeline.queries import Database
 from kclpy.sema.model import Model
+from kclpy.sema.symbols import MAIN
 from kclpy.syntax.parser import paused_cycle_collector
 from kclpy.tools.lint import LintConfig, LintConfigError, lint_program, read_config
 from kclpy.tools.lint_rules import Finding
@@ -89,6 +96,8 @@ class Analysis:
     externals: dict[str, str] = attrs.field(factory=dict)  # kcl.mod dependency -> folder
     unit: Unit | None = None
     probes: frozenset[str] = frozenset()  # package paths looked for (found or not)
+    # its packages checked once for every program (the database stores them): path -> key
+    shared: dict[str, str] = attrs.field(factory=dict)
 
 
 def _trace(message: str) -> None:
@@ -105,7 +114,11 @@ class Workspace:
     """Parses, analyses and diagnostics of the programs of the workspace."""
 
     def __init__(
-        self, documents: Documents, publish: Publisher, note: Notifier = lambda message: None
+        self,
+        documents: Documents,
+        publish: Publisher,
+        note: Notifier = lambda message: None,
+        shared: bool = True,
     ) -> None:
         read_only_locks()  # the editor never writes a kcl.mod.lock
         self.documents = documents
@@ -116,12 +129,17 @@ class Workspace:
         self.disk_changes = 0  # changes to files that are not open (saves, watched files)
         self._chunks = ChunkParser()
         # the query layer over the open buffers: parses by content (edited buffers
-        # statement by statement), checked programs with their nested scopes
-        files = Files(limit=PARSES_KEPT, reparse=self._chunks.parse)
-        self.database = Database(Settings(scopes=True), files)
+        # statement by statement), checked packages with their nested scopes and
+        # tools' facts, stored by content key and ``shared`` by every program that
+        # loads them (konfig's models are checked once, not once per stack); the
+        # store keeps what the current analyses use (``_retain``)
+        files = Files(keyed=True, limit=PARSES_KEPT, reparse=self._chunks.parse)
+        settings = Settings(scopes=True, shared=shared)
+        self.database = Database(settings, files, PARSES_KEPT)
         self._analyses: dict[str, Analysis] = {}
         self._configs: dict[str, LintConfig | str] = {}
         self._published: dict[str, list[Diagnostic]] = {}
+        self._outside: set[str] = set()  # files found outside the workspace (not published)
         self._dirty: set[str] = set()
         self._wanted: dict[str, int] = {}  # unit folders requests wait for (how many)
         self._current: str | None = None  # the unit under analysis
@@ -137,7 +155,8 @@ class Workspace:
         self._frozen = 0  # analyses since the last full collection
         self._replaced = 0  # of them, analyses that replaced or dropped one (garbage)
         self._superseded = False  # an analysis was dropped half-way since the last freeze
-        self._graveyard = Graveyard()  # models of replaced analyses (kclpy_lsp.memory)
+        # models of replaced analyses (kclpy_lsp.memory), but for the stored packages
+        self._graveyard = Graveyard(self.database.checked.holds)
         self._thread = threading.Thread(target=self._run, name="kclpy-analysis", daemon=True)
         self._thread.start()
 
@@ -152,6 +171,7 @@ class Workspace:
         same text, and when the disk held another one as it read the file, the
         analysis is outdated on arrival and due again: ``_outdated``)."""
         path = os.path.abspath(path)
+        self._outside.discard(path)  # (opened, maybe)
         on_disk = self.documents.open_by_path(path) is None
         if on_disk:
             self.disk_changes += 1
@@ -176,7 +196,7 @@ class Workspace:
         if not supersede:
             folders.discard(self._current or "")
         if folders:
-            self.schedule(folders)
+            self.schedule(folders, supersede)
 
     def _texts_of(self, folder: str) -> dict[str, str]:
         analysis = self._analyses.get(folder)
@@ -210,7 +230,7 @@ class Workspace:
                         if unit is not None:
                             self.units.put(unit)
                 _trace(f"scanned {len(found.folders)} folders in {time.monotonic() - began:.3f}s")
-                self.schedule(set(found.folders), supersede=False)
+                self.schedule(set(found.folders), supersede=False, found=True)
             finally:
                 self._searching(-1)
 
@@ -268,17 +288,20 @@ class Workspace:
         for folder in list(self._analyses):
             if not self._is_open_folder(folder) and not self._in_workspace(folder):
                 analysis = self._analyses.pop(folder)
-                self._graveyard.bury(analysis.model)
+                self._graveyard.bury(analysis.model, analysis.shared)
+                self._retain()
                 for file in analysis.diagnostics:
                     self._republish(file)
         self.changed(path)
 
-    def schedule(self, folders: set[str], supersede: bool = True) -> None:
+    def schedule(self, folders: set[str], supersede: bool = True, found: bool = False) -> None:
         """Mark units dirty; ``supersede``: a text changed, so the analysis under way
-        (which may have read it) is dropped; else (programs found by the scan) units
-        analysed already are left alone."""
+        (which may have read it) is dropped, and analyses wait for a quiet moment (the
+        debounce: typing); else (a document opened with the text on disk) nothing
+        waits. ``found`` (programs found by the scan): units analysed already, or
+        under way, are left alone."""
         with self._lock:
-            if not supersede:  # found, not changed: those analysed (or under way) are current
+            if found:  # found, not changed: those analysed (or under way) are current
                 folders = folders - set(self._analyses) - {self._current or ""}
             fresh = folders - self._dirty
             self._progress[1] += len(fresh)
@@ -555,6 +578,8 @@ class Workspace:
         findings, model = lint_program(program, loader, lint_config, database)
         check()
         analysis = Analysis(folder, model, program, findings, _texts(program))
+        keys = database.package_keys(program).items()
+        analysis.shared = {path: key for path, key in keys if key is not None and path != MAIN}
         analysis.externals = dict(loader.externals)
         analysis.unit = unit
         analysis.probes = frozenset(base for base, _found in program.reads.probes)
@@ -576,12 +601,28 @@ class Workspace:
         self._replaced += old is not None
         self._analyses[folder] = analysis
         if old is not None:
-            self._graveyard.bury(old.model)
-        affected = set(analysis.diagnostics) | set(old.diagnostics if old else ())
-        for path in sorted(affected):
-            self._republish(path)
+            self._graveyard.bury(old.model, old.shared)
+        self._retain()
+        self._republish_changed(old, analysis)
         self._uncovered(old, analysis)
         return analysis
+
+    def _republish_changed(self, old: Analysis | None, new: Analysis) -> None:
+        """Publish the files whose merged diagnostics an analysis may change: those it
+        or the analysis it replaces reports on, and those of the workspace never
+        published (a stack loads hundreds of package files: most have nothing to say,
+        and lie outside the workspace)."""
+        before = old.diagnostics if old is not None else {}
+        for path in sorted(set(new.diagnostics) | set(before)):
+            reports = bool(new.diagnostics.get(path) or before.get(path))
+            if reports or (path not in self._published and path not in self._outside):
+                self._republish(path)
+
+    def _retain(self) -> None:
+        """Keep the checked packages the current analyses use, no others (an edited
+        model's earlier versions go)."""
+        live = {key for a in list(self._analyses.values()) for key in a.shared.values()}
+        self.database.checked.retain(live)
 
     def _covered(self, unit: Unit) -> bool:
         """Whether every file of a package unit is loaded by some stack's analysis."""
@@ -595,13 +636,14 @@ class Workspace:
         dropped = {os.path.dirname(path) for path in old.texts if path not in new.texts}
         folders = {folder for folder in dropped if self._in_workspace(folder)}
         if folders:
-            self.schedule(folders, supersede=False)
+            self.schedule(folders, supersede=False, found=True)
 
     def _drop(self, folder: str) -> None:
         old = self._analyses.pop(folder, None)
         self._replaced += old is not None
         if old is not None:
-            self._graveyard.bury(old.model)
+            self._graveyard.bury(old.model, old.shared)
+            self._retain()
         for path in old.diagnostics if old else []:
             self._republish(path)
 
@@ -629,6 +671,7 @@ class Workspace:
     def _republish(self, path: str) -> None:
         """Publish the merged diagnostics of a file over every program that loads it."""
         if not self._in_workspace(path):
+            self._outside.add(path)  # (until it is opened: ``changed``)
             return
         merged: list[Diagnostic] = []
         seen: set[tuple[str, str, int]] = set()

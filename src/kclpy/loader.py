@@ -24,6 +24,7 @@ parsed files by content between the programs of one process.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterable, Mapping
@@ -88,8 +89,9 @@ class SourceTexts(Protocol):
     """Where the loader reads a program's files (``kclpy.pipeline.inputs`` provides
     the query layer's): ``overlay``, texts standing for files (an editor's unsaved
     buffers, code given as strings) over the disk; the parse of a text or of a disk
-    file's bytes (memoised by content by the query layer); ``keyed``: whether the
-    sha256 of each file read goes into ``Program.reads`` (a cache keys by it)."""
+    file with its key (memoised by content by the query layer: a file whose status
+    has not changed is not read again); ``keyed``: whether the sha256 of each file
+    read goes into ``Program.reads`` (a cache keys by it)."""
 
     @property
     def overlay(self) -> Mapping[str, str]: ...
@@ -99,7 +101,11 @@ class SourceTexts(Protocol):
 
     def parse_text(self, path: str, text: str) -> Parsed: ...
 
-    def parse_data(self, path: str, data: bytes, key: str) -> Parsed: ...
+    def parse_file(self, path: str) -> tuple[str, Parsed]:
+        """The key of a disk file's bytes (their sha256 when ``keyed``, else "") and
+        their parse; FileNotFoundError when no regular file is there (missing, a
+        folder, a pipe: never opened), another OSError when it cannot be read."""
+        ...
 
 
 class DiskTexts:
@@ -115,8 +121,19 @@ class DiskTexts:
     def parse_text(self, path: str, text: str) -> Parsed:
         return parse_source(text, path)
 
-    def parse_data(self, path: str, data: bytes, key: str) -> Parsed:
-        return parse_bytes(data, path)
+    def parse_file(self, path: str) -> tuple[str, Parsed]:
+        regular_file(os.stat(path), path)
+        with open(path, "rb") as handle:
+            data = handle.read()
+        return digest(data) if self.keyed else "", parse_bytes(data, path)
+
+
+def regular_file(status: os.stat_result, path: str) -> os.stat_result:
+    """``status``, when it is a regular file's; else FileNotFoundError (a source that
+    is a folder or a pipe is not there: a pipe is never opened, it could block)."""
+    if not stat.S_ISREG(status.st_mode):
+        raise FileNotFoundError(errno.ENOENT, "not a regular file", path)
+    return status
 
 
 class Program:
@@ -223,6 +240,7 @@ class Loader:
         # the package found at each probed base during one load (files do not move
         # under a load; many files import the same packages)
         self._found: dict[str, tuple[str, list[str]] | None] = {}
+        self._undiscovered: set[str] = set()  # package names no discovery found (one load)
         # for the check that sources lie within their package's root (:meth:`escape`):
         # whether each folder is or lies under a link below its root, the real path of
         # each root, each folder's verdict, the links already reported, the folders
@@ -241,6 +259,7 @@ class Loader:
         """Every package of the program whose entries are ``inputs``."""
         for table in (self._found, self._linked_folders, self._real_roots, self._folders):
             table.clear()
+        self._undiscovered.clear()
         self._listed.clear()
         self._links.clear()
         files = self.entries(inputs)
@@ -317,24 +336,19 @@ class Loader:
         if text is not None:
             reads.complete = False
             return self.texts.parse_text(path, text)
-        if not os.path.isfile(path):
+        try:
+            key, parsed = self.texts.parse_file(path)
+        except OSError as error:
             reads.complete = False
             reads.files.append((path, ""))  # a file made here later changes the program
             reads.unread.add(path)
-            module, _ = parse_source("", path)
-            return module, [make_error(Code.IO_ERROR, f"Cannot find the kcl file: {path}", None)]
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            reads.complete = False
-            reads.files.append((path, ""))
-            reads.unread.add(path)
+            if isinstance(error, FileNotFoundError):  # missing, or no regular file
+                module, _ = parse_source("", path)
+                problem = make_error(Code.IO_ERROR, f"Cannot find the kcl file: {path}", None)
+                return module, [problem]
             return parse_file(path)  # its diagnostic says why
-        texts = self.texts
-        key = digest(data) if texts.keyed else ""
         reads.files.append((path, key))
-        return texts.parse_data(path, data, key)
+        return parsed
 
     def escapes(self, files: list[str]) -> dict[str, SourceEscape]:
         """The files of a package whose folder or the file itself is a symbolic link
@@ -577,7 +591,11 @@ class Loader:
     def discover(self, name: str) -> str | None:
         """A package ``name`` from ``vendor/`` beside ``kcl.mod`` or from ``$KCL_PKG_PATH``
         (a folder ``name`` or ``name_<version>``, the highest version); it becomes an
-        external package like ``-E name=path``."""
+        external package like ``-E name=path``. A name not found is looked for once
+        per load (the root package's own name, ``konfig`` of ``import konfig.models``,
+        is looked for at every such import)."""
+        if name in self._undiscovered:
+            return None
         places = [os.path.join(self.program.root, "vendor")]
         places.extend(p for p in os.environ.get("KCL_PKG_PATH", "").split(os.pathsep) if p)
         for place in places:
@@ -601,6 +619,7 @@ class Loader:
             self.program.reads.discoveries.append((name, self.externals[name]))
             return self.externals[name]
         self.program.reads.discoveries.append((name, None))
+        self._undiscovered.add(name)
         return None
 
     def root_of(self, path: str) -> str:

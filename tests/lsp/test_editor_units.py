@@ -182,3 +182,38 @@ def test_idle_housekeeping_gives_way_to_waiting_work(tmp_path: Path) -> None:
     assert len(graveyard._models) == 1  # one unlinked, then it stopped
     collect_idle(graveyard, lambda: False)
     assert not graveyard._models
+
+
+def test_the_graveyard_leaves_the_packages_other_programs_share(tmp_path: Path) -> None:
+    """Two programs share the checked ``models`` (as the language server's stacks):
+    unlinking one program's model leaves the shared package's declarations and schemas
+    as they are while the store holds them; once it no longer does, they go too."""
+    (tmp_path / "kcl.mod").write_text('[package]\nname = "shared"\n', encoding="utf-8")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "m.k").write_text(
+        "schema S:\n    n: int = [x for x in [1]][0]\n", encoding="utf-8"
+    )
+    database = Database(Settings(scopes=True, shared=True))
+    models: list[tuple[Model, dict[str, str]]] = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        main = tmp_path / name / "main.k"
+        main.write_text(f"import models\n\n{name} = models.S {{}}\n", encoding="utf-8")
+        program, loader = database.program([str(main)], str(tmp_path / name))
+        keys = database.package_keys(program)
+        model = lint_program(program, loader, LintConfig(), database)[1]
+        models.append((model, {"models": str(keys["models"])}))
+    (first, shared), (second, _) = models
+    names = second.packages_names["models"]
+    assert first.packages_names["models"] is names and names["S"].symbol is not None
+    schema = second.schemas["models.S"]
+    graveyard = Graveyard(database.checked.holds)
+    graveyard.bury(first, shared)
+    del first, models
+    graveyard.sweep()
+    assert names["S"].symbol is not None and schema.symbol is not None
+    database.checked.retain(set())  # no analysis uses it any more
+    graveyard.bury(second, shared)
+    del second, model  # (the loop's last)
+    graveyard.sweep()
+    assert schema.symbol is None  # unlinked once no store holds it

@@ -432,8 +432,16 @@ def test_a_package_key_follows_its_imports(tmp_path: Path) -> None:
     assert before is not None and key() == before
     (tmp_path / "low" / "a.k").write_text("v = 2\n")
     assert key() != before
-    text_program = driver.load(driver.Inputs(["main.k"], str(tmp_path), sources={"main.k": ""}))
-    assert queries.package_keys(text_program) == {"__main__": None}
+
+    def text_key(text: str) -> str | None:  # a file given as text: keyed by its text
+        inputs = driver.Inputs(["main.k"], str(tmp_path), sources={"main.k": text})
+        return queries.package_keys(driver.load(inputs))["__main__"]
+
+    assert text_key("") is not None and text_key("") == text_key("")
+    assert text_key("a = 1\n") != text_key("")
+    (tmp_path / "gone").mkdir()
+    missing = driver.Inputs([str(tmp_path / "gone" / "main.k")], str(tmp_path / "gone"))
+    assert queries.package_keys(driver.load(missing)) == {"__main__": None}
 
 
 def test_the_memory_tables_keep_only_the_most_recently_used(

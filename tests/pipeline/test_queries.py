@@ -4,6 +4,8 @@ by package key, and a run's deferred schemas come from its explicit code source.
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +65,38 @@ def test_the_parse_query_keeps_the_latest_content_of_each_path(
     files.parse_data(path, b"a = 1\n", "one")  # replaced by "two": parsed again
     assert parsed == [path, path, path]
     assert len(files._parses) == 1
+
+
+def test_a_settled_unchanged_file_is_not_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A keyed parse query reads a disk file again only when its status changed, or
+    when it had changed too recently to trust the status (a write within the file
+    system's time granularity keeps it): then every read sees the newest bytes."""
+    digests: list[str] = []
+    original = inputs_module.digest
+
+    def counted(data: bytes) -> str:
+        digests.append(data.decode())
+        return original(data)
+
+    monkeypatch.setattr(inputs_module, "digest", counted)
+    files = Files(keyed=True)
+    path = tmp_path / "a.k"
+    path.write_text("a = 1\n")
+    for text in ("a = 2\n", "a = 3\n"):  # fresh: read each time, same size and all
+        assert files.parse_file(str(path))[1][0].file.text == path.read_text()
+        path.write_text(text)
+    assert files.parse_file(str(path))[1][0].file.text == "a = 3\n"
+    assert digests == ["a = 1\n", "a = 2\n", "a = 3\n"]
+    monkeypatch.setattr(inputs_module, "SETTLED_NS", -1)  # every status trusted from now
+    key, (module, _) = files.parse_file(str(path))  # not known settled yet: read
+    assert files.parse_file(str(path)) == (key, (module, []))  # unchanged: not read
+    assert len(digests) == 4
+    path.write_text("a = 4\n")  # the same size; its times set apart from the last read's
+    os.utime(path, ns=(time.time_ns() - 10**10, time.time_ns() - 10**10))
+    assert files.parse_file(str(path))[1][0].file.text == "a = 4\n"
+    assert len(digests) == 5
 
 
 def test_a_shared_database_reuses_checked_and_compiled_packages_by_key(

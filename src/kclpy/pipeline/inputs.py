@@ -3,7 +3,9 @@
 * :class:`Files`: the texts of files, an ``overlay`` of texts by path (an editor's
   unsaved buffers) over the disk, and the parse query over them, memoised per path by
   content: an overlay text by the text itself, a disk file by the sha256 of its bytes
-  (``keyed``), else by the bytes. One entry per path (the latest content), the
+  (``keyed``: not read again while its status is the one it had when read, unless
+  it had changed within ``SETTLED_NS`` then, as git's racily clean entries), else by
+  the bytes. One entry per path (the latest content), the
   ``limit`` most recently used paths kept. An editor hands in ``reparse``, its
   parser of edited buffers (statement by statement), used for overlay texts.
   :meth:`Files.view` is what one load reads: these files with a program's own texts
@@ -16,15 +18,25 @@ so the programs of one process share them.
 
 from __future__ import annotations
 
+import os
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
-from kclpy.loader import Parsed
+from kclpy.loader import Parsed, digest, regular_file
 from kclpy.records import Record
 from kclpy.syntax import parse_bytes, parse_source
 
 Reparse = Callable[[str, str], Parsed]
 """(path, text) -> the parse of an edited buffer (an editor's incremental parser)."""
+Stamp = tuple[int, int, int, int]  # a file's size, modification and change times, inode
+# a file changed less than this long before it was read may change again within the
+# file system's time granularity (coarse clocks, 1 s on some) keeping its status
+SETTLED_NS = 1_000_000_000
+
+
+def _stamp(status: os.stat_result) -> Stamp:
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
 
 
 class Settings(Record):
@@ -55,6 +67,8 @@ class Files:
         self.reparse = reparse
         self.overlay: Mapping[str, str] = {}
         self._parses: OrderedDict[str, tuple[object, Parsed]] = OrderedDict()
+        # per disk file parsed (keyed): its status then and its key
+        self._stamps: dict[str, tuple[Stamp, str]] = {}
 
     def set_overlay(self, overlay: Mapping[str, str]) -> None:
         """The editor's unsaved buffers now (absolute path -> text)."""
@@ -63,6 +77,7 @@ class Files:
     def forget(self, path: str) -> None:
         """Drop the parse of ``path`` (a closed buffer)."""
         self._parses.pop(path, None)
+        self._stamps.pop(path, None)
 
     def view(
         self, sources: Mapping[str, str], before: Callable[[], object] | None = None
@@ -85,6 +100,24 @@ class Files:
             parsed = parse_source(text, path)
         return self._store(path, text, parsed)
 
+    def parse_file(self, path: str) -> tuple[str, Parsed]:
+        """The key and parse of a disk file: not read again while its status (size,
+        times, inode) is the one it had when read with this key (keyed only; an
+        editor's database holds a monorepo's files, mostly unchanged)."""
+        stamp = _stamp(regular_file(os.stat(path), path))
+        known = self._stamps.get(path) if self.keyed else None
+        if known is not None and known[0] == stamp:
+            cached = self._parses.get(path)
+            if cached is not None and cached[0] == known[1]:
+                return known[1], self._hit(path, cached[1])
+        with open(path, "rb") as handle:
+            data = handle.read()
+        key = digest(data) if self.keyed else ""
+        parsed = self.parse_data(path, data, key)
+        if key and time.time_ns() - max(stamp[1], stamp[2]) > SETTLED_NS:
+            self._stamps[path] = (stamp, key)
+        return key, parsed
+
     def parse_data(self, path: str, data: bytes, key: str) -> Parsed:
         """The parse of a disk file's bytes (``key``: their sha256, or "")."""
         content: object = key or data
@@ -101,7 +134,8 @@ class Files:
         self._parses[path] = (content, parsed)
         self._parses.move_to_end(path)
         if len(self._parses) > self.limit:
-            self._parses.popitem(last=False)
+            gone, _ = self._parses.popitem(last=False)
+            self._stamps.pop(gone, None)
         return parsed[0], list(parsed[1])
 
 
@@ -125,6 +159,11 @@ class FilesView:
         if self.before is not None:
             self.before()
         return self.files.parse_text(path, text)
+
+    def parse_file(self, path: str) -> tuple[str, Parsed]:
+        if self.before is not None:
+            self.before()
+        return self.files.parse_file(path)
 
     def parse_data(self, path: str, data: bytes, key: str) -> Parsed:
         if self.before is not None:

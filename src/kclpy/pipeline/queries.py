@@ -14,7 +14,8 @@ program(inputs)        (not memoised: lookups are cheap)           parse of ever
 package_keys(program)  per package: files' digests + import        parse, program
                        tables + the keys of what it imports
 checked(program)       per package (shared): its package key       program, package_keys,
-                                                                   checked imports
+                       (an editor's: nested scopes and tools'      checked imports
+                       facts in every product)
 code(package)          its package key (shared)                    checked program
 schema(header)         (package path, name) within one run         code (its deferred
                                                                    bodies) or, after a disk
@@ -41,7 +42,7 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from kclpy.compile.code import PackageCode, SchemaHeader, SchemaProto, fill_schemas
@@ -52,6 +53,7 @@ from kclpy.pipeline.inputs import Files, Settings
 if TYPE_CHECKING:
     from kclpy.sema import Model
     from kclpy.sema.interface import CheckedPackage
+    from kclpy.sema.symbols import Symbol
     from kclpy.syntax import ast
 
 Entry = TypeVar("Entry")
@@ -77,6 +79,14 @@ class Recent(Generic[Entry]):
         if len(self._entries) > self.limit:
             self._entries.popitem(last=False)
 
+    def holds(self, key: Hashable) -> bool:
+        return key in self._entries
+
+    def retain(self, keys: Collection[Hashable]) -> None:
+        """Drop every entry but those of ``keys`` (what a client still uses)."""
+        for key in [key for key in self._entries if key not in keys]:
+            del self._entries[key]
+
 
 class Database:
     """Inputs and memoised queries (see the module docstring)."""
@@ -92,6 +102,7 @@ class Database:
         self.unpickled: Recent[PackageCode] = Recent(limit)
         # the last program asked for its keys (not kept alive by this memo) and its keys
         self._keys: tuple[weakref.ref[Program], dict[str, str | None]] | None = None
+        self._builtins: dict[str, Symbol] | None = None  # what the shared checks bind
 
     def package_keys(self, program: Program) -> dict[str, str | None]:
         """:func:`package_keys` of ``program`` (memoised for the last program asked)."""
@@ -118,16 +129,19 @@ class Database:
     def checked_program(self, program: Program) -> Model:
         """The checked model of ``program``: a thin call into the checker's entry
         point, with the store of checked packages by content key when the database is
-        shared and keeps no nested scopes."""
+        shared (an editor's products keep the nested scopes and the tools' facts: its
+        settings are the same for every program it checks)."""
         from kclpy.sema import check_program
 
         settings = self.settings
-        if not settings.shared or settings.scopes:
+        if not settings.shared:
             return check_program(program, settings.scopes, None, settings.tool_facts)
-        from kclpy.sema.interface import PackageMemo
+        from kclpy.sema.interface import PackageMemo, builtin_symbols
 
-        memo = PackageMemo(self.checked, self.package_keys(program))
-        return check_program(program, False, memo, settings.tool_facts)
+        if self._builtins is None:
+            self._builtins = builtin_symbols()
+        memo = PackageMemo(self.checked, self.package_keys(program), self._builtins)
+        return check_program(program, settings.scopes, memo, settings.tool_facts)
 
     def code(
         self,
@@ -184,9 +198,11 @@ def _compile_package(
 def package_keys(program: Program) -> dict[str, str | None]:
     """The content key of each package: its path, the digest of each of its files with
     that file's import table, and the keys of the packages it imports (so a change
-    anywhere below it changes it). None when a file of it was not read from disk
-    (given as text) or an import cycle runs through it."""
+    anywhere below it changes it). A file given as text (an editor's buffer) is
+    digested by its text. None when a file of it was read without a digest (a
+    database that is not keyed), is missing, or an import cycle runs through it."""
     digests = dict(program.reads.files)
+    unread = program.reads.unread
     keys: dict[str, str | None] = {}
 
     def key_of(name: str, visiting: frozenset[str]) -> str | None:
@@ -200,7 +216,10 @@ def package_keys(program: Program) -> dict[str, str | None]:
         parts: list[object] = [name]
         for module in modules:
             table = program.imports_of(module)
-            file_digest = digests.get(module.file.path)
+            path = module.file.path
+            file_digest = digests.get(path)
+            if file_digest is None and path not in unread:  # given as text
+                file_digest = "text:" + digest(module.file.text.encode("utf-8", "surrogatepass"))
             if not file_digest:
                 keys[name] = None
                 return None

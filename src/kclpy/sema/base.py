@@ -89,6 +89,8 @@ class CheckContext:
         self.expect_stack: list[Expect | None] = []
         # the current package's global names, where first assigned (statements, names)
         self.global_names: dict[str, Span] = {}
+        # the current package's uses of symbols defined elsewhere (``bind``)
+        self.outgoing: list[tuple[Symbol, Span]] = []
         self.suppress = 0
         self.types = model.types
         self.bindings = model.bindings
@@ -176,7 +178,10 @@ class CheckContext:
             return
         where = span or node.span
         if symbol.span is None or where != symbol.span:
-            symbol.add_reference(where)
+            if symbol.pkgpath == self.pkgpath:
+                symbol.add_reference(where)
+            else:  # defined elsewhere (maybe shared by programs: ``sema.interface``)
+                self.outgoing.append((symbol, where))
         self.model.add_occurrence(where, symbol)
 
     # ------------------------------------------------------------------ name reads

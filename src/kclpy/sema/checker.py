@@ -28,7 +28,6 @@ from kclpy.loader import Program
 from kclpy.sema.annotations import AnnotationResolver
 from kclpy.sema.assign import AssignabilityChecker
 from kclpy.sema.base import CheckContext
-from kclpy.sema.builtins import BUILTIN_FUNCTIONS
 from kclpy.sema.calls import CallChecker
 from kclpy.sema.config import ConfigChecker
 from kclpy.sema.declare import DeclarationChecker
@@ -37,7 +36,9 @@ from kclpy.sema.interface import (
     CheckedPackage,
     ImportMark,
     PackageMemo,
+    builtin_symbols,
     check_order,
+    depends_of,
     install,
     make_product,
     ordered_diagnostics,
@@ -50,8 +51,8 @@ from kclpy.sema.names import NameResolver
 from kclpy.sema.operators import OperatorChecker
 from kclpy.sema.schemas import SchemaBuilder
 from kclpy.sema.stmts import StatementChecker
-from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
-from kclpy.sema.types import FuncType
+from kclpy.sema.symbols import MAIN, Symbol
+from kclpy.source import Span
 
 Part = (
     AnnotationResolver
@@ -95,9 +96,8 @@ class Checker:
         ]
         for part in self.parts:
             part.connect(self)
-        for name, signature in BUILTIN_FUNCTIONS.items():
-            symbol = Symbol(name, SymbolKind.BUILTIN, signature)
-            symbol.doc = signature.doc if isinstance(signature, FuncType) else ""
+        builtins = memo.builtins if memo is not None else builtin_symbols()
+        for name, symbol in builtins.items():
             ctx.model.builtin_names[name].symbol = symbol
 
     def close(self) -> None:
@@ -137,18 +137,25 @@ class Checker:
         return product if usable(product, modules, self.products) else None
 
     def check_package(self, pkgpath: str) -> CheckedPackage:
+        """Check one package into its product (stored when it has a key), with the
+        uses it recorded of symbols defined elsewhere (``ctx.outgoing``)."""
         ctx = self.ctx
         model = ctx.model
         sizes = table_sizes(model)
         diagnostics: list[Diagnostic] = []
         imports: list[ImportMark] = []
+        outgoing: list[tuple[Symbol, Span]] = []
         ctx.diagnostics = diagnostics
+        ctx.outgoing = outgoing
         self.current = (pkgpath, diagnostics, imports)
         self.declarations.check_package(pkgpath, imports)
         key = self.key(pkgpath)
         modules = ctx.program.packages.get(pkgpath, [])
         reported = (diagnostics, imports)
-        product = make_product(model, pkgpath, modules, reported, sizes, self.products, bool(key))
+        depends = depends_of(imports, self.products)
+        product = make_product(
+            model, pkgpath, modules, reported, sizes, depends, tuple(outgoing), bool(key)
+        )
         self.current = None
         if key is not None and self.memo is not None:
             self.memo.store.put(key, product)
@@ -186,13 +193,14 @@ def check_program(
 
     ``keep_scopes`` keeps the declarations of every region (for editors: the names
     around a position, ``Model.names_at``); the package's names, bindings and types
-    are always kept. With a ``memo`` (not with ``keep_scopes``),
-    the packages its store holds are not checked again (``sema.interface``).
+    are always kept. With a ``memo`` (whose store serves programs checked with the same
+    ``keep_scopes`` and ``tool_facts``), the packages its store holds are not checked
+    again (``sema.interface``).
     With ``tool_facts`` False (a run, which lets the model's tool tables go before
     compiling) no occurrences and references are recorded.
     """
     model = Model(keep_scopes, tool_facts)
-    checker = Checker(program, model, None if keep_scopes else memo)
+    checker = Checker(program, model, memo)
     failure: list[Diagnostic] = []
     collecting = gc.isenabled()
     gc.disable()  # the walk makes no garbage cycles; scanning the big AST again and again did

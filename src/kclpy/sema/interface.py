@@ -22,28 +22,39 @@ persistence can stand behind the same two calls) keeps products by the package's
 content key (``kclpy.pipeline.queries.package_keys``: its files, their import tables
 and, transitively, the keys of what they import). A stored product serves a program
 when it was checked on the very syntax trees the program loaded (the query database's
-parse query shares them) and against the very products the program installed for the
-packages below it (its symbols refer to theirs). ``__main__``, packages
-without a key and programs checked with ``keep_scopes`` are always checked.
-Symbols are shared between programs: installing a stored product drops the
-references its importers recorded on its symbols (``references``).
+parse query shares them) and against the very products the program installed for
+the packages below it (its symbols refer to theirs). ``__main__`` and packages
+without a key are always checked. Products keep what editors read too: the
+declarations of every region (when the program is checked with ``keep_scopes``; a
+store serves programs checked alike), the tools' tables and each file's occurrences.
+
+Symbols are shared between programs, so a symbol's ``references`` hold the uses its
+own package recorded, and nothing else: the uses a package records of symbols
+defined elsewhere (the packages below it, the builtins) go to its product's
+``outgoing`` (the context's ``outgoing`` while it is checked), which installing a
+product puts into the model (``Model.imported_uses``; ``Model.references`` reads
+both). Every program's model thus answers the uses within that program, whichever
+programs share its packages, and a stored symbol is never written again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kclpy.loader import Program, iter_imports
 from kclpy.records import Record
-from kclpy.sema.symbols import MAIN, Declaration, SchemaInfo, Symbol
+from kclpy.sema.builtins import BUILTIN_FUNCTIONS
+from kclpy.sema.symbols import MAIN, Declaration, SchemaInfo, Symbol, SymbolKind
+from kclpy.sema.types import FuncType
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
 if TYPE_CHECKING:
     from kclpy.diag import Diagnostic
     from kclpy.sema.model import Model
+    from kclpy.source import Span
     from kclpy.syntax import ast
 
 # a package's entries of the model's node-keyed tables, in the order of ``_TABLES``
@@ -51,6 +62,7 @@ Entries = tuple[Mapping[Any, Any], ...]
 Occurrences = Mapping[str, list[tuple[int, int, Symbol]]]
 # (how many of the package's diagnostics precede the import, the imported package)
 ImportMark = tuple[int, str]
+Uses = tuple[tuple[Symbol, "Span"], ...]  # uses of symbols defined elsewhere, in order
 
 _TABLES = (
     "schemas",
@@ -83,8 +95,10 @@ class CheckedPackage(Record):
     names: dict[str, Declaration]  # the declarations of its names, decorated (shared)
     entries: Entries
     occurrences: Occurrences  # per file of it, its definitions and uses
-    references: tuple[tuple[Symbol, int], ...]  # its symbols' own references, counted
+    outgoing: Uses  # its uses of the symbols below it and of the builtins
     depends: Mapping[str, CheckedPackage]  # the products below it, by package path
+    # the declarations of each region (when checked with keep_scopes: editors' names_at)
+    regions: tuple[tuple[ast.Node, list[Declaration]], ...] = ()
 
 
 class PackageStore(Protocol):
@@ -96,10 +110,22 @@ class PackageStore(Protocol):
 
 
 class PackageMemo(Record):
-    """A store and the content keys of the program's packages (None: not kept)."""
+    """A store, the content keys of the program's packages (None: not kept) and the
+    builtin symbols every program of the store binds (:func:`builtin_symbols`: a
+    stored package's uses of ``len`` are uses of the same symbol in every program)."""
 
     store: PackageStore
     keys: Mapping[str, str | None]
+    builtins: Mapping[str, Symbol]
+
+
+def builtin_symbols() -> dict[str, Symbol]:
+    """A symbol for each builtin function (a checker's, or a store's for its programs)."""
+    symbols: dict[str, Symbol] = {}
+    for name, signature in BUILTIN_FUNCTIONS.items():
+        symbol = symbols[name] = Symbol(name, SymbolKind.BUILTIN, signature)
+        symbol.doc = signature.doc if isinstance(signature, FuncType) else ""
+    return symbols
 
 
 # --------------------------------------------------------------------------- order
@@ -198,29 +224,37 @@ def new_entries(model: Model, sizes: tuple[int, ...], count: int = len(_TABLES))
     return tuple(found)
 
 
+def depends_of(
+    imports: Iterable[ImportMark], installed: Mapping[str, CheckedPackage]
+) -> dict[str, CheckedPackage]:
+    """The products below a package: of what it imports, and what they stand on."""
+    depends: dict[str, CheckedPackage] = {}
+    for _, below in imports:
+        product = installed.get(below)
+        if product is not None:
+            depends[below] = product
+            depends.update(product.depends)
+    return depends
+
+
 def make_product(
     model: Model,
     pkgpath: str,
     modules: Sequence[ast.Module],
     reported: tuple[Sequence[Diagnostic], Sequence[ImportMark]],
     sizes: tuple[int, ...],
-    installed: Mapping[str, CheckedPackage],
+    depends: Mapping[str, CheckedPackage],
+    outgoing: Uses,
     keep: bool,
 ) -> CheckedPackage:
-    """The product of the package just checked (its imports' products installed);
-    ``keep`` False (it will not be stored): without the tools' entries."""
+    """The product of the package just checked (its imports' products installed;
+    ``outgoing``: the uses it recorded of symbols defined elsewhere); ``keep`` False
+    (it will not be stored): without the tools' entries."""
     names = model.package_names(pkgpath)
     symbols = model.package_symbols(pkgpath)
     entries = new_entries(model, sizes, len(_TABLES) if keep else 1)
     schemas: Mapping[str, SchemaInfo] = entries[0]
     interface = PackageInterface(pkgpath, MappingProxyType(symbols), MappingProxyType(schemas))
-    depends: dict[str, CheckedPackage] = {}
-    for _, below in reported[1]:
-        product = installed.get(below)
-        if product is not None:
-            depends[below] = product
-            depends.update(product.depends)
-    own = [*symbols.values(), *(s for info in schemas.values() for s in info.attrs.values())]
     paths = dict.fromkeys(module.file.path for module in modules) if keep else {}
     return CheckedPackage(
         interface,
@@ -230,8 +264,9 @@ def make_product(
         names,
         entries,
         MappingProxyType({path: model.file_occurrences(path) for path in paths}),
-        tuple((symbol, len(symbol.references)) for symbol in own) if keep else (),
-        MappingProxyType(depends),
+        outgoing,
+        MappingProxyType(dict(depends)),
+        tuple(model.regions.get(pkgpath, ())) if keep else (),
     )
 
 
@@ -249,15 +284,17 @@ def usable(
 
 
 def install(model: Model, product: CheckedPackage, reused: bool) -> None:
-    """Put a product's entries into the model of the program being checked."""
+    """Put a product's entries and its uses of the symbols below it into the model
+    of the program being checked."""
     pkgpath = product.interface.pkgpath
     model.packages_names[pkgpath] = product.names
+    model.add_imported_uses(product.outgoing)
     if not reused:
         return  # (its check filled the model)
     model.shared.add(pkgpath)
+    if product.regions:
+        model.regions[pkgpath] = list(product.regions)
     for name, entries in zip(_TABLES, product.entries, strict=True):
         getattr(model, name).update(entries)
     for path, items in product.occurrences.items():
         model.set_file_occurrences(path, items)
-    for symbol, count in product.references:  # drop what importers recorded
-        symbol.references = symbol.references[:count]  # a list, or an empty tuple

@@ -18,6 +18,7 @@ around a position the resolver's declarations there (``names_at``).
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from kclpy.diag import Diagnostic
@@ -79,6 +80,10 @@ class Model:
         self.shared: set[str] = set()
         self.files: dict[str, SourceFile] = {}
         self._occurrences: dict[str, list[tuple[int, int, Symbol]]] = {}
+        # uses of symbols of other packages (and builtins) recorded by this program's
+        # packages (``sema.interface``: a symbol's own ``references`` hold its
+        # package's uses only, since checked packages are shared between programs)
+        self.imported_uses: dict[Symbol, list[Span]] = {}
         self._sorted: dict[str, list[tuple[int, int, Symbol]]] = {}
         self._starts: dict[str, list[int]] = {}
 
@@ -110,6 +115,16 @@ class Model:
         self._occurrences[path] = list(items)
         self._sorted.pop(path, None)
 
+    def add_imported_uses(self, uses: Iterable[tuple[Symbol, Span]]) -> None:
+        """Uses a package of this program recorded of symbols defined elsewhere."""
+        table = self.imported_uses
+        for symbol, span in uses:
+            found = table.get(symbol)
+            if found is None:
+                table[symbol] = [span]
+            else:
+                found.append(span)
+
     def drop_tool_facts(self) -> None:
         """Forget, in place, what only tools query: per-node types and symbols, the
         occurrences, the symbols of the declarations and the schemas. A run does
@@ -131,6 +146,7 @@ class Model:
         self._occurrences.clear()
         self._sorted.clear()
         self._starts.clear()
+        self.imported_uses.clear()
 
     # ------------------------------------------------------------------ queries
 
@@ -179,11 +195,13 @@ class Model:
         return best
 
     def references(self, symbol: Symbol, include_definition: bool = True) -> list[Span]:
-        """Where the symbol is used (and defined), in recording order."""
+        """Where the symbol is used (and defined) in this program: by its own package,
+        then by the packages above it, in recording order."""
         spans: list[Span] = []
         if include_definition and symbol.span is not None:
             spans.append(symbol.span)
         spans.extend(symbol.references)
+        spans.extend(self.imported_uses.get(symbol, ()))
         return spans
 
     def schema(self, name: str, pkgpath: str = MAIN) -> SchemaInfo | None:

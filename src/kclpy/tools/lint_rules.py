@@ -422,11 +422,12 @@ def check_deprecated(model: Model, paths: set[str]) -> list[Finding]:
         targets = []
         schema_decorator = _deprecation(node.decorators)
         if schema_decorator is not None and info.symbol is not None:
-            targets.append((info.name, info.symbol.references, schema_decorator))
+            uses = model.references(info.symbol, include_definition=False)
+            targets.append((info.name, uses, schema_decorator))
         for name, symbol in info.attrs.items():
             decorator = _deprecation(symbol.decorators)
             if decorator is not None:
-                targets.append((name, symbol.references, decorator))
+                targets.append((name, model.references(symbol, False), decorator))
         for name, references, decorator in targets:
             message = _deprecation_message(name, decorator)
             seen: set[tuple[str, int]] = set()

@@ -32,7 +32,7 @@ from kclpy.sema.types import (
     UnionType,
 )
 from kclpy.syntax import universe
-from kclpy.syntax.universe import Declaration
+from kclpy.syntax.universe import Declaration, read_signature
 
 _NAMED: dict[str, Type] = {
     "any": ANY,
@@ -102,25 +102,6 @@ def parse_type(text: str) -> Type:
     return _TypeReader(text).read()
 
 
-def _split_params(text: str) -> list[str]:
-    parts: list[str] = []
-    depth = 0
-    current = ""
-    for char in text:
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += char
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
 def parse_signature(line: str) -> tuple[str, Type]:
     """``name(p: T, q?: T, ...) -> R`` (a function) or ``name: T`` (a value)."""
     line = line.strip()
@@ -128,17 +109,9 @@ def parse_signature(line: str) -> tuple[str, Type]:
         name, _, type_text = line.partition(":")
         return name.strip(), parse_type(type_text)
     name, _, rest = line.partition("(")
-    params_text, _, ret_text = rest.rpartition(")")
-    params: list[Param] = []
-    variadic = False
-    for part in _split_params(params_text):
-        if part == "...":
-            variadic = True
-            continue
-        param_name, _, type_text = part.partition(":")
-        optional = param_name.endswith("?")
-        params.append(Param(param_name.rstrip("?").strip(), parse_type(type_text), optional))
-    ret = parse_type(ret_text.strip().removeprefix("->")) if ret_text.strip() else ANY
+    declared, variadic, result = read_signature("(" + rest)
+    params = [Param(p.name, parse_type(p.type_text), p.optional) for p in declared]
+    ret = parse_type(result) if result else ANY
     return name.strip(), FuncType(params, ret, variadic)
 
 

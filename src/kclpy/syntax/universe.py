@@ -479,6 +479,65 @@ def _declaration(line: str) -> Declaration:
     return Declaration(line[:cut].strip(), line[cut:].strip(), "")
 
 
+def split_top_level(text: str, separator: str) -> list[str]:
+    """``text`` split at each ``separator`` outside brackets, each part stripped (an
+    empty last part dropped): ``"a: [int], b: {str:int}"`` at ``,``, ``"int|[str]"``
+    at ``|``."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == separator and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    last = text[start:].strip()
+    if last or not parts:
+        parts.append(last)
+    return parts
+
+
+class Parameter:
+    """One parameter of a function's signature: its name, its type's text, whether
+    it may be left out (``name?: T``)."""
+
+    __slots__ = ("name", "optional", "type_text")
+
+    def __init__(self, name: str, type_text: str, optional: bool) -> None:
+        self.name = name
+        self.type_text = type_text
+        self.optional = optional
+
+
+def read_signature(signature: str) -> tuple[list[Parameter], bool, str]:
+    """A function's signature ``(a: int, b?: str, ...) -> R``: its parameters, whether
+    ``...`` accepts more, and the text of its result type ("" when none is written)."""
+    depth = 0
+    close = len(signature)
+    for index, char in enumerate(signature):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                close = index
+                break
+    parameters: list[Parameter] = []
+    variadic = False
+    for part in split_top_level(signature[1:close], ","):
+        if part == "...":
+            variadic = True
+        elif part:
+            name, _, type_text = part.partition(":")
+            name = name.strip()
+            parameters.append(Parameter(name.rstrip("?"), type_text.strip(), name.endswith("?")))
+    result = signature[close + 1 :].strip().removeprefix("->").strip()
+    return parameters, variadic, result
+
+
 def builtin_functions() -> Mapping[str, Declaration]:
     """The functions callable without an import (``len``, ``option``, ...)."""
     return _declarations("#builtins", _BUILTIN_FUNCTIONS)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, cast
 
+from kclpy.syntax.universe import read_signature, split_top_level
 from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.context import Host
@@ -99,50 +100,13 @@ class Parameter:
 
 def parse_signature(signature: str) -> tuple[list[Parameter], bool]:
     """The parameters of ``(a: int, b?: str, ...) -> R`` and whether ``...`` is there."""
-    depth = 0
-    close = -1
-    for index, char in enumerate(signature):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                close = index
-                break
-    parameters: list[Parameter] = []
-    variadic = False
-    for part in _split_top(signature[1:close]):
-        if part == "...":
-            variadic = True
-            continue
-        name, _, expected = part.partition(":")
-        name = name.strip()
-        optional = name.endswith("?")
-        parameters.append(Parameter(name.rstrip("?"), expected.strip(), optional))
-    return parameters, variadic
-
-
-def _split_top(text: str) -> list[str]:
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    for index, char in enumerate(text):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:index].strip())
-            start = index + 1
-    last = text[start:].strip()
-    if last:
-        parts.append(last)
-    return parts
+    declared, variadic, _result = read_signature(signature)
+    return [Parameter(p.name, p.type_text, p.optional) for p in declared], variadic
 
 
 def _declared_types(expected: str) -> frozenset[type] | None:
     """The Python types a declared type admits (None: it admits anything)."""
-    members = _split_union(expected)
+    members = split_top_level(expected, "|")
     found: set[type] = set()
     for member in members:
         if member.startswith("["):
@@ -157,22 +121,6 @@ def _declared_types(expected: str) -> frozenset[type] | None:
     return frozenset(found)
 
 
-def _split_union(text: str) -> list[str]:
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    for index, char in enumerate(text):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            parts.append(text[start:index].strip())
-            start = index + 1
-    parts.append(text[start:].strip())
-    return parts
-
-
 def _annotated_types(owner: str, annotation: object) -> frozenset[type] | None:
     """The types an implementation's annotation checks (None: a union with ``Value``
     or ``object``, which the implementation handles itself). Every other annotation
@@ -180,7 +128,7 @@ def _annotated_types(owner: str, annotation: object) -> frozenset[type] | None:
     :class:`BindingError`: the parameter would go unchecked."""
     if annotation is _EMPTY:
         return None
-    members = _split_union(str(annotation))
+    members = split_top_level(str(annotation), "|")
     if "Value" in members or "object" in members:
         return None
     found: set[type] = set()

@@ -422,6 +422,28 @@ def test_clean_leaves_a_linked_cache_folder_and_its_target(project: Path, tmp_pa
     assert not list(tmp_path.glob("cache.removing-*"))
 
 
+def test_clean_leaves_a_folder_the_cache_did_not_make(tmp_path: Path) -> None:
+    """KCLPY_CACHE_DIR naming a folder of the user's (a typo, a project): kcl clean -y
+    refuses it whole, even when a run has added its programs/ folder there."""
+    folder = tmp_path / "work"
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "main.k").write_text("a = 1\n")
+    (folder / "notes.txt").write_text("mine\n")
+    (folder / "programs").mkdir()  # as a run with this cache folder makes it
+    (folder / "programs" / "entry.bin").write_bytes(b"")
+    environment = dict(os.environ, KCLPY_CACHE_DIR=str(folder))
+    environment.pop("KCLPY_NO_CACHE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "kclpy", "clean", "-y"],
+        cwd=tmp_path, env=environment, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 1 and "which the cache does not write" in done.stderr, done.stderr
+    assert "'notes.txt'" in done.stderr and "Traceback" not in done.stderr
+    assert (folder / "notes.txt").read_text() == "mine\n"
+    assert (folder / "src" / "main.k").is_file() and entries(folder)
+    assert not list(tmp_path.glob("work.removing-*"))
+
+
 def test_clean_tolerates_files_appearing_while_it_removes(tmp_path: Path) -> None:
     """kcl clean renames the cache aside first: a writer then starts a new cache."""
     from kclpy.cli.misc import _remove_cache

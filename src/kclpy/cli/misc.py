@@ -56,7 +56,7 @@ def _configure_clean(parser: argparse.ArgumentParser) -> None:
 
 def _clean(args: argparse.Namespace) -> int:
     """Remove the compiled-module cache (``kclpy.pipeline.cache.cache_dir``)."""
-    from kclpy.pipeline.cache import cache_dir
+    from kclpy.pipeline.cache import CACHE_CONTENTS, cache_dir
 
     folder = cache_dir()
     if folder is None:
@@ -75,6 +75,14 @@ def _clean(args: argparse.Namespace) -> int:
     if owner != os.geteuid():  # (a shared folder another user made: not ours to remove)
         raise CommandError(
             f"not removing {folder}: it is owned by uid {owner}, not by this user",
+            Code.IO_ERROR,
+            1,
+        )
+    strangers = sorted(set(os.listdir(folder)) - CACHE_CONTENTS)
+    if strangers:  # (KCLPY_CACHE_DIR naming a folder of the user's: not ours to remove)
+        raise CommandError(
+            f"not removing {folder}: it holds {strangers[0]!r}, which the cache does not "
+            "write (is KCLPY_CACHE_DIR the right folder?)",
             Code.IO_ERROR,
             1,
         )

@@ -82,6 +82,7 @@ def cache_dir() -> str | None:
 
 
 _PROGRAMS = "programs"  # the entries' folder, in the cache folder
+CACHE_CONTENTS = frozenset((_PROGRAMS,))  # all it writes at its top (`kcl clean` checks)
 _OPEN_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _NO_LINK = getattr(os, "O_NOFOLLOW", 0)
 _OPEN_ENTRY = os.O_RDONLY | _NO_LINK | getattr(os, "O_CLOEXEC", 0)

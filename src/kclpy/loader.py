@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kclpy.diag import Code, Diagnostic, Suggestion, make_error
 from kclpy.patterns import compiled
+from kclpy.source import nearest_holding
 from kclpy.syntax import ast, parse_bytes, parse_file, parse_source
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
@@ -156,14 +157,7 @@ class Program:
 
 def find_root(start: str) -> str | None:
     """The nearest directory at or above ``start`` holding a ``kcl.mod``."""
-    current = os.path.abspath(start)
-    while True:
-        if os.path.isfile(os.path.join(current, "kcl.mod")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+    return nearest_holding(start, "kcl.mod")
 
 
 def mod_dependencies(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from bisect import bisect_right
+from collections.abc import Callable
 
 from kclpy.records import Record
 
@@ -107,6 +108,20 @@ class Span:
 
     def __hash__(self) -> int:
         return hash((id(self.file), self.start, self.end))
+
+
+def nearest_holding(
+    start: str, name: str, found: Callable[[str], bool] = os.path.isfile
+) -> str | None:
+    """The nearest folder at or above ``start`` holding ``name`` as ``found`` tells (a
+    file, by default: ``kcl.mod``; ``os.path.lexists`` for ``.git``), or None."""
+    current = os.path.abspath(start)
+    while not found(os.path.join(current, name)):
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+    return current
 
 
 def read_source(path: str) -> tuple[SourceFile, str | None]:

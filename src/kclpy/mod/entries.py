@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from kclpy.mod.sources import is_package_source
+from kclpy.source import nearest_holding
 
 # Only ``os`` at import time: ``kcl run`` asks :func:`run_inputs` on every run; what
 # pulls a package (:mod:`kclpy.mod.operations`) is imported when one is pulled.
@@ -59,13 +60,8 @@ def run_inputs(files: list[str], tag: str = "") -> list[str]:
 def module_root(files: list[str]) -> str:
     """The folder of the ``kcl.mod`` at or above the first entry's folder ('' if none)."""
     first = next((item for item in files if not item.startswith("${") and item != "-"), "")
-    current = os.path.abspath(first if os.path.isdir(first) else os.path.dirname(first) or ".")
-    while not os.path.isfile(os.path.join(current, "kcl.mod")):
-        parent = os.path.dirname(current)
-        if parent == current:
-            return ""
-        current = parent
-    return current
+    start = first if os.path.isdir(first) else os.path.dirname(first) or "."
+    return nearest_holding(start, "kcl.mod") or ""
 
 
 def package_folder(source: str, tag: str = "") -> str:

@@ -36,6 +36,7 @@ from kclpy.diag.render import render_human, to_json
 from kclpy.loader import MAIN, Loader, Program, package_files
 from kclpy.pipeline.queries import Database
 from kclpy.sema import Model
+from kclpy.source import nearest_holding
 from kclpy.syntax import ast, parse_source
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 from kclpy.tools.format import FormatError, format_code
@@ -543,20 +544,9 @@ def _repository_place(path: str, roots: dict[str, str]) -> tuple[str, str]:
     folder = os.path.dirname(absolute)
     root = roots.get(folder)
     if root is None:
-        root = roots[folder] = _work_tree(folder) or os.getcwd()
+        root = roots[folder] = nearest_holding(folder, ".git", os.path.lexists) or os.getcwd()
     relative = os.path.relpath(absolute, root)
     return root, relative.replace(os.sep, "/")
-
-
-def _work_tree(folder: str) -> str | None:
-    current = folder
-    while True:
-        if os.path.lexists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
 
 
 def _escape_data(text: str) -> str:

@@ -41,7 +41,7 @@ RUN_MODULES = frozenset(
     kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schemas
     kclpy.vm.typecheck kclpy.values kclpy.values.errors kclpy.values.scalars
     kclpy.values.yaml_writer
-    kclpy.release kclpy.diag.parts kclpy.records
+    kclpy.release kclpy.diag.parts kclpy.records kclpy.enumeration
     """.split()  # noqa: SIM905
 )
 

@@ -7,7 +7,7 @@ kubeconfig points ``kcl kusion`` at it:
 
 - preview ends with exit 1 and a message naming the server and the context,
   bounded by ``--cluster-timeout`` or ``$KCLPY_KUSION_CLUSTER_TIMEOUT``;
-- the same against a "trickling API server" (``trickle.py``: it answers, over HTTP
+- the same against a "trickling API server" (``tests/trickle.py``: it answers, over HTTP
   or HTTPS, one byte at a time, its headers or its body, never finishing): the
   timeout bounds each request's whole time, not the wait between two bytes;
 - with a long timeout, SIGTERM or SIGINT sent to the running preview (once the
@@ -26,8 +26,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.trickle import TrickleServer, self_signed
+
 from .faults_support import KusionProcess, latest_release, run
-from .trickle import TrickleServer, self_signed
 
 NAMESPACE_ID = "v1:Namespace:demo"
 LONG = "600"  # a cluster timeout no test waits for

@@ -1,9 +1,10 @@
-"""A server on 127.0.0.1 that answers every request one byte at a time, for ever.
+"""A server on the loopback that answers every request one byte at a time, for ever.
 
-``TrickleServer(part, certificate)`` reads each request's head and then sends,
-a byte every 50 ms, either an endless header block (``part="headers"``) or the
-headers of a 100 MB body and then that body (``part="body"``), over HTTP, or over
-HTTPS with ``certificate`` (a ``(cert, key)`` pair of files, :func:`self_signed`).
+``TrickleServer(part, certificate, host)`` (on 127.0.0.1 unless ``host`` says)
+reads each request's head and then sends, a byte every 50 ms, either an endless
+header block (``part="headers"``) or the headers of a 100 MB body and then that body
+(``part="body"``), over HTTP, or over HTTPS with ``certificate`` (a ``(cert, key)``
+pair of files, :func:`self_signed`).
 No per-read timeout of a client ever fires on it; only a bound on the whole
 request ends the exchange. Closing the server (leaving the ``with`` block) ends
 every connection.
@@ -26,15 +27,15 @@ import pytest
 BYTE_INTERVAL = 0.05
 
 
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 and its key, made by ``openssl``."""
+def self_signed(folder: Path, host: str = "127.0.0.1") -> tuple[Path, Path]:
+    """A self-signed certificate for the address ``host`` and its key, made by ``openssl``."""
     openssl = shutil.which("openssl")
     if openssl is None:
         pytest.skip("openssl is not installed (it makes the HTTPS server's certificate)")
     cert, key = folder / "server.crt", folder / "server.key"
     subprocess.run(
         [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+         "-subj", f"/CN={host}", "-addext", f"subjectAltName=IP:{host}",
          "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True, timeout=60,
     )  # fmt: skip
@@ -44,13 +45,18 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
 class TrickleServer:
     """See the module docstring."""
 
-    def __init__(self, part: str, certificate: tuple[Path, Path] | None = None) -> None:
+    def __init__(
+        self, part: str, certificate: tuple[Path, Path] | None = None, host: str = "127.0.0.1"
+    ) -> None:
         self.part = part
         self.context: ssl.SSLContext | None = None
         if certificate is not None:
             self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             self.context.load_cert_chain(*certificate)
-        self.socket = socket.create_server(("127.0.0.1", 0))
+        try:
+            self.socket = socket.create_server((host, 0))
+        except OSError as error:
+            pytest.skip(f"cannot listen on {host}: {error}")
         self.port = self.socket.getsockname()[1]
         self.stop = threading.Event()
         self.bytes_sent = 0

@@ -7,6 +7,9 @@ kubeconfig points ``kcl kusion`` at it:
 
 - preview ends with exit 1 and a message naming the server and the context,
   bounded by ``--cluster-timeout`` or ``$KCLPY_KUSION_CLUSTER_TIMEOUT``;
+- the same against a "trickling API server" (``tests/trickle.py``: it answers, over HTTP
+  or HTTPS, one byte at a time, its headers or its body, never finishing): the
+  timeout bounds each request's whole time, not the wait between two bytes;
 - with a long timeout, SIGTERM or SIGINT sent to the running preview (once the
   server has seen its connection, so it is waiting on the cluster) ends it
   with 128 + N and no traceback; an apply stopped the same way releases the lock.
@@ -22,6 +25,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.trickle import TrickleServer, self_signed
 
 from .faults_support import KusionProcess, latest_release, run
 
@@ -62,11 +67,14 @@ def silent() -> Iterator[SilentServer]:
     server.close()
 
 
-def kubeconfig(path: Path, port: int) -> Path:
+def kubeconfig(path: Path, port: int, scheme: str = "http") -> Path:
+    cluster: dict[str, object] = {"server": f"{scheme}://127.0.0.1:{port}"}
+    if scheme == "https":
+        cluster["insecure-skip-tls-verify"] = True  # (a self-signed certificate)
     document = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": "silent", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
+        "clusters": [{"name": "silent", "cluster": cluster}],
         "users": [{"name": "someone", "user": {"token": "not-used"}}],
         "contexts": [{"name": "silent-ctx", "context": {"cluster": "silent", "user": "someone"}}],
         "current-context": "silent-ctx",
@@ -118,6 +126,26 @@ def test_preview_against_a_silent_cluster_ends_with_a_clear_error(
     assert f"http://127.0.0.1:{silent.port}" in err and "context 'silent-ctx'" in err
     assert "did not answer within 1s" in err and str(config) in err
     assert err.startswith("error[E9201]")
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+@pytest.mark.parametrize("part", ["headers", "body"])
+def test_preview_against_a_trickling_cluster_ends_with_the_same_error(
+    tmp_path: Path, scheme: str, part: str
+) -> None:
+    certificate = self_signed(tmp_path) if scheme == "https" else None
+    with TrickleServer(part, certificate) as server:
+        config = kubeconfig(tmp_path / "kubeconfig", server.port, scheme)
+        spec = namespace_spec(tmp_path, count=2)
+        args = ["preview", "--spec", str(spec), "--cluster-timeout", "1"]
+        code, out, err = run(tmp_path, *args, env=environment(config), timeout=120)
+        assert server.bytes_sent > 0  # it really answered, a byte at a time
+    assert code == 1, out + err
+    assert "Traceback" not in out + err
+    # (over HTTPS without verification urllib3 first warns: InsecureRequestWarning)
+    assert "error[E9201]: KusionError" in err
+    assert f"{scheme}://127.0.0.1:{server.port}" in err and "context 'silent-ctx'" in err
+    assert "did not answer within 1s (--cluster-timeout" in err
 
 
 def test_a_bad_cluster_timeout_is_refused(tmp_path: Path) -> None:

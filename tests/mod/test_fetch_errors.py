@@ -1,7 +1,9 @@
 """Why a registry could not be reached, named; and the import hints that follow it.
 
 Real sockets on the loopback: a closed port (refused), a listening socket that never
-answers (timeout, with ``KCLPY_REGISTRY_TIMEOUT`` short), a plain TCP server where TLS
+answers (timeout, with ``KCLPY_REGISTRY_TIMEOUT`` short), a registry that answers one
+byte at a time for ever (``tests/trickle.py``: the same timeout, which bounds a request's
+whole time, not the wait between bytes), a plain TCP server where TLS
 is expected (handshake failure), and a name under ``.invalid`` (no DNS answer, ever:
 RFC 6761; no network needed).
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from kclpy.mod import dependency_paths
+from tests.trickle import TrickleServer, self_signed
 
 from .conftest import free_port, kcl, make_package
 
@@ -89,6 +92,28 @@ def test_timeout(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) ->
             f"cannot reach the registry '{host}' for k8s: '{host}' did not answer "
             "within 0.5 s (timeout)"
         )
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+@pytest.mark.parametrize("part", ["headers", "body"])
+def test_a_registry_that_trickles_its_answer_times_out(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, scheme: str, part: str
+) -> None:
+    monkeypatch.setenv("KCLPY_REGISTRY_TIMEOUT", "1")
+    address = "127.0.0.1"
+    certificate = None
+    if scheme == "https":  # 127.0.0.2 is not one of the hosts that always get plain HTTP
+        address = "127.0.0.2"
+        certificate = self_signed(tmp_path, address)
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate[0]))
+    with TrickleServer(part, certificate, address) as server:
+        host = f"{address}:{server.port}"
+        monkeypatch.setenv("KPM_REG", host)
+        message = fetch_error(tmp_path)
+        assert server.bytes_sent > 0
+    assert message == (
+        f"cannot reach the registry '{host}' for k8s: '{host}' did not answer within 1 s (timeout)"
+    )
 
 
 def test_tls_handshake_failure(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

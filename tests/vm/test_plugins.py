@@ -61,3 +61,29 @@ def test_unknown_function_and_plugin_are_errors_not_none() -> None:
             "please confirm if plugin mode is enabled"
         )
         assert diagnostic.span is not None and diagnostic.span.begin_pos.line == 1
+
+
+def test_values_are_converted_at_the_boundary_both_ways() -> None:
+    seen: list[object] = []
+
+    def echo(*args: object, **kwargs: object) -> object:
+        seen.append((args, kwargs))
+        return (1, {"k": [2.5, None]})  # a tuple comes back as a list
+
+    def odd() -> object:
+        return {1, 2}
+
+    kclpy.plugin.register("edge", {"echo": echo, "odd": odd})
+    try:
+        code = "import kcl_plugin.edge\na = edge.echo(1Ki, [1, Undefined], d={x = 2})\n"
+        result = run(code)
+        assert result.ok, result.diagnostics
+        assert result.text == "a:\n- 1\n- k:\n  - 2.5\n  - null\n"
+        assert seen == [((1024, [1]), {"d": {"x": 2}})]
+        result = run("import kcl_plugin.edge\nb = edge.odd()\n")
+        assert not result.ok
+        assert result.diagnostics[0].message.startswith(
+            "kcl_plugin.edge.odd returned a value that is not JSON data"
+        )
+    finally:
+        kclpy.plugin.unregister("edge")

@@ -7,7 +7,7 @@ classes), so a compiled package can be pickled into the module cache.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeAlias
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
 BYTECODE_VERSION: Final = 8
@@ -210,7 +210,7 @@ class SchemaProto(SchemaHeader):
         # per attribute whose setter only stores a literal (one unconditional
         # ``a = 1``, ``a: int = 1`` or required ``a: "x"``): the literal, stored
         # without running the setter
-        self.constants: dict[str, Any] = {}
+        self.constants: dict[str, Scalar] = {}
         self.body: Code | None = None
         self.checks: Code | None = None
         self.index_signature: IndexSignatureSpec | None = None
@@ -263,6 +263,13 @@ def fill_schemas(package: PackageCode, found: Callable[[SchemaHeader], SchemaPro
                         consts[index] = whole
 
 
+Scalar: TypeAlias = bool | int | float | str | None
+"""The value of a plain literal (``kclpy.syntax.ast.plain_literal``)."""
+Constant: TypeAlias = "Scalar | tuple[Scalar, ...] | ConfigConstant"
+"""A compiled constant: a literal's value, a tuple standing for a list of literals, or
+a config literal of constants (the VM builds a new list or config of it each run)."""
+
+
 class ConfigConstant:
     """A config literal of constants (``{a = 1, "b": "x", c = [1, 2], d = {e = True}}``):
     its entries as (key, constant, operator text: ``=`` or ``:``), distinct keys, each
@@ -270,7 +277,7 @@ class ConfigConstant:
 
     __slots__ = ("entries",)
 
-    def __init__(self, entries: tuple[tuple[str, Any, str], ...]) -> None:
+    def __init__(self, entries: tuple[tuple[str, Constant, str], ...]) -> None:
         self.entries = entries
 
     def __repr__(self) -> str:
@@ -302,7 +309,7 @@ class PackageCode:
         # the slots set once, unconditionally, to a constant (no setter codes): a
         # literal's value, a tuple standing for a list of literals, a ConfigConstant
         # (lists and configs: new ones each run)
-        self.constants: dict[int, Any] = {}
+        self.constants: dict[int, Constant] = {}
         # per file, the top-level walk: forces each variable, runs the other statements
         self.body: list[Code] = []
         # slots in output order (first definition; a unification at its last statement)

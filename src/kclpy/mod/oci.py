@@ -8,7 +8,10 @@ other: an OCI image manifest with ``artifactType`` and one layer
 ``org.opencontainers.image.created``. Pulling accepts a ``.tar`` or ``.tgz`` layer.
 
 Requests go through ``oras``'s ``Registry`` with two changes: one attempt per request
-with a timeout (its retry loop sleeps for minutes on an unreachable host), and
+with a timeout (its retry loop sleeps for minutes on an unreachable host) - and each
+operation (a tag list, a manifest, an archive's download, a push) ends as a whole
+within the read timeout, plus the time its archive takes at :data:`MIN_TRANSFER_RATE`
+(:mod:`kclpy.request_deadline`: a registry that trickles its answer is cut off), and
 ``Basic`` challenges answered with the stored credentials (the Distribution registry
 with htpasswd asks for them; token registries go through ``oras``'s token flow).
 Every failure becomes a :class:`~kclpy.mod.errors.PackageError` naming the package.
@@ -38,6 +41,7 @@ from kclpy.mod.errors import PackageError
 from kclpy.mod.network import failure, timeouts
 from kclpy.mod.progress import Fetch
 from kclpy.records import Record
+from kclpy.request_deadline import bound_session, within
 
 LAYER_MEDIA_TYPE = "application/vnd.oci.image.layer.v1.tar+gzip"
 TAR_MEDIA_TYPE = "application/vnd.oci.image.layer.v1.tar"
@@ -56,6 +60,7 @@ ANNOTATION_CREATED = "org.opencontainers.image.created"
 ANNOTATION_TITLE = "org.opencontainers.image.title"
 MAX_DOCUMENT_BYTES = 4 << 20  # a manifest or a tag list (the OCI spec's manifest limit)
 MAX_LAYER_BYTES = 512 << 20  # a package archive, as it is downloaded
+MIN_TRANSFER_RATE = 64 << 10  # bytes per second an archive's transfer is given time for
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
@@ -117,6 +122,7 @@ def _client(host: str) -> Any:
             return send() if changed else response
 
     client = Registry(hostname=host, insecure=settings.is_plain_http(host))
+    bound_session(client.session)
     stored = _read_auths(settings.credentials_file()).get(host)
     if isinstance(stored, dict) and isinstance(stored.get("auth"), str):
         username, _, password = base64.b64decode(stored["auth"]).decode().partition(":")
@@ -136,15 +142,17 @@ def _read_auths(path: str) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _errors(reference: Reference, what: str) -> Iterator[None]:
-    """Turn the client's exceptions into PackageErrors about ``what``."""
+def _errors(reference: Reference, what: str, transfer: int = 0) -> Iterator[None]:
+    """Turn the client's exceptions into PackageErrors about ``what``; the requests of
+    the block end within the read timeout plus ``transfer`` bytes' time."""
     import requests
 
     try:
-        yield
+        with within(timeouts()[1] + transfer / MIN_TRANSFER_RATE):
+            yield
     except PackageError:
         raise
-    except requests.exceptions.RequestException as error:
+    except (requests.exceptions.RequestException, TimeoutError) as error:
         raise failure(error, reference.host, what) from None
     except Exception as error:  # oras raises ValueError and plain exceptions
         raise PackageError(
@@ -258,7 +266,7 @@ def pull(
     container = client.get_container(f"{reference}:{tag}")
     hashed = hashlib.sha256()
     received = 0
-    with _errors(reference, what):
+    with _errors(reference, what, size):
         response = client.get_blob(container, digest, stream=True)
         _check(response, reference, what, tag)
         with response, open(target, "xb") as stream:
@@ -340,7 +348,7 @@ def push(
         body = json.dumps(document, separators=(",", ":")).encode("utf-8")
         client = _client(reference.host)
         container = client.get_container(f"{reference}:{tag}")
-        with _errors(reference, what):
+        with _errors(reference, what, os.path.getsize(layer_path)):
             _check(client.upload_blob(layer_path, container, layer), reference, what)
             _put_empty_config(client, container, reference, what)
             response = client.do_request(
@@ -372,10 +380,12 @@ def login(host: str, username: str, password: str) -> None:
     reference = Reference(host, "")
     scheme = "http" if settings.is_plain_http(host) else "https"
     try:
-        response = requests.get(
-            f"{scheme}://{host}/v2/", auth=(username, password), timeout=timeouts()
-        )
-    except requests.exceptions.RequestException as error:
+        with requests.Session() as session, within(timeouts()[1]):
+            bound_session(session)
+            response = session.get(
+                f"{scheme}://{host}/v2/", auth=(username, password), timeout=timeouts()
+            )
+    except (requests.exceptions.RequestException, TimeoutError) as error:
         raise failure(error, host, f"login to {host}") from None
     if response.status_code in (401, 403):
         raise PackageError(Code.AUTHENTICATION_ERROR, f"login to '{host}' failed: unauthorised")

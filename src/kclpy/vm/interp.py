@@ -150,8 +150,16 @@ FILTER_END = int(Op.FILTER_END)
 SET_PATH = int(Op.SET_PATH)
 JUMP_IF_NONE = int(Op.JUMP_IF_NONE)
 NOP = int(Op.NOP)
+
+
+def _not_a_comparison(left: Value, right: Value) -> bool:
+    raise KclRuntimeError("internal error: COMPARE of an operator that is not a comparison")
+
+
 # COMPARE operators by operand (the compiler emits only comparison operators)
-_COMPARE_OPS: list[Any] = [COMPARE.get(name) for name in OPERATORS]
+_COMPARE_OPS: list[Callable[[Value, Value], bool]] = [
+    COMPARE.get(name, _not_a_comparison) for name in OPERATORS
+]
 
 
 class Interpreter:

@@ -43,7 +43,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 from kclpy.depth import raise_in_thread
 from kclpy.records import Record
@@ -294,7 +294,7 @@ def _quiet_unraisable() -> None:
     if getattr(previous, "_kclpy_limits", False):
         return
 
-    def hook(unraisable: Any) -> None:
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
         if not isinstance(unraisable.exc_value, LimitExceeded | MemoryError):
             previous(unraisable)
 

@@ -18,13 +18,14 @@ construction refer to each other, so they live in this one module.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Final
 
 from kclpy.compile.code import (
     AttrSpec,
     Code,
     ConfigConstant,
+    Constant,
     FunctionProto,
     IndexSignatureSpec,
     PackageCode,
@@ -53,20 +54,20 @@ class Scope:
         self.instance = instance
 
 
-def constant_value(constant: Any) -> Value:
+def constant_value(constant: Constant) -> Value:
     """A new value of a compiled constant (``PackageCode.constants``): a list of a
     tuple, a config of a ``ConfigConstant``, built as their code would build them."""
-    kind = type(constant)
-    if kind is tuple:
-        return list(constant)
-    if kind is ConfigConstant:
+    if isinstance(constant, tuple):
+        items: list[Value] = list(constant)
+        return items
+    if isinstance(constant, ConfigConstant):
         config = Config()
         ops = config.ops
         for key, value, op in constant.entries:
             config[key] = constant_value(value)
             ops[key] = OPS_BY_TEXT[op]
         return config
-    return constant  # type: ignore[no-any-return]
+    return constant
 
 
 class PackageState:
@@ -186,14 +187,18 @@ class SchemaState:
         self.scopes: dict[SchemaType, Scope] = {}
 
 
+Member = Callable[..., Value] | Value
+"""A member of a system module or a plugin: a function (its adapter) or a constant."""
+
+
 class ModuleValue:
-    """An imported module: a user package or a system module's members."""
+    """An imported module: a user package or a system module's (or a plugin's) members."""
 
     __slots__ = ("members", "name", "package")
     kcl_type_name = "module"
 
     def __init__(
-        self, name: str, package: PackageState | None, members: dict[str, Any] | None
+        self, name: str, package: PackageState | None, members: Mapping[str, Member] | None
     ) -> None:
         self.name = name
         self.package = package

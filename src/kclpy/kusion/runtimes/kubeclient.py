@@ -9,10 +9,12 @@ messages that say which cluster did not answer.
 The client does not bound its requests by itself: API discovery (which the
 ``DynamicClient`` runs while it is created, and again lazily for each API
 group) passes no timeout at all, so a server that accepts connections and
-never answers held the caller forever. Here every request of the client gets
-``timeout`` seconds (connect and read), and the discovery done while
-connecting shares one deadline of ``timeout`` seconds; urllib3 retries are off
-so a timeout is not silently tripled. Once a request to a cluster has timed
+never answers held the caller forever; and urllib3's timeouts are between two
+bytes, so a server that trickles its answer held it as long. Here every
+request of the client gets ``timeout`` seconds for the whole of it (connecting,
+sending, the whole answer: :mod:`kclpy.request_deadline`), and the discovery
+done while connecting shares one deadline of ``timeout`` seconds; urllib3
+retries are off so a timeout is not silently tripled. Once a request to a cluster has timed
 out, the connection is marked ``unresponsive`` and later calls fail at once
 with the same message instead of each waiting again.
 
@@ -35,6 +37,7 @@ import attrs
 from kclpy.kusion.extras import require
 from kclpy.kusion.model import RuntimeFailure
 from kclpy.kusion.private import private_directory
+from kclpy.request_deadline import bound_manager, within
 
 RUNTIME = "the Kubernetes runtime"
 DEFAULT_TIMEOUT = 30.0
@@ -135,6 +138,7 @@ def connect(kubeconfig: str | None, timeout: float, cache_directory: Path | None
     context = str((active or {}).get("name") or "(current)")
     connection = Connection(Cluster(str(configuration.host), context, path), timeout)
     api_client = client_module.ApiClient(configuration=configuration)
+    bound_manager(api_client.rest_client.pool_manager)
     _bound_requests(api_client, connection)
     cache_file = None
     if cache_directory is not None:
@@ -159,14 +163,19 @@ def connect(kubeconfig: str | None, timeout: float, cache_directory: Path | None
 
 
 def _bound_requests(api_client: Any, connection: Connection) -> None:
-    """Give every request of ``api_client`` that names no timeout the connection's one."""
+    """Bound the whole of every request of ``api_client``: by its own timeout, else by
+    the connection's one (which also becomes its connect and read timeout)."""
     rest_client = api_client.rest_client
     unbounded = rest_client.request
 
     def request(*args: Any, **keywords: Any) -> Any:
-        if not keywords.get("_request_timeout"):
+        given = keywords.get("_request_timeout")
+        if given:
+            seconds = float(max(given) if isinstance(given, tuple) else given)
+        else:
             seconds = connection.request_seconds()
             keywords["_request_timeout"] = (seconds, seconds)  # (connect, read)
-        return unbounded(*args, **keywords)
+        with within(seconds):
+            return unbounded(*args, **keywords)
 
     rest_client.request = request

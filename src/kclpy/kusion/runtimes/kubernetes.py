@@ -29,6 +29,7 @@ from kclpy.kusion.extras import require
 from kclpy.kusion.model import JsonObject, Resource, RuntimeFailure
 from kclpy.kusion.runtimes.base import Rejection, refuse
 from kclpy.kusion.runtimes.kubeclient import DEFAULT_TIMEOUT, RUNTIME, Connection, connect
+from kclpy.request_deadline import within
 
 FIELD_MANAGER = "kclpy"
 MERGE_PATCH = "application/merge-patch+json"
@@ -346,21 +347,29 @@ class KubernetesRuntime:
         watcher = watch.Watch()
         started = time.monotonic()
         try:
-            for event in watcher.stream(
-                api.get,
-                namespace=namespace,
-                field_selector=f"metadata.name={name}",
-                serialize=False,
-                timeout_seconds=max(1, int(seconds)),
-                _request_timeout=seconds + 1,
-            ):
-                metadata = (event.get("object") or {}).get("metadata") or {}
-                if event.get("type") == "MODIFIED" and metadata.get("name") == name:
-                    break
+            with within(seconds + 1):
+                self._next_change(watcher, api, name, namespace, seconds)
         except Exception:  # watch unsupported or timed out: fall back to polling
             time.sleep(max(0.0, min(self.poll_interval, seconds - (time.monotonic() - started))))
         finally:
             watcher.stop()
+
+    @staticmethod
+    def _next_change(
+        watcher: Any, api: Any, name: str, namespace: str | None, seconds: float
+    ) -> None:
+        """Read the watch stream of the object until it is modified (or the stream ends)."""
+        for event in watcher.stream(
+            api.get,
+            namespace=namespace,
+            field_selector=f"metadata.name={name}",
+            serialize=False,
+            timeout_seconds=max(1, int(seconds)),
+            _request_timeout=seconds + 1,
+        ):
+            metadata = (event.get("object") or {}).get("metadata") or {}
+            if event.get("type") == "MODIFIED" and metadata.get("name") == name:
+                return
 
 
 def _last_applied(live: JsonObject) -> JsonObject:

@@ -24,6 +24,7 @@ from kclpy.syntax.universe import SYSTEM_MODULES
 from kclpy.values import Value
 from kclpy.vm.builtins.adapt import Adapter, BindingError, MethodAdapter, adapter, method_adapter
 from kclpy.vm.builtins.marks import needs_context, takes_context
+from kclpy.vm.objects import Member
 
 __all__ = [
     "RUNTIME_BUILTINS",
@@ -41,7 +42,7 @@ RUNTIME_BUILTINS: Final = frozenset({"option"})
 """Declared builtins that the runtime itself implements (they read the run's options)."""
 
 _loaded: dict[str, dict[str, object]] = {}
-_adapted: dict[str, dict[str, object]] = {}
+_adapted: dict[str, dict[str, Member]] = {}
 
 
 def bind(
@@ -106,7 +107,7 @@ def implementations(name: str) -> dict[str, object] | None:
     return members
 
 
-def system_module(name: str) -> dict[str, object] | None:
+def system_module(name: str) -> dict[str, Member] | None:
     """The members of system module ``name`` as the VM sees them (functions by their
     adapters, values as they are), or None when there is no such module."""
     members = _adapted.get(name)
@@ -121,16 +122,18 @@ def system_module(name: str) -> dict[str, object] | None:
 
 def _adapt(
     owner: str, module: str, declared: Mapping[str, universe.Declaration], table: dict[str, object]
-) -> dict[str, object]:
-    adapted: dict[str, object] = {}
+) -> dict[str, Member]:
+    adapted: dict[str, Member] = {}
     for name, value in table.items():
         declaration = declared[name]
         if declaration.is_function:
             label = f"{module}.{name}" if module else name
             function = cast(Callable[..., Value], value)
             adapted[name] = adapter(owner, label, declaration.signature, function)
-        else:
+        elif isinstance(value, bool | int | float | str):  # a constant (units.Ki)
             adapted[name] = value
+        else:
+            raise BindingError(f"{owner}: {name} is neither a function nor a constant")
     return adapted
 
 

@@ -83,7 +83,8 @@ def run_deep(function: Callable[..., Result], *args: Any, **kwargs: Any) -> Resu
     if worker is None:  # no thread of any deep size could start: run here, within the default
         return function(*args, **kwargs)
     try:
-        done.wait()
+        while not done.wait(NOTICE_SIGNALS):  # a bounded wait: a signal whose wake-up
+            pass  # missed this thread is acted on at the next return (a test hung once)
     except BaseException:  # a signal's exception reaches the main thread: interrupt the
         _interrupt(worker)  # worker, whose handlers clean up (no half-written file),
         while not done.wait(RESEND_INTERRUPT):  # and report; else the caller's handlers
@@ -159,6 +160,8 @@ def raise_in_thread(ident: int, exception: type[BaseException] | None) -> None:
 # seconds before an interrupt the worker has not acted on is sent again: one that lands
 # in a finaliser is printed and lost, and the run would go on to its end
 RESEND_INTERRUPT = 5.0
+# the longest the caller's thread sleeps between looks at the signals that arrived
+NOTICE_SIGNALS = 0.25
 
 
 def _interrupt(worker: threading.Thread) -> None:

@@ -1,6 +1,6 @@
 """Semantic tokens and inlay hints, from the semantic model of the current text.
 
-* Semantic tokens (full document): every definition and use the model recorded,
+* Semantic tokens (full document): every definition and use the model knows,
   typed by what the symbol is (schema, attribute, module, function, parameter,
   variable, type), with ``declaration`` and ``defaultLibrary`` modifiers.
 * Inlay hints, only where they tell what the text does not: the inferred type

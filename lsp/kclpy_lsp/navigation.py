@@ -91,22 +91,34 @@ def uses(analysis: Analysis, symbol: Symbol, include_definition: bool) -> list[S
     for other in workspace.all_analyses():
         if other is analysis or defined_in not in other.texts:
             continue
-        twin = _twin(other.model, symbol)
-        if twin is not None:
+        for twin in _twins(other.model, symbol):
             more = other.model.references(twin, include_definition=False)
             spans.extend(span for span in more if span not in spans)
     return spans
 
 
-def _twin(model: Model, symbol: Symbol) -> Symbol | None:
-    """The same definition in another program's model."""
+def _twins(model: Model, symbol: Symbol) -> list[Symbol]:
+    """The same definition in another program's model: the package names defined at
+    its place (a file a program checks as two packages, ``import a.b`` of the file
+    ``a/b.k`` beside ``import a``, defines each of its names once per package), else
+    the symbol its file's definitions there have."""
     assert symbol.span is not None
     wanted = (os.path.abspath(symbol.span.file.path), symbol.span.start)
-    for _start, _end, found in model.occurrences(symbol.span.file.path):
-        span = found.span
+    found = [
+        declared
+        for names in model.packages_names.values()
+        if (declaration := names.get(symbol.name)) is not None
+        and (declared := declaration.symbol) is not None
+        and declared.span is not None
+        and (os.path.abspath(declared.span.file.path), declared.span.start) == wanted
+    ]
+    if found:
+        return found
+    for _start, _end, defined in model.occurrences(symbol.span.file.path):
+        span = defined.span
         if span is not None and (os.path.abspath(span.file.path), span.start) == wanted:
-            return found
-    return None
+            return [defined]
+    return []
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)

@@ -18,7 +18,7 @@ Layout (after rust-analyzer's database and jedi-language-server's workspace):
   the package paths it looked for. It is stale as soon as any of those texts changes
   or a file appears where it looked for one (a restored dependency).
 * **Checked packages** are shared: the database stores each package checked (with
-  its nested scopes, tools' tables and occurrences) by content key, and every
+  its nested scopes and tools' tables) by content key, and every
   program that loads the same package over the same packages below it reads that
   check (konfig's models: once for its 20 stacks, not once per stack). An edit
   changes the key of the package it is in and of every package above it: those are

@@ -228,7 +228,7 @@ def wrong_symbols(model: Model, module: ast.Module) -> list[str]:
         binding = model.resolution.get(node.id)
         if binding is None:
             continue  # a literal config key, a schema's name in its own statement
-        symbol = model.bindings.get(node.id)
+        symbol = model.symbol_of(node)
         dynamic = binding.kind == BindingKind.ATTRIBUTE
         if dynamic and binding.fallback is not None:
             binding = binding.fallback
@@ -263,14 +263,14 @@ def test_each_read_takes_the_symbol_its_binding_names(name: str) -> None:
 def test_the_kinds_of_symbols_read() -> None:
     model, module = resolve_text(READS["package"], check=True)
     kinds = {
-        node.name: model.bindings[node.id].kind
+        node.name: symbol.kind
         for node in name_reads(module)
-        if node.id in model.bindings
+        if (symbol := model.symbol_of(node)) is not None
     }
     assert kinds["math"] == SymbolKind.MODULE and kinds["len"] == SymbolKind.BUILTIN
     assert kinds["later"] == SymbolKind.VARIABLE  # defined after its use
     model, module = resolve_text(READS["schema"], check=True)
-    reads = {node.name: model.bindings.get(node.id) for node in name_reads(module)}
+    reads = {node.name: model.symbol_of(node) for node in name_reads(module)}
     inherited, local = reads["inherited"], reads["local"]
     assert inherited is not None and inherited.kind == SymbolKind.ATTRIBUTE
     assert local is not None and local.kind == SymbolKind.VARIABLE
@@ -321,7 +321,8 @@ def test_an_import_the_loader_did_not_find_is_still_an_import() -> None:
     assert [d.message for d in model.diagnostics] == []
     use = [n for n in walk(module) if isinstance(n, ast.NameExpr) and n.name == "nosuch"]
     assert [model.resolution[n.id].kind for n in use] == [BindingKind.IMPORT]
-    assert model.bindings[use[0].id].kind == SymbolKind.MODULE
+    symbol = model.symbol_of(use[0])
+    assert symbol is not None and symbol.kind == SymbolKind.MODULE
 
 
 def test_a_key_of_an_if_block_is_a_sibling_at_run_time_only() -> None:

@@ -213,7 +213,7 @@ def disagreements(main: Path) -> list[str]:
                     continue
                 where = f"{main}:{node.span.file.pos(node.span.start)} {node.name}"
                 binding = model.type_resolution.get(node.id)
-                symbol = model.bindings.get(node.id)
+                symbol = model.symbol_of(node)
                 if binding is None:
                     found.append(f"{where}: not bound")
                 elif not agrees(binding, symbol, pkgpath):

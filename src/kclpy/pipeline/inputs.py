@@ -43,11 +43,12 @@ class Settings(Record):
     """What the clients of a query database want of it.
 
     ``scopes``: checking keeps the nested scopes (editors complete names from them);
-    ``tool_facts``: checking records occurrences and references (lint, doc, editors;
-    a run does without); ``shared``: the database serves many programs (a build worker,
-    lint, an editor): checked and compiled packages are memoised by content key and
-    every schema compiled up front (a single run defers the schemas it never
-    instantiates); ``keyed``: each file's sha256 is recorded as loading reads it (a
+    ``tool_facts``: checking completes the uses only the checker can bind (attribute
+    selections, config keys, type names: lint, doc, editors; a run does without);
+    ``shared``: the database serves many programs (a build worker, lint, an editor):
+    checked and compiled packages are memoised by content key and every schema
+    compiled up front (a single run defers the schemas it never instantiates);
+    ``keyed``: each file's sha256 is recorded as loading reads it (a
     disk cache entry will be validated with them; implied by ``shared``)."""
 
     scopes: bool = False

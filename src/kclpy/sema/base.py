@@ -89,11 +89,9 @@ class CheckContext:
         self.expect_stack: list[Expect | None] = []
         # the current package's global names, where first assigned (statements, names)
         self.global_names: dict[str, Span] = {}
-        # the current package's uses of symbols defined elsewhere (``bind``)
-        self.outgoing: list[tuple[Symbol, Span]] = []
         self.suppress = 0
         self.types = model.types
-        self.bindings = model.bindings
+        self.completed = model.completed
         self.tool_facts = model.tool_facts
         self.resolution = model.resolution
         self.type_resolution = model.type_resolution
@@ -165,24 +163,32 @@ class CheckContext:
                     del names[name]
                     names[name] = declaration
                 declaration.symbol = symbol
-        if span is not None and self.tool_facts:
-            self.model.add_occurrence(span, symbol)
         return symbol
 
-    def bind(self, node: ast.Node, symbol: Symbol | None, span: Span | None = None) -> None:
-        """Record that ``node`` (a name use) refers to ``symbol``."""
-        if symbol is None:
+    def bind(self, node: ast.Node, symbol: Symbol | None) -> None:
+        """Complete the use ``node`` (for tools): it refers to ``symbol``. Only what its
+        binding does not say is recorded (``Model.completed``): the checker's symbol of
+        an attribute selection, a config key, a type name, or of a name it found
+        elsewhere than its binding's declaration."""
+        if symbol is None or not self.tool_facts:
             return
-        self.bindings[node.id] = symbol
-        if not self.tool_facts:
-            return
-        where = span or node.span
-        if symbol.span is None or where != symbol.span:
-            if symbol.pkgpath == self.pkgpath:
-                symbol.add_reference(where)
-            else:  # defined elsewhere (maybe shared by programs: ``sema.interface``)
-                self.outgoing.append((symbol, where))
-        self.model.add_occurrence(where, symbol)
+        key = node.id
+        if self.model.resolved_symbol(node) is not symbol:
+            self.completed[key] = symbol
+        elif key in self.completed:
+            del self.completed[key]
+
+    def defines(self, node: ast.Node, symbol: Symbol) -> None:
+        """Record (for tools) that the statement ``node`` defines ``symbol`` (a schema,
+        an attribute, an import, a type alias)."""
+        if self.tool_facts:
+            self.completed[node.id] = symbol
+
+    def is_bound(self, node: ast.Node) -> bool:
+        """Whether the use ``node`` refers to something already: a binding of the
+        resolver's, or one the checker completed."""
+        key = node.id
+        return key in self.resolution or key in self.completed
 
     # ------------------------------------------------------------------ name reads
 
@@ -192,6 +198,8 @@ class CheckContext:
         declaration = self.declarations.get(node.id)
         if declaration is not None:
             declaration.symbol = symbol
+        if node.id in self.resolution:  # a lambda local's first assignment reads before
+            self.bind(node, symbol)
         return symbol
 
     def symbol_of(self, node: ast.Node, name: str) -> Symbol | None:
@@ -241,6 +249,8 @@ class CheckContext:
         (not for the empty name: the parser's placeholder, a syntax error already)."""
         if not name:
             return
+        if self.tool_facts:  # (a later declaration of the name is not this use's)
+            self.completed[node.id] = None
         hint = suggestion_text(name, self.visible_names(node))
         self.compile_error(f"name '{name}' is not defined{hint}", node.span)
 

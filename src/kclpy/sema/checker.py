@@ -51,8 +51,7 @@ from kclpy.sema.names import NameResolver
 from kclpy.sema.operators import OperatorChecker
 from kclpy.sema.schemas import SchemaBuilder
 from kclpy.sema.stmts import StatementChecker
-from kclpy.sema.symbols import MAIN, Symbol
-from kclpy.source import Span
+from kclpy.sema.symbols import MAIN
 
 Part = (
     AnnotationResolver
@@ -137,25 +136,20 @@ class Checker:
         return product if usable(product, modules, self.products) else None
 
     def check_package(self, pkgpath: str) -> CheckedPackage:
-        """Check one package into its product (stored when it has a key), with the
-        uses it recorded of symbols defined elsewhere (``ctx.outgoing``)."""
+        """Check one package into its product (stored when it has a key)."""
         ctx = self.ctx
         model = ctx.model
         sizes = table_sizes(model)
         diagnostics: list[Diagnostic] = []
         imports: list[ImportMark] = []
-        outgoing: list[tuple[Symbol, Span]] = []
         ctx.diagnostics = diagnostics
-        ctx.outgoing = outgoing
         self.current = (pkgpath, diagnostics, imports)
         self.declarations.check_package(pkgpath, imports)
         key = self.key(pkgpath)
         modules = ctx.program.packages.get(pkgpath, [])
         reported = (diagnostics, imports)
         depends = depends_of(imports, self.products)
-        product = make_product(
-            model, pkgpath, modules, reported, sizes, depends, tuple(outgoing), bool(key)
-        )
+        product = make_product(model, pkgpath, modules, reported, sizes, depends, bool(key))
         self.current = None
         if key is not None and self.memo is not None:
             self.memo.store.put(key, product)
@@ -197,7 +191,7 @@ def check_program(
     ``keep_scopes`` and ``tool_facts``), the packages its store holds are not checked
     again (``sema.interface``).
     With ``tool_facts`` False (a run, which lets the model's tool tables go before
-    compiling) no occurrences and references are recorded.
+    compiling) the checker completes no uses (``Model.completed``).
     """
     model = Model(keep_scopes, tool_facts)
     checker = Checker(program, model, memo)

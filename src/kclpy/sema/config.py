@@ -526,14 +526,13 @@ class ConfigChecker:
         previous = collected.attrs.get(name)
         merged = sup([previous.type, val_type]) if previous is not None else val_type
         collected.attrs[name] = DictAttr(merged, span, wide=False)
-        bindings = self.ctx.bindings
-        bound = node.id in bindings
+        bound = self.ctx.is_bound(node)  # (to a schema's attribute, a loop variable)
         symbol = self.ctx.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)
         declaration = self.ctx.declarations.get(node.id)  # a key read later in the literal
         if declaration is not None:
             declaration.symbol = symbol
         if not bound:
-            bindings[node.id] = symbol
+            self.ctx.defines(node, symbol)
 
     def _string_entry(
         self, entry: ast.ConfigEntry, key: ast.StringExpr, collected: _Collect

@@ -52,6 +52,7 @@ class DeclarationChecker:
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
         self.unique_check = True  # the first pass over globals reports a second ``=``
+        self.declared: set[int] = set()  # the roots the first pass declared
         self.resolver = Resolver(ctx.model)
 
     def connect(self, parts: Parts) -> None:
@@ -74,6 +75,7 @@ class DeclarationChecker:
         self.resolver.package(modules, ctx.program.imports_of, pkgpath)
         for module in modules:
             ctx.model.files[module.file.path] = module.file
+            ctx.model.modules[module.file.path] = module
             self.declare_imports(module, imports)
         if pkgpath == MAIN:
             self.config.merge_unifications(modules)
@@ -103,11 +105,10 @@ class DeclarationChecker:
             module_type = self._module_type(stmt, target)
             existing = self.ctx.package_symbol(name)
             if existing is not None and existing.kind == SymbolKind.MODULE:
-                existing.add_reference(stmt.span)
-                self.ctx.bindings[stmt.id] = existing
+                self.ctx.defines(stmt, existing)  # (a second import of it: a use)
             else:
                 symbol = self.ctx.define(name, SymbolKind.MODULE, module_type, stmt.span, stmt)
-                self.ctx.bindings[stmt.id] = symbol
+                self.ctx.defines(stmt, symbol)
             if isinstance(module_type, ModuleType) and module_type.kind == MODULE_USER:
                 imports.append((len(self.ctx.diagnostics), module_type.pkgpath))
 
@@ -131,6 +132,7 @@ class DeclarationChecker:
         found to need it, in the same order."""
         again: list[list[ast.Stmt]] = []
         self.unique_check = True
+        self.declared = set()
         for module in modules:
             for stmt in module.body:
                 if isinstance(stmt, ast.TypeAliasStmt):
@@ -170,7 +172,7 @@ class DeclarationChecker:
             root = target if type(target) is ast.NameExpr else target_parts(target)[0]
             if root is None:
                 continue
-            if stmt.type is None and not self.unique_check and root.id in self.ctx.bindings:
+            if stmt.type is None and not self.unique_check and root.id in self.declared:
                 continue  # the second pass: see declare_globals
             name = root.name
             existing = self.ctx.package_symbol(name)
@@ -190,10 +192,9 @@ class DeclarationChecker:
                 declared = existing.type if existing is not None else ANY
             if existing is not None:
                 existing.type = declared
-                self.ctx.bindings[root.id] = existing
             else:
-                symbol = self.ctx.define(name, SymbolKind.VARIABLE, declared, root.span, stmt)
-                self.ctx.bindings[root.id] = symbol
+                self.ctx.define(name, SymbolKind.VARIABLE, declared, root.span, stmt)
+            self.declared.add(root.id)
         return unsettled
 
     def _immutable(self, name: str, span: Span, existing: Symbol) -> None:
@@ -215,5 +216,4 @@ class DeclarationChecker:
         if existing is not None and existing.kind == SymbolKind.VARIABLE:
             existing.type = found
         else:
-            symbol = self.ctx.define(name, SymbolKind.VARIABLE, found, stmt.target.span, stmt)
-            self.ctx.bindings[stmt.target.id] = symbol
+            self.ctx.define(name, SymbolKind.VARIABLE, found, stmt.target.span, stmt)

@@ -8,9 +8,9 @@ another package. A check yields a :class:`CheckedPackage`: its
 full name), its diagnostics in the order it reported them, where in that order it
 declared each user package it imports (``imports``), the declarations of its names
 (``names``, which the checker decorated with its symbols), and its entries of the
-model's tables that tools read (types, bindings, run-time bindings, the declarations
-by node and the schemas' members, files, occurrences): a reused package reads to an
-editor as a checked one.
+model's tables that tools read (types, the checker's completed uses, the bindings,
+the declarations by node and the schemas' members, files and modules): a reused
+package reads to an editor as a checked one.
 
 Order of diagnostics (:func:`ordered_diagnostics`): the reference checks an imported
 package at the import statement that first names it, so a program's diagnostics are
@@ -26,15 +26,12 @@ parse query shares them) and against the very products the program installed for
 the packages below it (its symbols refer to theirs). ``__main__`` and packages
 without a key are always checked. Products keep what editors read too: the
 declarations of every region (when the program is checked with ``keep_scopes``; a
-store serves programs checked alike), the tools' tables and each file's occurrences.
+store serves programs checked alike) and the tools' tables.
 
-Symbols are shared between programs, so a symbol's ``references`` hold the uses its
-own package recorded, and nothing else: the uses a package records of symbols
-defined elsewhere (the packages below it, the builtins) go to its product's
-``outgoing`` (the context's ``outgoing`` while it is checked), which installing a
-product puts into the model (``Model.imported_uses``; ``Model.references`` reads
-both). Every program's model thus answers the uses within that program, whichever
-programs share its packages, and a stored symbol is never written again.
+Symbols are shared between programs and never written once stored: a symbol's uses
+are not recorded on it but read off the modules of the program asking
+(``Model.references``), so every program's model answers the uses within that
+program, whichever programs share its packages.
 """
 
 from __future__ import annotations
@@ -54,26 +51,24 @@ from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 if TYPE_CHECKING:
     from kclpy.diag import Diagnostic
     from kclpy.sema.model import Model
-    from kclpy.source import Span
     from kclpy.syntax import ast
 
 # a package's entries of the model's node-keyed tables, in the order of ``_TABLES``
 Entries = tuple[Mapping[Any, Any], ...]
-Occurrences = Mapping[str, list[tuple[int, int, Symbol]]]
 # (how many of the package's diagnostics precede the import, the imported package)
 ImportMark = tuple[int, str]
-Uses = tuple[tuple[Symbol, "Span"], ...]  # uses of symbols defined elsewhere, in order
 
 _TABLES = (
     "schemas",
     "types",
     "expected",
-    "bindings",
+    "completed",
     "resolution",
     "type_resolution",
     "declarations",
     "schema_members",
     "files",
+    "modules",
 )
 
 
@@ -94,8 +89,6 @@ class CheckedPackage(Record):
     imports: tuple[ImportMark, ...]
     names: dict[str, Declaration]  # the declarations of its names, decorated (shared)
     entries: Entries
-    occurrences: Occurrences  # per file of it, its definitions and uses
-    outgoing: Uses  # its uses of the symbols below it and of the builtins
     depends: Mapping[str, CheckedPackage]  # the products below it, by package path
     # the declarations of each region (when checked with keep_scopes: editors' names_at)
     regions: tuple[tuple[ast.Node, list[Declaration]], ...] = ()
@@ -244,18 +237,15 @@ def make_product(
     reported: tuple[Sequence[Diagnostic], Sequence[ImportMark]],
     sizes: tuple[int, ...],
     depends: Mapping[str, CheckedPackage],
-    outgoing: Uses,
     keep: bool,
 ) -> CheckedPackage:
-    """The product of the package just checked (its imports' products installed;
-    ``outgoing``: the uses it recorded of symbols defined elsewhere); ``keep`` False
-    (it will not be stored): without the tools' entries."""
+    """The product of the package just checked (its imports' products installed);
+    ``keep`` False (it will not be stored): without the tools' entries."""
     names = model.package_names(pkgpath)
     symbols = model.package_symbols(pkgpath)
     entries = new_entries(model, sizes, len(_TABLES) if keep else 1)
     schemas: Mapping[str, SchemaInfo] = entries[0]
     interface = PackageInterface(pkgpath, MappingProxyType(symbols), MappingProxyType(schemas))
-    paths = dict.fromkeys(module.file.path for module in modules) if keep else {}
     return CheckedPackage(
         interface,
         tuple(modules),
@@ -263,8 +253,6 @@ def make_product(
         tuple(reported[1]),
         names,
         entries,
-        MappingProxyType({path: model.file_occurrences(path) for path in paths}),
-        outgoing,
         MappingProxyType(dict(depends)),
         tuple(model.regions.get(pkgpath, ())) if keep else (),
     )
@@ -284,11 +272,9 @@ def usable(
 
 
 def install(model: Model, product: CheckedPackage, reused: bool) -> None:
-    """Put a product's entries and its uses of the symbols below it into the model
-    of the program being checked."""
+    """Put a product's entries into the model of the program being checked."""
     pkgpath = product.interface.pkgpath
     model.packages_names[pkgpath] = product.names
-    model.add_imported_uses(product.outgoing)
     if not reused:
         return  # (its check filled the model)
     model.shared.add(pkgpath)
@@ -296,5 +282,3 @@ def install(model: Model, product: CheckedPackage, reused: bool) -> None:
         model.regions[pkgpath] = list(product.regions)
     for name, entries in zip(_TABLES, product.entries, strict=True):
         getattr(model, name).update(entries)
-    for path, items in product.occurrences.items():
-        model.set_file_occurrences(path, items)

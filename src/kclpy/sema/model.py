@@ -1,24 +1,31 @@
 """The semantic model of a checked program: what tools query.
 
 ``check_program`` returns a :class:`Model`. It keeps, keyed by AST node id, the
-type of every expression, the symbol every name refers to, (``resolution``)
-the binding of every name use and (``type_resolution``) what every type name
-denotes, both filled by ``sema.resolve``; the declarations the bindings point at
-(``declarations`` by declaring node, ``package_names`` per package,
-``schema_members`` per schema, ``builtin_names``), which the checker decorates with
-its symbols, and (``visible``) the declarations visible at the uses of undefined
-names (for suggestions) and, for editors (``keep_scopes``), around each region
-(``regions``: ``names_at``); per file, the positions of every definition and use of
-a symbol (for ``symbol_at`` and ``references``); the schemas by full name; and the
-diagnostics. The language server, lint and ``kcl doc`` are built on it: a package's
-names are its declarations the checker decorated (``package_symbols``), the names
-around a position the resolver's declarations there (``names_at``).
+type of every expression, (``resolution``) the binding of every name use and
+(``type_resolution``) what every type name denotes, both filled by
+``sema.resolve``; the declarations the bindings point at (``declarations`` by
+declaring node, ``package_names`` per package, ``schema_members`` per schema,
+``builtin_names``), which the checker decorates with its symbols; (``completed``)
+the uses only the checker can bind: an attribute selection, a config key matched to
+a schema attribute, a type name, a name the checker found elsewhere than its
+binding's declaration (a base's or a mixin's attribute) or left undefined, and the
+symbol each definition statement makes; and (``visible``) the declarations visible
+at the uses of undefined names (for suggestions) and, for editors
+(``keep_scopes``), around each region (``regions``: ``names_at``); the schemas by
+full name; the checked modules by file; and the diagnostics.
+
+A use is a node: its symbol is the checker's completion, else its binding's
+declaration's (``symbol_of``). The positions of a file's definitions and uses
+(``occurrences``, ``symbol_at``) and a symbol's uses in the program
+(``references``) are read off the modules' nodes when first asked, not recorded
+while checking. The language server, lint and ``kcl doc`` are built on it: a
+package's names are its declarations the checker decorated (``package_symbols``),
+the names around a position the resolver's declarations there (``names_at``).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from kclpy.diag import Diagnostic
@@ -47,14 +54,16 @@ class Model:
 
     def __init__(self, keep_scopes: bool = False, tool_facts: bool = True) -> None:
         self.diagnostics: list[Diagnostic] = []
-        # with tool_facts False (a run), no occurrences and no references are recorded:
-        # only editors and tools ask for them
+        # with tool_facts False (a run), the checker completes no uses: only editors
+        # and tools ask for them
         self.tool_facts = tool_facts
         self.types: dict[int, Type] = {}
         # per dict or list expression walked under an expected type, that type: the
         # expression's type is the dict upgraded to the schema, worked out when asked
         self.expected: dict[int, Type] = {}
-        self.bindings: dict[int, Symbol] = {}
+        # per use the resolver's binding does not name (see the module docstring), the
+        # checker's symbol of it (None: the checker found the name undefined there)
+        self.completed: dict[int, Symbol | None] = {}
         # per name use, where its value lives at run time (filled by sema.resolve)
         self.resolution: dict[int, Binding] = {}
         # per type name use, what it denotes (filled by sema.resolve)
@@ -79,11 +88,8 @@ class Model:
         # reused: sema.interface), shared with other programs: never cleared here
         self.shared: set[str] = set()
         self.files: dict[str, SourceFile] = {}
-        self._occurrences: dict[str, list[tuple[int, int, Symbol]]] = {}
-        # uses of symbols of other packages (and builtins) recorded by this program's
-        # packages (``sema.interface``: a symbol's own ``references`` hold its
-        # package's uses only, since checked packages are shared between programs)
-        self.imported_uses: dict[Symbol, list[Span]] = {}
+        self.modules: dict[str, ast.Module] = {}  # the checked modules, by file path
+        # per file, when first asked: its definitions and uses, and their starts
         self._sorted: dict[str, list[tuple[int, int, Symbol]]] = {}
         self._starts: dict[str, list[int]] = {}
 
@@ -96,44 +102,15 @@ class Model:
             names = self.packages_names[pkgpath] = {}
         return names
 
-    def add_occurrence(self, span: Span, symbol: Symbol) -> None:
-        if not self.tool_facts:
-            return
-        path = span.file.path
-        items = self._occurrences.get(path)
-        if items is None:
-            items = self._occurrences[path] = []
-        items.append((span.start, span.end, symbol))
-        self._sorted.pop(path, None)
-
-    def file_occurrences(self, path: str) -> list[tuple[int, int, Symbol]]:
-        """A copy of a file's definitions and uses in recording order (``sema.interface``)."""
-        return list(self._occurrences.get(path, ()))
-
-    def set_file_occurrences(self, path: str, items: list[tuple[int, int, Symbol]]) -> None:
-        """Replace a file's definitions and uses (a reused package's, ``sema.interface``)."""
-        self._occurrences[path] = list(items)
-        self._sorted.pop(path, None)
-
-    def add_imported_uses(self, uses: Iterable[tuple[Symbol, Span]]) -> None:
-        """Uses a package of this program recorded of symbols defined elsewhere."""
-        table = self.imported_uses
-        for symbol, span in uses:
-            found = table.get(symbol)
-            if found is None:
-                table[symbol] = [span]
-            else:
-                found.append(span)
-
     def drop_tool_facts(self) -> None:
-        """Forget, in place, what only tools query: per-node types and symbols, the
-        occurrences, the symbols of the declarations and the schemas. A run does
+        """Forget, in place, what only tools query: per-node types, the checker's
+        completed uses, the symbols of the declarations and the schemas. A run does
         this once checked, before compiling: the compiler reads only ``resolution``
         and ``type_resolution``, and on big inputs these tables were a third of the
         peak memory."""
         self.types.clear()
         self.expected.clear()
-        self.bindings.clear()
+        self.completed.clear()
         if not self.shared:  # (else a store keeps the symbols anyway)
             tables: list[dict[Any, Declaration]] = [self.declarations, self.builtin_names]
             tables.extend(self.packages_names.values())
@@ -143,10 +120,9 @@ class Model:
                     declaration.symbol = None
         self.visible.clear()
         self.schemas.clear()
-        self._occurrences.clear()
+        self.modules.clear()
         self._sorted.clear()
         self._starts.clear()
-        self.imported_uses.clear()
 
     # ------------------------------------------------------------------ queries
 
@@ -168,8 +144,27 @@ class Model:
         return upgrade_dict_to_schema(found, expected)
 
     def symbol_of(self, node: ast.Node) -> Symbol | None:
-        """The symbol a name (or attribute selection) refers to."""
-        return self.bindings.get(node.id)
+        """The symbol a use (a name, an attribute selection, a config key, a type name)
+        refers to, or a definition statement makes: the checker's completion, else its
+        binding's declaration's, else the declaration the node makes."""
+        completed = self.completed
+        if node.id in completed:
+            return completed[node.id]
+        return self.resolved_symbol(node)
+
+    def resolved_symbol(self, node: ast.Node) -> Symbol | None:
+        """The symbol the resolver's facts give a node: a type name's declaration (of a
+        one-part name), a name use's binding's, the declaration the node makes."""
+        key = node.id
+        typed = self.type_resolution.get(key)
+        if typed is not None:  # (the declaration of its first part: ``k8s`` of ``k8s.Pod``)
+            declaration = typed.declaration if "." not in typed.name else None
+            return declaration.symbol if declaration is not None else None
+        binding = self.resolution.get(key)
+        if binding is not None:
+            return binding.symbol()
+        declaration = self.declarations.get(key)
+        return declaration.symbol if declaration is not None else None
 
     def symbol_at(self, path: str, pos: Pos | tuple[int, int]) -> Symbol | None:
         """The symbol defined or used at a 1-based ``(line, col)`` of a file."""
@@ -195,13 +190,24 @@ class Model:
         return best
 
     def references(self, symbol: Symbol, include_definition: bool = True) -> list[Span]:
-        """Where the symbol is used (and defined) in this program: by its own package,
-        then by the packages above it, in recording order."""
+        """Where the symbol is used (and defined) in this program: the uses whose
+        symbol it is, file by file in checking order (its own package before the
+        packages above it), each file's in source order. Only files spelling its name
+        are read (a use spells the name it uses)."""
         spans: list[Span] = []
-        if include_definition and symbol.span is not None:
-            spans.append(symbol.span)
-        spans.extend(symbol.references)
-        spans.extend(self.imported_uses.get(symbol, ()))
+        own = symbol.span
+        if include_definition and own is not None:
+            spans.append(own)
+        name = symbol.name
+        for path, module in self.modules.items():
+            if name not in module.file.text:
+                continue
+            file = module.file
+            for start, end, found in self._sorted_occurrences(path):
+                if found is symbol and (
+                    own is None or start != own.start or end != own.end or file is not own.file
+                ):
+                    spans.append(Span(file, start, end))
         return spans
 
     def schema(self, name: str, pkgpath: str = MAIN) -> SchemaInfo | None:
@@ -277,7 +283,9 @@ class Model:
     def _sorted_occurrences(self, path: str) -> list[tuple[int, int, Symbol]]:
         items = self._sorted.get(path)
         if items is None:
-            items = sorted(self._occurrences.get(path, []), key=lambda item: (item[0], -item[1]))
+            module = self.modules.get(path)
+            found = file_occurrences(self, module) if module is not None else []
+            items = sorted(set(found), key=lambda item: (item[0], -item[1]))
             self._sorted[path] = items
             self._starts[path] = [item[0] for item in items]
         return items
@@ -288,3 +296,30 @@ class Model:
             return None
         line, col = pos
         return file.offset(line, col)
+
+
+def file_occurrences(model: Model, module: ast.Module) -> list[tuple[int, int, Symbol]]:
+    """Every definition and use in a module as ``(start, end, symbol)``: each node's
+    symbol (``Model.symbol_of``) at the symbol's own span when the node holds it (a
+    definition), else at the node's (a selection's at its attribute name)."""
+    from kclpy.syntax import ast  # (not at import: ``kcl run`` never asks)
+    from kclpy.syntax.walk import walk
+
+    found: list[tuple[int, int, Symbol]] = []
+    for node in walk(module):
+        symbol = model.symbol_of(node)
+        if symbol is None:
+            continue
+        span = node.span
+        own = symbol.span
+        if (
+            own is not None
+            and own.file is span.file
+            and span.start <= own.start <= own.end <= span.end
+        ):
+            found.append((own.start, own.end, symbol))
+        elif type(node) is ast.SelectorExpr and span.end - span.start > len(node.attr):
+            found.append((span.end - len(node.attr), span.end, symbol))
+        else:
+            found.append((span.start, span.end, symbol))
+    return found

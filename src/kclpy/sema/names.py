@@ -46,14 +46,6 @@ from kclpy.syntax import ast
 from kclpy.syntax.targets import target_parts
 
 
-def _attr_span(node: ast.Node, attr: str) -> Span:
-    """The span of the attribute name at the end of a selector (else the node's span)."""
-    span = node.span
-    if isinstance(node, ast.SelectorExpr) and span.end - span.start > len(attr):
-        return Span(span.file, span.end - len(attr), span.end)
-    return span
-
-
 class NameResolver:
     """Identifier resolution, attribute loads, subscripts and assignment targets."""
 
@@ -136,7 +128,7 @@ class NameResolver:
     def load_attr(self, obj: Type, attr: str, span: Span | None, node: ast.Node | None) -> Type:
         found, result, symbol = self._attr_of(obj, attr, span)
         if node is not None and symbol is not None:
-            self.ctx.bind(node, symbol, _attr_span(node, attr))
+            self.ctx.bind(node, symbol)
         if not found:
             self.ctx.type_error(
                 f"attribute '{attr}' not found in '{obj.ty_str()}'{self._attr_hint(obj, attr)}",

@@ -59,7 +59,7 @@ class SchemaBuilder:
                 symbol = self.ctx.define(
                     stmt.name, kind, SchemaType(info, False), stmt.name_span, stmt
                 )
-                self.ctx.bindings[stmt.id] = symbol
+                self.ctx.defines(stmt, symbol)
                 info.symbol = symbol
                 self.ctx.model.schemas[info.full_name] = info
                 infos.append(info)
@@ -301,8 +301,7 @@ class SchemaBuilder:
         else:
             symbol.has_default = True
         info.attrs[name] = symbol
-        self.ctx.model.add_occurrence(span, symbol)
-        self.ctx.bindings[stmt.id] = symbol
+        self.ctx.defines(stmt, symbol)
         return symbol
 
     def _schema_params(self, info: SchemaInfo, node: SchemaNode) -> list:  # type: ignore[type-arg]

@@ -128,10 +128,10 @@ class StatementChecker:
         existing = self.ctx.package_symbol(name)
         if existing is not None and existing.kind == SymbolKind.TYPE_ALIAS:
             existing.type = aliased
-            self.ctx.bindings[node.name.id] = existing
+            self.ctx.defines(node.name, existing)
         else:
             symbol = self.ctx.define(name, SymbolKind.TYPE_ALIAS, aliased, node.name.span, node)
-            self.ctx.bindings[node.name.id] = symbol
+            self.ctx.defines(node.name, symbol)
         self.ctx.types[node.name.id] = aliased
         return aliased
 
@@ -387,9 +387,9 @@ class StatementChecker:
             member = self.ctx.names.get(name) if self.ctx.names is not None else None
             if member is not None:
                 member.symbol = symbol
-            self.ctx.bindings[node.id] = symbol
         else:
             symbol = self.ctx.define(name, SymbolKind.ATTRIBUTE, expected, node.name_span, node)
+        self.ctx.defines(node, symbol)
         self.ctx.types[node.id] = expected
         if node.value is None:
             return ANY

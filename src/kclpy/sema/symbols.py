@@ -1,16 +1,16 @@
 """Symbols, scopes and schema definitions: what names mean.
 
 A :class:`Symbol` is one definition (a variable, a schema, an attribute, a
-parameter, a loop variable, an import...). Every use of a name that the checker
-binds records a reference on its symbol, so tools can go from a use to its
-definition and back. A :class:`Declaration` is one name the resolver found declared
-(``sema.bindings``: what bindings point at); the checker decorates it with its
-symbol. There are no scopes: what a name means is its binding's declaration.
-A :class:`SchemaInfo` is the
-semantic form of a ``schema``/``mixin``/``protocol``/``rule`` statement: its
-base, mixins, protocol, attributes (as symbols), parameters and index signature;
-a :class:`SchemaType` (a schema definition or an instance of it, a ``Type``) points
-at its ``SchemaInfo``, which may still be filling when the type is made. The module
+parameter, a loop variable, an import...); its uses are the nodes whose binding's
+declaration it decorates (or that the checker completed with it: ``sema.model``),
+so tools go from a use to its definition and back. A :class:`Declaration` is one
+name the resolver found declared (``sema.bindings``: what bindings point at); the
+checker decorates it with its symbol. There are no scopes: what a name means is its
+binding's declaration. A :class:`SchemaInfo` is the semantic form of a
+``schema``/``mixin``/``protocol``/``rule`` statement: its base, mixins, protocol,
+attributes (as symbols), parameters and index signature; a :class:`SchemaType` (a
+schema definition or an instance of it, a ``Type``) points at its ``SchemaInfo``,
+which may still be filling when the type is made. The module
 builds on ``sema.types`` alone; ``sema.relations`` builds on both.
 """
 
@@ -43,7 +43,7 @@ class SymbolKind:
 
 
 class Symbol:
-    """One definition of a name, with its type and the places that use it."""
+    """One definition of a name, with its type."""
 
     __slots__ = (
         "decorators",
@@ -55,7 +55,6 @@ class Symbol:
         "optional",
         "owner",
         "pkgpath",
-        "references",
         "span",
         "type",
     )
@@ -79,17 +78,8 @@ class Symbol:
         self.doc = ""
         self.optional = False
         self.has_default = False
-        # empty tuples until set: most symbols (config keys, variables) never get any
+        # an empty tuple until set: most symbols (config keys, variables) never get any
         self.decorators: Sequence[ast.Decorator] = ()
-        self.references: Sequence[Span] = ()
-
-    def add_reference(self, span: Span) -> None:
-        """Record a use of the symbol at ``span``."""
-        references = self.references
-        if isinstance(references, list):
-            references.append(span)
-        else:
-            self.references = [span]
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name}: {self.type.ty_str()}>"

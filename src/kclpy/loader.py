@@ -144,6 +144,9 @@ class Program:
         self.root = root
         self.packages: dict[str, list[ast.Module]] = {}
         self.imports: dict[int, dict[str, str]] = {}  # module id -> {local name: pkgpath}
+        # the packages standing for modules not found: empty, named as the reference
+        # names them (``Loader.stand_in``); their imports are errors of ``diagnostics``
+        self.missing: set[str] = set()
         self.diagnostics: list[Diagnostic] = []
         self.reads = Reads()
 
@@ -235,6 +238,7 @@ class Loader:
         # under a load; many files import the same packages)
         self._found: dict[str, tuple[str, list[str]] | None] = {}
         self._undiscovered: set[str] = set()  # package names no discovery found (one load)
+        self._unfound: list[Diagnostic] = []  # the folder errors of missing imports (one load)
         # for the check that sources lie within their package's root (:meth:`escape`):
         # whether each folder is or lies under a link below its root, the real path of
         # each root, each folder's verdict, the links already reported, the folders
@@ -258,6 +262,8 @@ class Loader:
         self._links.clear()
         files = self.entries(inputs)
         self.load_package(MAIN, files, None)
+        self.program.diagnostics.extend(self._unfound)
+        self._unfound.clear()
         return self.program
 
     def entries(self, inputs: Iterable[str]) -> list[str]:
@@ -442,6 +448,7 @@ class Loader:
     def load_package(self, pkgpath: str, files: list[str], site: ast.ImportStmt | None) -> None:
         modules: list[ast.Module] = []
         self.program.packages[pkgpath] = modules
+        self.program.missing.discard(pkgpath)
         self._loading.append(pkgpath)
         escapes = self.escapes(files)
         for path in files:
@@ -470,8 +477,7 @@ class Loader:
             return path
         found = self.locate(pkgpath, module, path)
         if found is None:
-            self.program.diagnostics.extend(self.missing(module, stmt))
-            return None
+            return self.stand_in(module, stmt)
         target, files = found
         if target in self._loading:
             self.program.diagnostics.append(
@@ -487,18 +493,50 @@ class Loader:
             self.load_package(target, files, stmt)
         return target
 
-    def missing(self, module: ast.Module, stmt: ast.ImportStmt) -> list[Diagnostic]:
-        """The errors of an import that names no package, as the reference reports it:
-        the package path not found, and the folder the import names; both with the
-        hints of :meth:`missing_hints`."""
+    def stand_in(self, module: ast.Module, stmt: ast.ImportStmt) -> str:
+        """The package path of an import that names no package, after its errors
+        (:meth:`missing`): as the reference, the module is an empty package under the
+        path the reference names it by, so that checking goes on and finds every
+        member it is asked for missing; ``Program.missing`` records it (a program
+        with one never runs: its errors stop the pipeline before compiling)."""
+        pkgpath = self.missing_pkgpath(module, stmt.path)
+        not_found, not_there = self.missing(module, stmt, pkgpath)
+        self.program.diagnostics.append(not_found)
+        self._unfound.append(not_there)  # (after loading, as the checker reports it)
+        if pkgpath not in self.program.packages:
+            self.program.packages[pkgpath] = []
+            self.program.missing.add(pkgpath)
+        return pkgpath
+
+    def missing_pkgpath(self, module: ast.Module, path: str) -> str:
+        """The package path of a missing import as the reference names it: an absolute
+        import as written; a relative one from the program root (or the external
+        package the importing file lies in), the rest of the path as written (so
+        ``.a..b`` keeps its empty part); as written without its dots when the dots
+        lead outside every root."""
+        if not path.startswith("."):
+            return path
+        dots = len(path) - len(path.lstrip("."))
+        base = os.path.dirname(os.path.abspath(module.file.path))
+        for _ in range(dots - 1):
+            base = os.path.dirname(base)
+        prefix = self.pkgpath_of(base)
+        rest = path[dots:]
+        if os.path.isabs(prefix):
+            return rest
+        return rest if prefix == "." else f"{prefix}.{rest}"
+
+    def missing(
+        self, module: ast.Module, stmt: ast.ImportStmt, pkgpath: str
+    ) -> tuple[Diagnostic, Diagnostic]:
+        """The errors of an import that names no package (``pkgpath``, as the reference
+        names it), as the reference reports it: the package path not found (its
+        loader's error), and the folder the import names (its checker's, reported
+        after every loading error); both with the hints of :meth:`missing_hints`."""
         path = stmt.path
         folder = self.import_folder(module, path)
-        pkgpath = path.lstrip(".")
-        if path.startswith("."):  # as the reference: the path from the program root
-            relative = self.pkgpath_of(folder)
-            pkgpath = pkgpath if os.path.isabs(relative) else relative
         hints = self.missing_hints(pkgpath.partition(".")[0], path)
-        return [
+        return (
             make_error(
                 Code.CANNOT_FIND_MODULE,
                 f"pkgpath {pkgpath} not found in the program",
@@ -511,7 +549,7 @@ class Loader:
                 stmt.span,
                 *hints,
             ),
-        ]
+        )
 
     def missing_hints(self, head: str, path: str) -> list[str]:
         """What to do about a missing import whose package path starts with ``head``:
@@ -649,12 +687,15 @@ class Loader:
         return found
 
     def _find_on_disk(self, base: str) -> tuple[str, list[str]] | None:
-        if os.path.isdir(base):
-            files = self.package_files(base)
-            if files:
-                return self.pkgpath_of(base), files
+        """A folder (as the reference: one without ``.k`` files is an empty package,
+        unless ``base.k`` is there) or ``base.k``."""
+        files = self.package_files(base) if os.path.isdir(base) else None
+        if files:
+            return self.pkgpath_of(base), files
         if os.path.isfile(base + ".k"):
             return self.pkgpath_of(base), [base + ".k"]
+        if files is not None:
+            return self.pkgpath_of(base), []
         return None
 
     def _unsaved_in(self, folder: str) -> list[str]:

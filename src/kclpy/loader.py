@@ -575,8 +575,9 @@ class Loader:
             return f"'{head}' is declared in kcl.mod but {verb}: {message}"
         external = self.externals.get(head)
         if external is not None:
-            what = f"no module '{rest}'" if rest else "no .k files of its own"
-            return f"the package '{head}' (at {external}) has {what}"
+            if not rest:  # (a folder, even without .k files, is an empty package)
+                return f"the package '{head}' has no folder at {external}"
+            return f"the package '{head}' (at {external}) has no module '{rest}'"
         if head not in declared_packages(self.program.root):
             return None
         if self.package_failures:

@@ -500,9 +500,9 @@ class Loader:
         member it is asked for missing; ``Program.missing`` records it (a program
         with one never runs: its errors stop the pipeline before compiling)."""
         pkgpath = self.missing_pkgpath(module, stmt.path)
-        not_found, not_there = self.missing(module, stmt, pkgpath)
-        self.program.diagnostics.append(not_found)
-        self._unfound.append(not_there)  # (after loading, as the checker reports it)
+        loading, checking = self.missing(module, stmt, pkgpath)
+        self.program.diagnostics.extend(loading)
+        self._unfound.extend(checking)  # (after loading, as the checker reports them)
         if pkgpath not in self.program.packages:
             self.program.packages[pkgpath] = []
             self.program.missing.add(pkgpath)
@@ -512,44 +512,57 @@ class Loader:
         """The package path of a missing import as the reference names it: an absolute
         import as written; a relative one from the program root (or the external
         package the importing file lies in), the rest of the path as written (so
-        ``.a..b`` keeps its empty part); as written without its dots when the dots
-        lead outside every root."""
+        ``.a..b`` keeps its empty part); "" when its dots lead above that root."""
         if not path.startswith("."):
             return path
-        dots = len(path) - len(path.lstrip("."))
-        base = os.path.dirname(os.path.abspath(module.file.path))
-        for _ in range(dots - 1):
-            base = os.path.dirname(base)
+        target = self.relative_target(module, path)
+        if target is None:
+            return ""
+        base, rest = target
         prefix = self.pkgpath_of(base)
-        rest = path[dots:]
-        if os.path.isabs(prefix):
+        if os.path.isabs(prefix):  # (an entry file outside the root)
             return rest
         return rest if prefix == "." else f"{prefix}.{rest}"
 
     def missing(
         self, module: ast.Module, stmt: ast.ImportStmt, pkgpath: str
-    ) -> tuple[Diagnostic, Diagnostic]:
+    ) -> tuple[list[Diagnostic], list[Diagnostic]]:
         """The errors of an import that names no package (``pkgpath``, as the reference
-        names it), as the reference reports it: the package path not found (its
-        loader's error), and the folder the import names (its checker's, reported
-        after every loading error); both with the hints of :meth:`missing_hints`."""
+        names it) as the reference reports them, its loader's and its checker's: the
+        package path not found, and the folder the import names, both with the hints
+        of :meth:`missing_hints`; for a relative import above the root, the root
+        holding no module."""
         path = stmt.path
+        if not pkgpath:
+            root = os.path.join(self.root_of(module.file.path), "")
+            message = (
+                f"Failed to import the module {path} from {root}. "
+                "No KCL files found in the specified folder"
+            )
+            return [], [make_error(Code.CANNOT_FIND_MODULE, message, stmt.span)]
         folder = self.import_folder(module, path)
         hints = self.missing_hints(pkgpath.partition(".")[0], path)
+        not_found = f"pkgpath {pkgpath} not found in the program"
+        not_there = f"Cannot find the module {path} from {folder}"
         return (
-            make_error(
-                Code.CANNOT_FIND_MODULE,
-                f"pkgpath {pkgpath} not found in the program",
-                stmt.span,
-                *hints,
-            ),
-            make_error(
-                Code.CANNOT_FIND_MODULE,
-                f"Cannot find the module {path} from {folder}",
-                stmt.span,
-                *hints,
-            ),
+            [make_error(Code.CANNOT_FIND_MODULE, not_found, stmt.span, *hints)],
+            [make_error(Code.CANNOT_FIND_MODULE, not_there, stmt.span, *hints)],
         )
+
+    def relative_target(self, module: ast.Module, path: str) -> tuple[str, str] | None:
+        """The folder a relative import starts from (the importing file's, one up per
+        dot after the first) and the rest of its path; None when the dots lead above
+        the root the file lies in (the program's, or its external package's): as the
+        reference, nothing above it is looked at."""
+        dots = len(path) - len(path.lstrip("."))
+        here = os.path.dirname(os.path.abspath(module.file.path))
+        base = here
+        for _ in range(dots - 1):
+            base = os.path.dirname(base)
+        root = os.path.abspath(self.root_of(module.file.path))
+        if _within(here, root) and not _within(base, root):
+            return None
+        return base, path[dots:]
 
     def missing_hints(self, head: str, path: str) -> list[str]:
         """What to do about a missing import whose package path starts with ``head``:
@@ -592,11 +605,11 @@ class Loader:
         """The folder an import names: below the importing file's folder for a
         relative import, else below its package (declared or found) or the root."""
         if path.startswith("."):
-            dots = len(path) - len(path.lstrip("."))
-            base = os.path.dirname(os.path.abspath(module.file.path))
-            for _ in range(dots - 1):
-                base = os.path.dirname(base)
-            return os.path.join(base, *[p for p in path[dots:].split(".") if p])
+            target = self.relative_target(module, path)
+            if target is None:
+                return self.root_of(module.file.path)
+            base, rest = target
+            return os.path.join(base, *[p for p in rest.split(".") if p])
         head, _, rest = path.partition(".")
         external = self.externals.get(head)
         if external is not None:
@@ -606,12 +619,11 @@ class Loader:
     def locate(self, pkgpath: str, module: ast.Module, path: str) -> tuple[str, list[str]] | None:
         """The package path and files an import refers to, or None when missing."""
         if path.startswith("."):
-            dots = len(path) - len(path.lstrip("."))
-            base = os.path.dirname(os.path.abspath(module.file.path))
-            for _ in range(dots - 1):
-                base = os.path.dirname(base)
-            parts = [p for p in path[dots:].split(".") if p]
-            return self.candidate(os.path.join(base, *parts))
+            target = self.relative_target(module, path)
+            if target is None:
+                return None
+            base, rest = target
+            return self.candidate(os.path.join(base, *[p for p in rest.split(".") if p]))
         head, _, rest = path.partition(".")
         external = self.externals.get(head) or self.discover(head)
         if external is not None:

@@ -109,6 +109,20 @@ CASES: dict[str, tuple[dict[str, str], str, list[Error]]] = {
             ("TypeError", 5, 5, "attribute 'B' not found in 'module 'second.inner''"),
         ],
     ),
+    "dots above the root": (
+        {"kcl.mod": KCL_MOD, "app/main.k": "import ...lib\n\nx = lib.v\n", "lib/lib.k": "v = 1\n"},
+        "app/main.k",
+        [
+            (
+                "CannotFindModule",
+                1,
+                1,
+                "Failed to import the module ...lib from {root}/. No KCL files found in the "
+                "specified folder",
+            ),
+            ("TypeError", 3, 5, "attribute 'v' not found in 'module '''"),
+        ],
+    ),
     "a folder without .k files": (
         {"main.k": "import empty\n\na = empty.X\n", "empty/notes.txt": "none\n"},
         "main.k",

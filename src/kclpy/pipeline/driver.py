@@ -19,7 +19,9 @@ explicit data:
 
 :func:`run` chains them into a :class:`RunResult` (``kcl run``, ``kclpy.run_files``).
 Stages collect diagnostics; only the driver decides to stop after a stage that
-reported an error.
+reported an error. After loading errors the program was recovered from (syntax
+errors, modules not found: ``_RECOVERED``) it still checks the program, for the
+follow-on errors the reference reports, and then stops: such a program never runs.
 
 The stages are queries of a ``kclpy.pipeline.queries.Database`` (parse per file,
 checked packages and code by content key, schema bodies on demand): a run makes its

@@ -144,6 +144,9 @@ class Program:
         self.root = root
         self.packages: dict[str, list[ast.Module]] = {}
         self.imports: dict[int, dict[str, str]] = {}  # module id -> {local name: pkgpath}
+        # the packages standing for modules not found: empty, named as the reference
+        # names them (``Loader.stand_in``); their imports are errors of ``diagnostics``
+        self.missing: set[str] = set()
         self.diagnostics: list[Diagnostic] = []
         self.reads = Reads()
 
@@ -235,6 +238,7 @@ class Loader:
         # under a load; many files import the same packages)
         self._found: dict[str, tuple[str, list[str]] | None] = {}
         self._undiscovered: set[str] = set()  # package names no discovery found (one load)
+        self._unfound: list[Diagnostic] = []  # the folder errors of missing imports (one load)
         # for the check that sources lie within their package's root (:meth:`escape`):
         # whether each folder is or lies under a link below its root, the real path of
         # each root, each folder's verdict, the links already reported, the folders
@@ -258,6 +262,8 @@ class Loader:
         self._links.clear()
         files = self.entries(inputs)
         self.load_package(MAIN, files, None)
+        self.program.diagnostics.extend(self._unfound)
+        self._unfound.clear()
         return self.program
 
     def entries(self, inputs: Iterable[str]) -> list[str]:
@@ -442,6 +448,7 @@ class Loader:
     def load_package(self, pkgpath: str, files: list[str], site: ast.ImportStmt | None) -> None:
         modules: list[ast.Module] = []
         self.program.packages[pkgpath] = modules
+        self.program.missing.discard(pkgpath)
         self._loading.append(pkgpath)
         escapes = self.escapes(files)
         for path in files:
@@ -470,8 +477,7 @@ class Loader:
             return path
         found = self.locate(pkgpath, module, path)
         if found is None:
-            self.program.diagnostics.extend(self.missing(module, stmt))
-            return None
+            return self.stand_in(module, stmt)
         target, files = found
         if target in self._loading:
             self.program.diagnostics.append(
@@ -487,31 +493,76 @@ class Loader:
             self.load_package(target, files, stmt)
         return target
 
-    def missing(self, module: ast.Module, stmt: ast.ImportStmt) -> list[Diagnostic]:
-        """The errors of an import that names no package, as the reference reports it:
-        the package path not found, and the folder the import names; both with the
-        hints of :meth:`missing_hints`."""
+    def stand_in(self, module: ast.Module, stmt: ast.ImportStmt) -> str:
+        """The package path of an import that names no package, after its errors
+        (:meth:`missing`): as the reference, the module is an empty package under the
+        path the reference names it by, so that checking goes on and finds every
+        member it is asked for missing; ``Program.missing`` records it (a program
+        with one never runs: its errors stop the pipeline before compiling)."""
+        pkgpath = self.missing_pkgpath(module, stmt.path)
+        loading, checking = self.missing(module, stmt, pkgpath)
+        self.program.diagnostics.extend(loading)
+        self._unfound.extend(checking)  # (after loading, as the checker reports them)
+        if pkgpath not in self.program.packages:
+            self.program.packages[pkgpath] = []
+            self.program.missing.add(pkgpath)
+        return pkgpath
+
+    def missing_pkgpath(self, module: ast.Module, path: str) -> str:
+        """The package path of a missing import as the reference names it: an absolute
+        import as written; a relative one from the program root (or the external
+        package the importing file lies in), the rest of the path as written (so
+        ``.a..b`` keeps its empty part); "" when its dots lead above that root."""
+        if not path.startswith("."):
+            return path
+        target = self.relative_target(module, path)
+        if target is None:
+            return ""
+        base, rest = target
+        prefix = self.pkgpath_of(base)
+        if os.path.isabs(prefix):  # (an entry file outside the root)
+            return rest
+        return rest if prefix == "." else f"{prefix}.{rest}"
+
+    def missing(
+        self, module: ast.Module, stmt: ast.ImportStmt, pkgpath: str
+    ) -> tuple[list[Diagnostic], list[Diagnostic]]:
+        """The errors of an import that names no package (``pkgpath``, as the reference
+        names it) as the reference reports them, its loader's and its checker's: the
+        package path not found, and the folder the import names, both with the hints
+        of :meth:`missing_hints`; for a relative import above the root, the root
+        holding no module."""
         path = stmt.path
+        if not pkgpath:
+            root = os.path.join(self.root_of(module.file.path), "")
+            message = (
+                f"Failed to import the module {path} from {root}. "
+                "No KCL files found in the specified folder"
+            )
+            return [], [make_error(Code.CANNOT_FIND_MODULE, message, stmt.span)]
         folder = self.import_folder(module, path)
-        pkgpath = path.lstrip(".")
-        if path.startswith("."):  # as the reference: the path from the program root
-            relative = self.pkgpath_of(folder)
-            pkgpath = pkgpath if os.path.isabs(relative) else relative
         hints = self.missing_hints(pkgpath.partition(".")[0], path)
-        return [
-            make_error(
-                Code.CANNOT_FIND_MODULE,
-                f"pkgpath {pkgpath} not found in the program",
-                stmt.span,
-                *hints,
-            ),
-            make_error(
-                Code.CANNOT_FIND_MODULE,
-                f"Cannot find the module {path} from {folder}",
-                stmt.span,
-                *hints,
-            ),
-        ]
+        not_found = f"pkgpath {pkgpath} not found in the program"
+        not_there = f"Cannot find the module {path} from {folder}"
+        return (
+            [make_error(Code.CANNOT_FIND_MODULE, not_found, stmt.span, *hints)],
+            [make_error(Code.CANNOT_FIND_MODULE, not_there, stmt.span, *hints)],
+        )
+
+    def relative_target(self, module: ast.Module, path: str) -> tuple[str, str] | None:
+        """The folder a relative import starts from (the importing file's, one up per
+        dot after the first) and the rest of its path; None when the dots lead above
+        the root the file lies in (the program's, or its external package's): as the
+        reference, nothing above it is looked at."""
+        dots = len(path) - len(path.lstrip("."))
+        here = os.path.dirname(os.path.abspath(module.file.path))
+        base = here
+        for _ in range(dots - 1):
+            base = os.path.dirname(base)
+        root = os.path.abspath(self.root_of(module.file.path))
+        if _within(here, root) and not _within(base, root):
+            return None
+        return base, path[dots:]
 
     def missing_hints(self, head: str, path: str) -> list[str]:
         """What to do about a missing import whose package path starts with ``head``:
@@ -537,8 +588,9 @@ class Loader:
             return f"'{head}' is declared in kcl.mod but {verb}: {message}"
         external = self.externals.get(head)
         if external is not None:
-            what = f"no module '{rest}'" if rest else "no .k files of its own"
-            return f"the package '{head}' (at {external}) has {what}"
+            if not rest:  # (a folder, even without .k files, is an empty package)
+                return f"the package '{head}' has no folder at {external}"
+            return f"the package '{head}' (at {external}) has no module '{rest}'"
         if head not in declared_packages(self.program.root):
             return None
         if self.package_failures:
@@ -553,11 +605,11 @@ class Loader:
         """The folder an import names: below the importing file's folder for a
         relative import, else below its package (declared or found) or the root."""
         if path.startswith("."):
-            dots = len(path) - len(path.lstrip("."))
-            base = os.path.dirname(os.path.abspath(module.file.path))
-            for _ in range(dots - 1):
-                base = os.path.dirname(base)
-            return os.path.join(base, *[p for p in path[dots:].split(".") if p])
+            target = self.relative_target(module, path)
+            if target is None:
+                return self.root_of(module.file.path)
+            base, rest = target
+            return os.path.join(base, *[p for p in rest.split(".") if p])
         head, _, rest = path.partition(".")
         external = self.externals.get(head)
         if external is not None:
@@ -567,12 +619,11 @@ class Loader:
     def locate(self, pkgpath: str, module: ast.Module, path: str) -> tuple[str, list[str]] | None:
         """The package path and files an import refers to, or None when missing."""
         if path.startswith("."):
-            dots = len(path) - len(path.lstrip("."))
-            base = os.path.dirname(os.path.abspath(module.file.path))
-            for _ in range(dots - 1):
-                base = os.path.dirname(base)
-            parts = [p for p in path[dots:].split(".") if p]
-            return self.candidate(os.path.join(base, *parts))
+            target = self.relative_target(module, path)
+            if target is None:
+                return None
+            base, rest = target
+            return self.candidate(os.path.join(base, *[p for p in rest.split(".") if p]))
         head, _, rest = path.partition(".")
         external = self.externals.get(head) or self.discover(head)
         if external is not None:
@@ -649,12 +700,15 @@ class Loader:
         return found
 
     def _find_on_disk(self, base: str) -> tuple[str, list[str]] | None:
-        if os.path.isdir(base):
-            files = self.package_files(base)
-            if files:
-                return self.pkgpath_of(base), files
+        """A folder (as the reference: one without ``.k`` files is an empty package,
+        unless ``base.k`` is there) or ``base.k``."""
+        files = self.package_files(base) if os.path.isdir(base) else None
+        if files:
+            return self.pkgpath_of(base), files
         if os.path.isfile(base + ".k"):
             return self.pkgpath_of(base), [base + ".k"]
+        if files is not None:
+            return self.pkgpath_of(base), []
         return None
 
     def _unsaved_in(self, folder: str) -> list[str]:

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from kclpy.diag import Diagnostic
+from kclpy.diag import Code, Diagnostic
 from kclpy.loader import Loader
 from kclpy.sema import Model, check_program
 
@@ -98,20 +98,22 @@ def write_chunk(chunk: Chunk, directory: str) -> str:
 
 
 def check_chunk(chunk: Chunk) -> tuple[Model | None, list[Diagnostic], str]:
-    """Check the chunk: the model (None on load errors), the loader's diagnostics, and the
+    """Check the chunk: the model (None on load errors other than missing modules, which
+    the checker goes on after, as ``kcl run`` does), the loader's diagnostics, and the
     folder the files were written to (gone afterwards; spans keep their text)."""
     with tempfile.TemporaryDirectory() as directory:
         main = write_chunk(chunk, directory)
         program = Loader(directory).load([main])
-        if program.has_errors:
+        errors = [d for d in program.diagnostics if d.is_error]
+        if any(d.code is not Code.CANNOT_FIND_MODULE for d in errors):
             return None, program.diagnostics, directory
-        return check_program(program), [], directory
+        return check_program(program), errors, directory
 
 
-def mismatches(chunk: Chunk, model: Model, directory: str) -> list[str]:
+def mismatches(chunk: Chunk, errors: list[Diagnostic], directory: str) -> list[str]:
     """Problems: unexpected errors and expectations no error satisfies."""
     problems: list[str] = []
-    found = [(where(d, directory), d) for d in model.errors]
+    found = [(where(d, directory), d) for d in errors]
     for expectation in chunk.expectations:
         if not any(
             place == (expectation.path, expectation.line)

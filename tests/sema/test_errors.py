@@ -1,4 +1,5 @@
-"""The chunked error files: each chunk's errors must be exactly its ``# E:`` lines."""
+"""The chunked error files: each chunk's errors (its missing modules' loading errors
+included) must be exactly its ``# E:`` lines."""
 
 from __future__ import annotations
 
@@ -11,6 +12,5 @@ CHUNKS = list(all_chunks())
 @pytest.mark.parametrize("chunk", CHUNKS, ids=[chunk.name for chunk in CHUNKS])
 def test_chunk(chunk: Chunk) -> None:
     model, load_errors, directory = check_chunk(chunk)
-    assert not load_errors, f"the chunk does not load: {load_errors}"
-    assert model is not None
-    assert mismatches(chunk, model, directory) == []
+    assert model is not None, f"the chunk does not load: {load_errors}"
+    assert mismatches(chunk, [*load_errors, *model.errors], directory) == []

@@ -32,12 +32,7 @@ CASCADES = {
     "grammar/comprehension/str/invalid_loop_var_fail_2",
 }
 
-NOT_YET = {
-    # the import `.some0..pkg1` stands and is looked up (CannotFindModule), but kclpy
-    # does not check the program after a missing module (the reference's TypeError for
-    # `some00.Name`; the same without any syntax error)
-    "grammar/import/import_syntax_error_0/app-main": "TypeError",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def _cases() -> list[str]:

@@ -19,7 +19,9 @@ explicit data:
 
 :func:`run` chains them into a :class:`RunResult` (``kcl run``, ``kclpy.run_files``).
 Stages collect diagnostics; only the driver decides to stop after a stage that
-reported an error.
+reported an error. After loading errors the program was recovered from (syntax
+errors, modules not found: ``_RECOVERED``) it still checks the program, for the
+follow-on errors the reference reports, and then stops: such a program never runs.
 
 The stages are queries of a ``kclpy.pipeline.queries.Database`` (parse per file,
 checked packages and code by content key, schema bodies on demand): a run makes its
@@ -179,9 +181,15 @@ def _has_error(diagnostics: Sequence[Diagnostic]) -> bool:
     return any(d.is_error for d in diagnostics)
 
 
-def _only_syntax_errors(diagnostics: Sequence[Diagnostic]) -> bool:
-    """Whether every error is a syntax error (the program's trees were all recovered)."""
-    return all(d.code is Code.INVALID_SYNTAX for d in diagnostics if d.is_error)
+# the loading errors the program is whole after: a syntax error (the tree recovered)
+# and a module not found (an empty package stands for it, ``Loader.stand_in``)
+_RECOVERED = frozenset((Code.INVALID_SYNTAX, Code.CANNOT_FIND_MODULE))
+
+
+def _only_recovered_errors(diagnostics: Sequence[Diagnostic]) -> bool:
+    """Whether every error is one loading recovered from (:data:`_RECOVERED`), so
+    that checking the program reports its follow-on errors as the reference does."""
+    return all(d.code in _RECOVERED for d in diagnostics if d.is_error)
 
 
 # --------------------------------------------------------------------------- options
@@ -324,7 +332,7 @@ def from_source(
     if not program.has_errors and inputs.edit is not None:
         diagnostics.extend(inputs.edit(program))
     if _has_error(diagnostics):
-        if _only_syntax_errors(diagnostics):  # as the reference: the trees as recovered
+        if _only_recovered_errors(diagnostics):  # as the reference: the program as recovered
             recovered = Database(Settings(tool_facts=False))
             model = check(program, recovered) if inputs.check else resolve(program)
             diagnostics.extend(model.diagnostics)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kclpy.syntax import ast, parse_source
-from kclpy.syntax.lexer import TERMINATED_STRING
+from kclpy.syntax.lexer import _PLAIN_LONG, TERMINATED_STRING, t_STRING
 from kclpy.syntax.literals import decode_string, dedent_string
 
 _TERMINATED = re.compile(TERMINATED_STRING)
@@ -96,6 +96,60 @@ def test_terminated_strings_as_the_pattern_says(prefix: str, quote: str, body: s
     of quotes, line breaks, backslashes and letters (not only on lexed tokens)."""
     text = prefix + quote + body
     assert decode_string(text).terminated == (_TERMINATED.fullmatch(text) is not None)
+
+
+@settings(max_examples=2000)
+@given(
+    prefix=st.sampled_from(["", "r", "R"]),
+    quote=st.sampled_from(['"', "'"]),
+    body=st.text(alphabet="\"'a$ {}\n\t\\", max_size=16),
+)
+def test_long_strings_take_the_values_of_the_general_decoder(
+    prefix: str, quote: str, body: str
+) -> None:
+    """Docstrings (long strings without backslashes) skip the general decoder: a long
+    string the lexer cuts, terminated and clean, gets the general decoder's value."""
+    token = _token_text(prefix + quote * 3 + body + quote * 3)
+    info = decode_string(token)
+    if not info.terminated or info.error is not None:
+        return
+    module, diagnostics = parse_source(f"v = {token}\n")
+    value = module.body[0].value
+    if info.is_raw or "${" not in info.value:
+        assert isinstance(value, ast.StringExpr) and diagnostics == []
+        assert (value.value, value.raw) == (info.value, token)
+    else:
+        assert isinstance(value, ast.JoinedStringExpr) or diagnostics
+
+
+def _token_text(literal: str) -> str:
+    """The string token the lexer cuts from the start of ``literal``."""
+    found = re.compile(t_STRING).match(literal)
+    assert found is not None
+    return found.group()
+
+
+_PLAIN = re.compile(_PLAIN_LONG)
+_FULL = re.compile(t_STRING)
+
+
+@settings(max_examples=3000)
+@given(
+    prefix=st.sampled_from(["", "r"]),
+    quote=st.sampled_from(['"', "'"]),
+    body=st.text(alphabet="\"'a\n\\", max_size=16),
+    tail=st.text(alphabet="\"'a\n\\", max_size=4),
+)
+def test_the_plain_long_string_pattern_cuts_as_the_full_one(
+    prefix: str, quote: str, body: str, tail: str
+) -> None:
+    """Where the lexer's quick pattern for long strings matches, the full string
+    pattern matches the same text (quotes, backslashes and line breaks anywhere)."""
+    text = prefix + quote * 3 + body + tail
+    plain = _PLAIN.match(text)
+    if plain is not None:
+        full = _FULL.match(text)
+        assert full is not None and full.group() == plain.group()
 
 
 INDENTED_TEXTS = [

@@ -54,6 +54,8 @@ def error(message: str, start: int, end: int, code: Code = Code.INVALID_SYNTAX) 
 
 def dotted_name(expr: ast.Expr) -> str:
     """``a.b.c`` for a NameExpr/SelectorExpr chain (iteratively)."""
+    if type(expr) is ast.NameExpr:  # (most: a type or attribute name)
+        return expr.name
     parts: list[str] = []
     while isinstance(expr, ast.SelectorExpr):
         parts.append(expr.attr)

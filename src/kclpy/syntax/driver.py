@@ -213,7 +213,7 @@ class Machine:
         states = range(max(parser.action) + 1)
         self.actions: list[dict[str, int]] = [parser.action.get(state, {}) for state in states]
         self.goto: dict[int, dict[str, int]] = parser.goto
-        self.chains: dict[tuple[int, int, str | None], tuple[int, str]] = {}
+        self.chains: dict[int, dict[str | None, tuple[int, str]]] = {}
         kinds = [_kind(rule.callable, rule.len) for rule in parser.productions]
         stored: tuple[Any, ...] = getattr(parser, "derived", None) or ((),)
         fresh = stored[0] == kinds  # (stored, and the rules' marks as when stored)
@@ -349,7 +349,10 @@ def run(
                     index += 1
                 else:
                     lookahead = Symbol("$end")
-            t = actions[state].get(lookahead.type)
+            try:
+                t = actions[state][lookahead.type]
+            except KeyError:
+                t = None
 
         if t is not None:
             if t > 0:
@@ -390,10 +393,12 @@ def run(
                     # A run of unit reductions only renames the top symbol and
                     # moves the top state: taken in one step, memoised.
                     below = statestack[-2]
-                    key = (below, state, None if lookahead is None else lookahead.type)
-                    hop = chains.get(key)
-                    if hop is None:
-                        hop = chains[key] = _unit_chain(machine, below, pname, key[2])
+                    ahead = None if lookahead is None else lookahead.type
+                    try:
+                        hop = chains[below << 16 | state][ahead]
+                    except KeyError:
+                        hop = _unit_chain(machine, below, pname, ahead)
+                        chains.setdefault(below << 16 | state, {})[ahead] = hop
                     state, symstack[-1].type = hop
                     statestack[-1] = state
                     continue

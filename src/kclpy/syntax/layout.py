@@ -27,7 +27,12 @@ from kclpy.depth import MAX_BRACKETS
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast, lexer
-from kclpy.syntax.literals import decode_number, decode_string, split_interpolation
+from kclpy.syntax.literals import (
+    decode_number,
+    decode_string,
+    dedent_string,
+    split_interpolation,
+)
 from kclpy.syntax.tokens import KEYWORDS, Token
 
 MAX_DEPTH = MAX_BRACKETS
@@ -407,6 +412,18 @@ def _string_node(
         if not (quote in content or "\\" in content or "$" in content or "\n" in content):
             # the common case: a short quoted string with nothing to decode
             return ast.StringExpr(Span(file, pos, tok.end), content, raw)
+    start = 1 if quote == "r" or quote == "R" else 0
+    triple = raw[start : start + 3]
+    if (
+        (triple == '"""' or triple == "'''")
+        and "\\" not in raw
+        and raw.find(triple, start + 3) == len(raw) - 3
+    ):
+        # a docstring: a long string, terminated (at its first closing quotes, at
+        # least three characters on), without backslashes: its value is only dedented
+        value = dedent_string(raw[start + 3 : -3])
+        if start or "${" not in value:  # (a raw string is never interpolated)
+            return ast.StringExpr(Span(file, pos, tok.end), value, raw)
     info = decode_string(raw)
     if not info.terminated:
         error("unterminated string", pos + (1 if info.is_raw else 0), tok.end)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import string
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -205,7 +206,7 @@ def _punctuation() -> dict[str, list[tuple[str, str]]]:
         )
         if literal[0] in "$\\":
             continue
-        table.setdefault(literal[0], []).append((literal, name[2:]))
+        table.setdefault(literal[0], []).append((literal, sys.intern(name[2:])))
     return table
 
 
@@ -241,18 +242,22 @@ def _master_regex() -> _Master:
         if _master is None:
             regex = compiled(master_pattern(), re.UNICODE)
             kinds = {
-                name: None if name.startswith("t_ignore_") else name[2:]
+                name: None if name.startswith("t_ignore_") else sys.intern(name[2:])
                 for name in regex.groupindex
             }
             _master = (regex, kinds, _punctuation(), _simple())
     return _master
 
 
-_PLAIN_LONG = r'[rR]?(?:"""[^"]*+(?<!\\)"""|' r"'''[^']*+(?<!\\)''')"
-"""A long string with no quote of its kind inside and no backslash before its closing
-quotes (most docstrings): matched by a run of one excluded character, which sre scans
-far faster than the full pattern's two-character class with its escape pairs. Where
-it matches, the full string pattern matches the same text."""
+_PLAIN_LONG = r'[rR]?(?:"""(?:[^"]++|"(?!""))*+(?<!\\)"""|' r"'''(?:[^']++|'(?!''))*+(?<!\\)''')"
+"""A long string whose closing quotes follow no backslash (most docstrings): matched by
+runs of one excluded character, a quote of its kind alone between them, which sre scans
+far faster than the full pattern's two-character class with its escape pairs (the k8s
+models' docstrings, most of the characters of a konfig run, quote words). Where it
+matches, the full pattern matches the same text: only there does a backslash pair
+with the character after it, which differs only at a quote right after a backslash:
+a lone one is content in both, one that starts three quotes fails this pattern (its
+closing quotes follow no backslash)."""
 
 
 def scanner_pattern() -> str:
@@ -261,11 +266,13 @@ def scanner_pattern() -> str:
     Each match is the blanks before a token (and line continuations), then the token
     in one of six groups: an ASCII name (not a raw string's ``r``, not touching a
     non-ASCII character), punctuation, a number, a string, a comment, or any other
-    character. Where the first five match, the master regex picks the same rule (the
-    first character decides between them; punctuation keeps ply's order within a
-    first character); the sixth group marks where :func:`raw_tokens` hands over to
-    the general loop. Nothing is skipped: every character outside the final blanks
-    is in some match."""
+    character, or the end of the text. Where the first five match, the master regex
+    picks the same rule (the first character decides between them; punctuation keeps
+    ply's order within a first character); the sixth group marks where
+    :func:`raw_tokens` hands over to the general loop. Nothing is skipped: every
+    character is in some match. Blanks and line continuations are taken without
+    backtracking (no token starts with a blank; one always follows them, as any
+    character or the end is one), which spares sre saving its state at each."""
     punctuation = _punctuation()
     alone = [
         first for first, rules in punctuation.items() if [rule[0] for rule in rules] == [first]
@@ -277,10 +284,10 @@ def scanner_pattern() -> str:
         for literal, _kind in rules
     ]
     operators = "[" + "".join(map(re.escape, alone)) + "]|" + "|".join(map(re.escape, longer))
-    blank = "[" + re.escape(t_ignore) + "]*"
-    blanks = blank + r"(?:\\(?:\n|\Z)" + blank + ")*"
+    blank = "[" + re.escape(t_ignore) + "]*+"
+    blanks = blank + r"(?:\\(?:\n|\Z)" + blank + ")*+"
     name = r"(?![rR][\"'])\$?[A-Za-z_][A-Za-z0-9_]*+(?![^\x00-\x7f])"  # possessive: no shorter
-    other = "[^" + re.escape(t_ignore) + "]"
+    other = "[^" + re.escape(t_ignore) + r"]|\Z"
     groups = (name, operators, t_NUMBER, f"{_PLAIN_LONG}|{t_STRING}", t_COMMENT, other)
     return f"({blanks})" + "(?:" + "|".join(f"({group})" for group in groups) + ")"
 
@@ -330,8 +337,9 @@ def raw_tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]
         elif comment:
             kind = "COMMENT"
             value = comment
-        else:
-            _general_tokens(text, pos, stop, append)
+        else:  # (only blanks were left when the text ends)
+            if pos < stop:
+                _general_tokens(text, pos, stop, append)
             break
         after = pos + len(value)
         token = new(Token)

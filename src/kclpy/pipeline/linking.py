@@ -1,0 +1,223 @@
+"""References between a checked package's disk entry and the program that reads it.
+
+A checked package's interface (``kclpy.pipeline.interfaces``) is made of objects it
+owns (its declarations, symbols, schemas and types), pickled as themselves, and of
+references (pickle's persistent ids, ``kclpy.pipeline.pickling``) to what it does
+not own:
+
+=====================================  ==============================================
+reference                              stands for
+=====================================  ==============================================
+``("file", path)``                     a file of the program (its ``SourceFile``)
+``("node", path, n)``                  the n-th node of that file's syntax tree,
+                                       parents before children (``syntax.walk``)
+``("symbol", pkgpath, name)``          a name another package exports
+``("attribute", pkgpath, full, name)`` an attribute of another package's schema
+``("schema", pkgpath, full)``          another package's schema, by full name
+``("builtin", name)``                  the symbol of a builtin function
+``("type", name)``                     a type constant of ``kclpy.sema.types``
+=====================================  ==============================================
+
+:class:`References` names them as an entry is written (and refuses, with
+``PicklingError``, an object of another package it cannot name); :class:`Resolver`
+finds them in the program being checked as an entry is read (an unknown reference
+refuses the entry). :data:`INTERFACE_CLASSES` are the classes an interface holds as
+themselves: its pickle may name those and the code's classes, nothing else. So a
+package read from disk refers to the program's very trees and files and to the very
+symbols of the packages below it, as a package checked in this run does; trees and
+files are never stored, the loader has just parsed them.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from kclpy.loader import Program
+from kclpy.pipeline import pickling
+from kclpy.sema import symbols, types
+from kclpy.sema.interface import CheckedPackage
+from kclpy.sema.symbols import SchemaInfo, Symbol, SymbolKind
+from kclpy.source import SourceFile, Span
+from kclpy.syntax import ast
+from kclpy.syntax.walk import walk
+
+INTERFACE_CLASSES = frozenset(
+    {
+        symbols.Symbol,
+        symbols.Declaration,
+        symbols.SchemaInfo,
+        symbols.IndexSignatureInfo,
+        symbols.SchemaType,
+        types.PrimType,
+        types.LitType,
+        types.NumMulType,
+        types.ListType,
+        types.DictAttr,
+        types.DictType,
+        types.UnionType,
+        types.Param,
+        types.FuncType,
+        types.ModuleType,
+        Span,
+    }
+)
+"""Each kind of object an interface holds as itself (pickled as its set slots)."""
+
+INTERFACE_ADMITTED = pickling.ADMITTED | pickling.admit(INTERFACE_CLASSES)
+"""The classes an interface's pickle may name: these and the code's, nothing else."""
+
+_CONSTANTS: dict[str, types.Type] = {
+    name: value for name, value in vars(types).items() if isinstance(value, types.Type)
+}
+_CONSTANT_NAMES = {id(value): name for name, value in _CONSTANTS.items()}
+_AS_THEMSELVES = frozenset({type(None), bool, int, float, str, bytes, tuple, list, dict})
+
+
+def _modules(program: Program) -> dict[str, ast.Module]:
+    """The program's syntax trees by file path."""
+    return {module.file.path: module for modules in program.packages.values() for module in modules}
+
+
+class References:
+    """The references of an entry of ``pkgpath`` of ``program`` (a pickler's
+    ``persistent_id``): None for what the entry holds itself."""
+
+    def __init__(
+        self,
+        program: Program,
+        pkgpath: str,
+        products: Mapping[str, CheckedPackage],
+        builtins: Mapping[str, Symbol],
+    ) -> None:
+        self.pkgpath = pkgpath
+        self.builtins = builtins
+        self.modules = _modules(program)
+        self.products = products
+        self._ordinals: dict[str, dict[int, int]] = {}
+        self._foreign: dict[int, tuple[str, ...]] | None = None
+
+    def __call__(self, obj: object) -> Hashable | None:
+        kind = type(obj)
+        if kind in _AS_THEMSELVES:
+            return None
+        if kind is Symbol or kind is SchemaInfo:
+            return self._owned(obj)
+        if isinstance(obj, ast.Node):
+            path = obj.span.file.path
+            ordinal = self._ordinals_of(path).get(id(obj))
+            if ordinal is None:
+                raise pickle.PicklingError("a syntax node outside the program's trees")
+            return ("node", path, ordinal)
+        if kind is SourceFile:
+            assert isinstance(obj, SourceFile)
+            if obj.path not in self.modules or self.modules[obj.path].file is not obj:
+                raise pickle.PicklingError("a file outside the program")
+            return ("file", obj.path)
+        name = _CONSTANT_NAMES.get(id(obj))
+        return ("type", name) if name is not None else None
+
+    def _owned(self, obj: Any) -> Hashable | None:
+        """None for the package's own symbol or schema, else its reference."""
+        if isinstance(obj, Symbol) and obj.kind == SymbolKind.BUILTIN:
+            if self.builtins.get(obj.name) is obj:
+                return ("builtin", obj.name)
+            raise pickle.PicklingError(f"the builtin {obj.name} is not the program's")
+        if obj.pkgpath == self.pkgpath:
+            return None
+        found = self._foreigners().get(id(obj))
+        if found is None:
+            raise pickle.PicklingError(f"{obj!r} of package {obj.pkgpath} has no name")
+        return found
+
+    def _ordinals_of(self, path: str) -> dict[int, int]:
+        found = self._ordinals.get(path)
+        if found is None:
+            module = self.modules.get(path)
+            nodes = walk(module) if module is not None else ()
+            found = self._ordinals[path] = {id(node): index for index, node in enumerate(nodes)}
+        return found
+
+    def _foreigners(self) -> dict[int, tuple[str, ...]]:
+        """The references of the other packages' exported symbols, schemas and their
+        attributes."""
+        if self._foreign is None:
+            self._foreign = {}
+            for pkgpath, product in self.products.items():
+                if pkgpath == self.pkgpath:
+                    continue
+                for name, symbol in product.interface.symbols.items():
+                    self._foreign[id(symbol)] = ("symbol", pkgpath, name)
+                for full, info in product.interface.schemas.items():
+                    self._foreign[id(info)] = ("schema", pkgpath, full)
+                    for name, symbol in info.attrs.items():
+                        self._foreign[id(symbol)] = ("attribute", pkgpath, full, name)
+        return self._foreign
+
+
+class Resolver:
+    """The objects an entry's references stand for in ``program`` (an unpickler's
+    ``persistent_load``), with ``products`` the checked packages installed so far;
+    ``UnpicklingError`` for a reference to nothing."""
+
+    def __init__(
+        self,
+        program: Program,
+        products: Mapping[str, CheckedPackage],
+        builtins: Mapping[str, Symbol],
+    ) -> None:
+        self.modules = _modules(program)
+        self.products = products
+        self.builtins = builtins
+        self._nodes: dict[str, list[ast.Node]] = {}
+
+    def __call__(self, reference: Any) -> object:
+        try:
+            found = self._find(reference)
+        except (LookupError, TypeError, ValueError):
+            found = None
+        if found is None:
+            raise pickle.UnpicklingError(f"the reference {reference!r} stands for nothing")
+        return found
+
+    def _find(self, reference: Any) -> object:
+        if not isinstance(reference, tuple) or not reference:
+            return None
+        kind, *rest = reference
+        if kind == "node":
+            path, ordinal = rest
+            nodes = self._nodes.get(path)
+            if nodes is None:
+                nodes = self._nodes[path] = list(walk(self.modules[path]))
+            return nodes[ordinal] if isinstance(ordinal, int) and ordinal >= 0 else None
+        if kind == "file":
+            (path,) = rest
+            return self.modules[path].file
+        if kind == "symbol":
+            pkgpath, name = rest
+            return self.products[pkgpath].interface.symbols[name]
+        if kind == "schema":
+            pkgpath, full = rest
+            return self.products[pkgpath].interface.schemas[full]
+        if kind == "attribute":
+            pkgpath, full, name = rest
+            return self.products[pkgpath].interface.schemas[full].attrs[name]
+        if kind == "builtin":
+            (name,) = rest
+            return self.builtins[name]
+        if kind == "type":
+            (name,) = rest
+            return _CONSTANTS[name]
+        return None
+
+
+def dumps(interface: object, references: References) -> bytes:
+    """An interface pickled, with its references."""
+    return pickling.dumps_linked(interface, references, INTERFACE_CLASSES)
+
+
+def loads(data: bytes, resolver: Resolver) -> object:
+    """An interface read, its references resolved; ``UnpicklingError`` when it names
+    a class an interface does not hold or a reference to nothing."""
+    return pickling.load_linked(data, resolver, INTERFACE_ADMITTED)

@@ -17,14 +17,14 @@ facts) and the package's content key (``queries.package_keys``: its path, each f
 path, digest and import table, and transitively the keys of what it imports: a change
 below a package changes its key).
 
-**Contents.** Three pickles: a manifest (plain data: the key, the package path, its
-files with their digests, the digests of the two blobs), then the two blobs: the
+**Contents.** Two pickles: a manifest (plain data: the key, the package path, its
+files with their digests, the sizes of the two blobs), then a pair of blobs: the
 interface (its declarations decorated with their symbols, its schemas, where it imports
 what: ``kclpy.sema.interface.interface_product``; the classes of
 ``pickling.INTERFACE_PICKLED_AS`` and references to the program's trees and the
 symbols below it, ``kclpy.pipeline.linking``) and the code (``PackageCode``, the code
 dialect only). An entry is used only when its manifest names this key, package and
-files, both blobs have their digests, every reference resolves in this program and the
+files, both blobs have their sizes and unpickle, every reference resolves in this program and the
 code was compiled from the package's files; else it is a miss (and the run writes a
 good one).
 
@@ -46,7 +46,7 @@ import os
 import re
 import sys
 from collections.abc import Hashable, Mapping
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode, SchemaProto, schema_protos
 from kclpy.loader import MAIN, Program, digest
@@ -54,6 +54,9 @@ from kclpy.pipeline import cache
 from kclpy.release import __version__
 from kclpy.sema.interface import CheckedPackage, ImportMark, interface_product
 from kclpy.sema.symbols import Declaration, SchemaInfo, Symbol
+
+if TYPE_CHECKING:
+    from kclpy.pipeline.linking import Resolver
 
 _FORMAT = 1
 LIMIT = 4096  # entries kept in the folder
@@ -115,6 +118,7 @@ class PackageShelf:
         # after ``settle``: the entries to write (package, interface, code) and the
         # packages read (package, interface, code, bodies it had)
         self._pending: list[tuple[str, bytes, PackageCode]] = []
+        self._resolver: Resolver | None = None
         self._unread: list[tuple[str, bytes, PackageCode, int]] = []
         digests = dict(program.reads.files)
         self._files = {
@@ -188,13 +192,14 @@ class PackageShelf:
         if manifest.get("pkgpath") != pkgpath or manifest.get("files") != files:
             return None
         blob, code_blob = pickling.load_plain(handle)
-        if manifest.get("blobs") != (digest(blob), digest(code_blob)):
+        if manifest.get("blobs") != (len(blob), len(code_blob)):
             return None
         code = pickling.load(io.BytesIO(code_blob))
         if not isinstance(code, PackageCode) or not {p for p, _ in files}.issuperset(code.files):
             return None
-        resolver = linking.Resolver(self.program, self.products, self.builtins)
-        loaded = linking.loads(blob, resolver)
+        if self._resolver is None:
+            self._resolver = linking.Resolver(self.program, self.products, self.builtins)
+        loaded = linking.loads(blob, self._resolver)
         names, schemas, imports = _check_shapes(loaded)
         modules = self.program.packages[pkgpath]
         product = interface_product(pkgpath, modules, names, schemas, imports, self.products)
@@ -219,6 +224,7 @@ class PackageShelf:
         self._unread = [
             (pkgpath, read.blob, read.code, read.bodies) for pkgpath, read in self.read.items()
         ]
+        self._resolver = None
         self.fresh.clear()
         self.clean.clear()
         self.products.clear()
@@ -259,7 +265,7 @@ class PackageShelf:
             "key": key,
             "pkgpath": pkgpath,
             "files": self._files[pkgpath],
-            "blobs": (digest(blob), digest(code_blob)),
+            "blobs": (len(blob), len(code_blob)),
         }
 
         def write(handle: IO[bytes]) -> None:

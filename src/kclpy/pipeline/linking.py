@@ -9,8 +9,9 @@ not own:
 reference                              stands for
 =====================================  ==============================================
 ``("file", path)``                     a file of the program (its ``SourceFile``)
-``("node", path, n)``                  the n-th node of that file's syntax tree,
-                                       parents before children (``syntax.walk``)
+``("node", path, route)``              a node of that file's syntax tree, reached
+                                       from its module by ``route``: (field, index)
+                                       pairs (index -1: the field is the node)
 ``("symbol", pkgpath, name)``          a name another package exports
 ``("attribute", pkgpath, full, name)`` an attribute of another package's schema
 ``("schema", pkgpath, full)``          another package's schema, by full name
@@ -41,7 +42,6 @@ from kclpy.sema.interface import CheckedPackage
 from kclpy.sema.symbols import SchemaInfo, Symbol, SymbolKind
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast
-from kclpy.syntax.walk import walk
 
 INTERFACE_CLASSES = frozenset(
     {
@@ -95,7 +95,7 @@ class References:
         self.builtins = builtins
         self.modules = _modules(program)
         self.products = products
-        self._ordinals: dict[str, dict[int, int]] = {}
+        self._routes: dict[str, dict[int, tuple[str | int, ...]]] = {}
         self._foreign: dict[int, tuple[str, ...]] | None = None
 
     def __call__(self, obj: object) -> Hashable | None:
@@ -106,10 +106,10 @@ class References:
             return self._owned(obj)
         if isinstance(obj, ast.Node):
             path = obj.span.file.path
-            ordinal = self._ordinals_of(path).get(id(obj))
-            if ordinal is None:
+            route = self._routes_of(path).get(id(obj))
+            if route is None:
                 raise pickle.PicklingError("a syntax node outside the program's trees")
-            return ("node", path, ordinal)
+            return ("node", path, route)
         if kind is SourceFile:
             assert isinstance(obj, SourceFile)
             if obj.path not in self.modules or self.modules[obj.path].file is not obj:
@@ -131,12 +131,11 @@ class References:
             raise pickle.PicklingError(f"{obj!r} of package {obj.pkgpath} has no name")
         return found
 
-    def _ordinals_of(self, path: str) -> dict[int, int]:
-        found = self._ordinals.get(path)
+    def _routes_of(self, path: str) -> dict[int, tuple[str | int, ...]]:
+        found = self._routes.get(path)
         if found is None:
             module = self.modules.get(path)
-            nodes = walk(module) if module is not None else ()
-            found = self._ordinals[path] = {id(node): index for index, node in enumerate(nodes)}
+            found = self._routes[path] = {} if module is None else _routes(module)
         return found
 
     def _foreigners(self) -> dict[int, tuple[str, ...]]:
@@ -170,7 +169,6 @@ class Resolver:
         self.modules = _modules(program)
         self.products = products
         self.builtins = builtins
-        self._nodes: dict[str, list[ast.Node]] = {}
 
     def __call__(self, reference: Any) -> object:
         try:
@@ -186,11 +184,8 @@ class Resolver:
             return None
         kind, *rest = reference
         if kind == "node":
-            path, ordinal = rest
-            nodes = self._nodes.get(path)
-            if nodes is None:
-                nodes = self._nodes[path] = list(walk(self.modules[path]))
-            return nodes[ordinal] if isinstance(ordinal, int) and ordinal >= 0 else None
+            path, route = rest
+            return _follow(self.modules[path], route)
         if kind == "file":
             (path,) = rest
             return self.modules[path].file
@@ -221,3 +216,42 @@ def loads(data: bytes, resolver: Resolver) -> object:
     """An interface read, its references resolved; ``UnpicklingError`` when it names
     a class an interface does not hold or a reference to nothing."""
     return pickling.load_linked(data, resolver, INTERFACE_ADMITTED)
+
+
+def _routes(module: ast.Module) -> dict[int, tuple[str | int, ...]]:
+    """The route (field, index pairs) from ``module`` to each node of its tree, by the
+    node's ``id()``."""
+    routes: dict[int, tuple[str | int, ...]] = {id(module): ()}
+    stack: list[tuple[ast.Node, tuple[str | int, ...]]] = [(module, ())]
+    while stack:
+        node, route = stack.pop()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, ast.Node):
+                step = (*route, field, -1)
+                routes.setdefault(id(value), step)
+                stack.append((value, step))
+            elif isinstance(value, list):
+                for index, item in enumerate(value):
+                    if isinstance(item, ast.Node):
+                        step = (*route, field, index)
+                        routes.setdefault(id(item), step)
+                        stack.append((item, step))
+    return routes
+
+
+def _follow(node: ast.Node, route: object) -> ast.Node | None:
+    """The node ``route`` reaches from ``node`` (None: it reaches no node)."""
+    if not isinstance(route, tuple) or len(route) % 2:
+        return None
+    for at in range(0, len(route), 2):
+        field, index = route[at], route[at + 1]
+        if field not in type(node)._fields or not isinstance(index, int):
+            return None
+        value = getattr(node, field)
+        if index >= 0:
+            value = value[index] if isinstance(value, list) and index < len(value) else None
+        if not isinstance(value, ast.Node):
+            return None
+        node = value
+    return node

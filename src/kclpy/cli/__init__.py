@@ -8,11 +8,13 @@ Adding a subcommand is a local edit: write a module ``kclpy/cli/<name>.py`` that
 defines ``configure(parser)`` (its arguments, each with a help line), ``handle(args)
 -> int`` (imports of heavy modules inside it, to keep start-up fast) and
 ``COMMAND = Command(name=..., help=..., configure=..., handle=..., examples=...)``,
-then add ``<name>.COMMAND`` to ``COMMANDS`` below. Only the chosen subcommand's
-parser is built. Positional arguments and options may be interleaved (argparse's
-intermixed parsing) unless the command sets ``intermixed=False`` (needed for
-sub-subcommands). Raise :class:`~kclpy.cli.base.CommandError` for user errors;
-anything else escaping ``handle`` is reported as an internal error.
+then add its names to ``_NAMES`` and its record to :func:`_load` below. Only the
+chosen subcommand's module is imported and only its parser built (``kcl --help``, a
+usage error and shell completion import them all). Positional arguments and options
+may be interleaved (argparse's intermixed parsing) unless the command sets
+``intermixed=False`` (needed for sub-subcommands). Raise
+:class:`~kclpy.cli.base.CommandError` for user errors; anything else escaping
+``handle`` is reported as an internal error.
 """
 
 from __future__ import annotations
@@ -24,19 +26,6 @@ import sys
 from collections.abc import Sequence
 from types import FrameType
 
-from kclpy.cli import (
-    build,
-    doc,
-    fmt,
-    import_command,
-    lint,
-    misc,
-    package,
-    run,
-    server,
-    testing,
-    vet,
-)
 from kclpy.cli.base import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
@@ -52,33 +41,36 @@ from kclpy.cli.base import (
 from kclpy.depth import run_deep
 from kclpy.diag import Code
 
-COMMANDS: tuple[Command, ...] = (
-    run.COMMAND,
-    fmt.COMMAND,
-    lint.COMMAND,
-    testing.COMMAND,
-    vet.COMMAND,
-    doc.COMMAND,
-    build.COMMAND,
-    import_command.COMMAND,
-    package.MOD,
-    package.REGISTRY,
-    misc.CLEAN,
-    misc.VERSION,
-    misc.LSP,
-    server.COMMAND,
-    misc.COMPLETION,
-    misc.KUSION,
+# every subcommand, in the order of `kcl --help`: its name and aliases (tests check them
+# against the records)
+_NAMES: tuple[tuple[str, ...], ...] = (
+    ("run", "r"),
+    ("fmt",),
+    ("lint",),
+    ("test", "t"),
+    ("vet",),
+    ("doc", "d"),
+    ("build",),
+    ("import",),
+    ("mod",),
+    ("registry",),
+    ("clean",),
+    ("version",),
+    ("lsp",),
+    ("server",),
+    ("completion",),
+    ("kusion",),
 )
+_CANONICAL = {alias: names[0] for names in _NAMES for alias in names}
 
 __all__ = [
-    "COMMANDS",
     "EXIT_INTERNAL",
     "EXIT_OK",
     "EXIT_PROGRAM_ERROR",
     "EXIT_USAGE",
     "Command",
     "build_parser",
+    "commands",
     "main",
 ]
 
@@ -94,11 +86,73 @@ class Terminated(BaseException):
         self.number = number
 
 
+def commands() -> tuple[Command, ...]:
+    """Every subcommand's record, in the order of ``kcl --help`` (imports every module)."""
+    return tuple(_load(names[0]) for names in _NAMES)
+
+
 def find_command(name: str) -> Command | None:
-    for command in COMMANDS:
-        if name == command.name or name in command.aliases:
-            return command
-    return None
+    """The record of the subcommand called ``name`` (or an alias), its module imported."""
+    canonical = _CANONICAL.get(name)
+    return None if canonical is None else _load(canonical)
+
+
+def _load(name: str) -> Command:
+    """The record of the subcommand ``name`` (a canonical name), imported now."""
+    if name == "run":
+        from kclpy.cli import run
+
+        return run.COMMAND
+    if name in ("mod", "registry"):
+        from kclpy.cli import package
+
+        return package.MOD if name == "mod" else package.REGISTRY
+    if name in ("clean", "version", "lsp", "completion", "kusion"):
+        from kclpy.cli import misc
+
+        return {
+            "clean": misc.CLEAN,
+            "version": misc.VERSION,
+            "lsp": misc.LSP,
+            "completion": misc.COMPLETION,
+            "kusion": misc.KUSION,
+        }[name]
+    return _load_tool(name)
+
+
+def _load_tool(name: str) -> Command:
+    """The record of a subcommand with a module of its own, other than ``run``."""
+    if name == "fmt":
+        from kclpy.cli import fmt
+
+        return fmt.COMMAND
+    if name == "lint":
+        from kclpy.cli import lint
+
+        return lint.COMMAND
+    if name == "test":
+        from kclpy.cli import testing
+
+        return testing.COMMAND
+    if name == "vet":
+        from kclpy.cli import vet
+
+        return vet.COMMAND
+    if name == "doc":
+        from kclpy.cli import doc
+
+        return doc.COMMAND
+    if name == "build":
+        from kclpy.cli import build
+
+        return build.COMMAND
+    if name == "import":
+        from kclpy.cli import import_command
+
+        return import_command.COMMAND
+    from kclpy.cli import server
+
+    return server.COMMAND
 
 
 def command_parser(command: Command) -> argparse.ArgumentParser:
@@ -138,9 +192,9 @@ def build_parser(full: bool = False) -> argparse.ArgumentParser:
         "'kcl COMMAND --help' shows a command's options and examples.\n\n" + EXIT_CODES_HELP,
     )
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for command in COMMANDS:
-        sub = commands.add_parser(command.name, aliases=list(command.aliases), help=command.help)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for command in commands():
+        sub = subparsers.add_parser(command.name, aliases=list(command.aliases), help=command.help)
         if full:
             command.configure(sub)
     return parser
@@ -159,7 +213,7 @@ def _is_run_option(word: str) -> bool:
     if not word.startswith("-") or word in ("-", "-h", "--help", "-V", "-v", "--version"):
         return False
     name = word.partition("=")[0]
-    options = command_parser(run.COMMAND)._option_string_actions
+    options = command_parser(_load("run"))._option_string_actions
     return name in options or (len(name) > 2 and name[1] != "-" and name[:2] in options)
 
 

@@ -11,11 +11,12 @@ Notation in the comments: ``a b -> c`` pops ``b`` (top) then ``a`` and pushes ``
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import IntEnum
 from typing import Final
 
+from kclpy.enumeration import IntEnumeration
 
-class Op(IntEnum):
+
+class Op(IntEnumeration):
     # --- stack
     NOP = 0  # -
     POP = 1  # a ->

@@ -6,10 +6,10 @@ as the reference does (``error[E1001]: ImmutableError``).
 
 from __future__ import annotations
 
-from enum import Enum
+from kclpy.enumeration import Enumeration
 
 
-class Code(Enum):
+class Code(Enumeration):
     """A diagnostic kind: ``value`` is ``(id, kind name)``."""
 
     INVALID_SYNTAX = ("E1001", "InvalidSyntax")

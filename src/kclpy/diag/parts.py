@@ -8,12 +8,11 @@ record.
 
 from __future__ import annotations
 
-from enum import IntEnum
-
+from kclpy.enumeration import IntEnumeration
 from kclpy.source import Span
 
 
-class Severity(IntEnum):
+class Severity(IntEnumeration):
     ERROR = 1
     WARNING = 2
     INFO = 3

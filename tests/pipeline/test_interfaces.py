@@ -17,7 +17,7 @@ from kclpy.compile.code import SchemaProto, schema_protos
 from kclpy.diag.render import render_all
 from kclpy.emit import EmitOptions
 from kclpy.pipeline import cache as cache_module
-from kclpy.pipeline import driver, pickling, queries
+from kclpy.pipeline import driver, interfaces, linking, pickling, queries
 from kclpy.sema.declare import DeclarationChecker
 from kclpy.sema.interface import ImportMark
 
@@ -38,9 +38,12 @@ FILES = {
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The cache folder, where a package's entry is stored the first time a run
+    checks it (no mark first: the admission has tests of its own)."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("KCLPY_CACHE_DIR", str(folder))
     monkeypatch.delenv("KCLPY_NO_CACHE", raising=False)
+    monkeypatch.setattr(interfaces, "SIGHTINGS", 1)
     return folder
 
 
@@ -111,6 +114,13 @@ def read_entry(entry: Path) -> tuple[dict[str, object], bytes, bytes]:
     return manifest, blob, code_blob
 
 
+def read_entry_manifest(entry: Path) -> dict[str, object]:
+    with entry.open("rb") as handle:
+        manifest: dict[str, object] = pickle.load(handle)
+        assert not handle.read()  # (a mark: nothing follows its manifest)
+    return manifest
+
+
 def write_entry(entry: Path, manifest: dict[str, object], blob: bytes, code_blob: bytes) -> None:
     """An entry whose manifest matches its blobs: only the dialect and the references
     can refuse it."""
@@ -142,6 +152,31 @@ def test_an_edit_of_main_checks_and_compiles_main_only(
     assert work == {"checked": ["__main__"], "compiled": ["__main__"]}
     assert again == uncached(project, monkeypatch)
     assert "extra: a" in again[0]
+
+
+def test_a_package_is_stored_the_second_time_a_run_checks_it(
+    project: Path, cache: Path, work: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first run writes marks (manifests without blobs), which no run reads as an
+    entry; the run that checks the packages again stores them; the next reads them."""
+    monkeypatch.setattr(interfaces, "SIGHTINGS", 2)
+    first = run(project)
+    marks = [read_entry_manifest(entry) for entry in packages(cache)]
+    assert sorted(mark["pkgpath"] for mark in marks) == ["lib", "low"]
+    assert all(mark["blobs"] is None for mark in marks)
+    assert run(project) == first  # the whole program's entry: nothing checked
+    edit(project, "main.k", "one = 1\n")
+    expected = uncached(project, monkeypatch)
+    work["checked"].clear()
+    assert run(project) == expected
+    assert work["checked"] == ["low", "lib", "__main__"]  # marks are misses
+    assert all(read_entry(entry)[0]["blobs"] for entry in packages(cache))
+    edit(project, "main.k", "two = 2\n")
+    expected = uncached(project, monkeypatch)
+    work["checked"].clear()
+    assert run(project) == expected
+    assert work["checked"] == ["__main__"]
+    assert len(packages(cache)) == 2
 
 
 def test_an_edit_below_checks_what_stands_on_it(
@@ -214,8 +249,8 @@ class _Call:
         return self.function, self.args
 
 
-class _Reference(pickle.Pickler):
-    """Pickles ``(names, schemas, imports)`` whose schemas hold one reference."""
+class _Persistent(pickle.Pickler):
+    """Pickles ``(names, schemas, imports)`` whose schemas hold one persistent id."""
 
     def __init__(self, file: object, pid: object) -> None:
         super().__init__(file, protocol=5)  # type: ignore[arg-type]
@@ -225,10 +260,15 @@ class _Reference(pickle.Pickler):
         return self.pid if obj == "REFERENCE" else None
 
 
-def _referring(pid: object) -> bytes:
+def _persistent(pid: object) -> bytes:
     buffer = io.BytesIO()
-    _Reference(buffer, pid).dump(({}, {"x": "REFERENCE"}, ()))
+    _Persistent(buffer, pid).dump(({}, {"x": "REFERENCE"}, ()))
     return buffer.getvalue()
+
+
+def _referring(*parts: object) -> bytes:
+    """``(names, schemas, imports)`` whose schemas hold one reference (as written)."""
+    return pickle.dumps(({}, {"x": _Call(linking.reference, *parts)}, ()), protocol=5)
 
 
 @pytest.mark.parametrize(
@@ -239,6 +279,8 @@ def _referring(pid: object) -> bytes:
         "kclpy.source.SourceFile",
         "reference to nothing",
         "reference to a node out of range",
+        "reference with no parts",
+        "persistent id",
         "not a triple",
         "corrupt",
     ],
@@ -259,8 +301,10 @@ def test_a_hostile_interface_is_refused(
         "os.system": pickle.dumps(_Call(os.system, f"touch {marker}"), protocol=5),
         "builtins.eval": pickle.dumps(_Call(eval, f"open({str(marker)!r}, 'w')"), protocol=5),
         "kclpy.source.SourceFile": b"\x80\x05\x8c\x0ckclpy.source\x8c\nSourceFile\x93)R.",
-        "reference to nothing": _referring(("symbol", "nowhere", "x")),
-        "reference to a node out of range": _referring(("node", str(project / "main.k"), 10**6)),
+        "reference to nothing": _referring("symbol", "nowhere", "x"),
+        "reference to a node out of range": _referring("node", str(project / "main.k"), 10**6),
+        "reference with no parts": _referring(),
+        "persistent id": _persistent(("symbol", "low", "LOW")),
         "not a triple": pickle.dumps(({}, {}), protocol=5),
         "corrupt": blob[: len(blob) // 2],
     }

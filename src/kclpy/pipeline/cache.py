@@ -337,10 +337,16 @@ class ProgramCache:
             return None
         return listed
 
-    def store(self, codes: Mapping[str, PackageCode], reads: Reads) -> bool:
+    def store(
+        self,
+        codes: Mapping[str, PackageCode],
+        reads: Reads,
+        pickled: dict[int, tuple[Any, bytes]] | None = None,
+    ) -> bool:
         """Write the entry (the codes, and what loading the program read: its
         ``Program.reads``) atomically; False (and no entry) when it cannot be written
-        or the cache folder is not to be trusted."""
+        or the cache folder is not to be trusted. ``pickled``: the codes the run
+        pickled already, and pickles (``pickling.dumps_once``)."""
         if not reads.complete or not reads.files:
             return False
         manifest = {
@@ -356,8 +362,9 @@ class ProgramCache:
             from kclpy.pipeline import pickling
 
             blobs = {}
+            memo = {} if pickled is None else pickled
             for pkgpath, code in codes.items():
-                blob = pickling.dumps(code)
+                blob = pickling.dumps_once(code, memo)
                 blobs[pkgpath] = (digest(blob), blob)
         except Exception:  # (what cannot be pickled is not cached)
             os.close(folder)

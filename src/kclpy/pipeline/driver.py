@@ -370,10 +370,11 @@ def _store(
     packages (with ``shelf``): their codes, with the schema bodies the run compiled in
     place of their headers."""
     source.fill(codes)
+    pickled: dict[int, tuple[Any, bytes]] = {}  # (a package's code pickled once for both)
     if cache is not None:
-        cache.store(codes, reads)
+        cache.store(codes, reads, pickled)
     if shelf is not None:
-        shelf.store()
+        shelf.store(pickled)
 
 
 def _restore(cache: ProgramCache, codes: dict[str, PackageCode], source: ProgramCode) -> None:

@@ -21,12 +21,20 @@ below a package changes its key).
 files with their digests, the sizes of the two blobs), then a pair of blobs: the
 interface (its declarations decorated with their symbols, its schemas, where it imports
 what: ``kclpy.sema.interface.interface_product``; the classes of
-``pickling.INTERFACE_PICKLED_AS`` and references to the program's trees and the
-symbols below it, ``kclpy.pipeline.linking``) and the code (``PackageCode``, the code
-dialect only). An entry is used only when its manifest names this key, package and
-files, both blobs have their sizes and unpickle, every reference resolves in this program and the
-code was compiled from the package's files; else it is a miss (and the run writes a
-good one).
+``linking.INTERFACE_CLASSES`` and references to the program's trees and the
+symbols below it, ``kclpy.pipeline.linking``; no documentation) and the code
+(``PackageCode``, the code dialect only). An entry is used only when its manifest
+names this key, package and files, both blobs have their sizes and unpickle, every
+reference resolves in this program and the code was compiled from the package's
+files; else it is a miss (and the run writes a good one).
+
+**Admission.** Most programs run once per cache (a CI machine's first run) or then
+hit the whole program's entry (``kclpy.pipeline.cache``), which needs no package's:
+pickling every interface on such a run would cost it about a third more. So a run
+that checks a package with no entry writes a mark (its manifest with no blobs,
+:data:`SIGHTINGS`), and the entry itself is written by a later run that checks the
+package again and finds the mark: the first run that missed the whole program's
+entry (an edit), whose successors then read it.
 
 **Diagnostics.** A package whose check or compile reported anything (a warning
 included) is not stored: it is checked again on every run, so a program's diagnostics,
@@ -46,7 +54,8 @@ import os
 import re
 import sys
 from collections.abc import Hashable, Mapping
-from typing import IO, TYPE_CHECKING
+from functools import partial
+from typing import IO, TYPE_CHECKING, Any
 
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode, SchemaProto, schema_protos
 from kclpy.loader import MAIN, Program, digest
@@ -54,12 +63,17 @@ from kclpy.pipeline import cache
 from kclpy.release import __version__
 from kclpy.sema.interface import CheckedPackage, ImportMark, interface_product
 from kclpy.sema.symbols import Declaration, SchemaInfo, Symbol
+from kclpy.sema.types import FuncType
+from kclpy.syntax import ast
 
 if TYPE_CHECKING:
     from kclpy.pipeline.linking import Resolver
 
 _FORMAT = 1
-LIMIT = 4096  # entries kept in the folder
+LIMIT = 4096  # entries kept in the folder (marks included)
+SIGHTINGS = 2
+"""The runs that check a package (with no diagnostic) before one stores its entry:
+the earlier ones store a mark (see the module docstring)."""
 _ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.bin")
 _SETTINGS = ("scopes", False, "tool_facts", False)
 
@@ -113,11 +127,13 @@ class PackageShelf:
         self._pkgpaths = {key: path for path, key in keys.items() if key and path != MAIN}
         self.products: dict[str, CheckedPackage] = {}  # installed so far, by package
         self.read: dict[str, _Read] = {}
+        self.seen: set[str] = set()  # packages whose entry is a mark (see ``SIGHTINGS``)
         self.fresh: dict[str, CheckedPackage] = {}  # checked here with no diagnostic
         self.clean: dict[str, PackageCode] = {}  # compiled here with no diagnostic
-        # after ``settle``: the entries to write (package, interface, code) and the
-        # packages read (package, interface, code, bodies it had)
+        # after ``settle``: the entries to write (package, interface, code), the marks
+        # and the packages read (package, interface, code, bodies it had)
         self._pending: list[tuple[str, bytes, PackageCode]] = []
+        self._marks: list[str] = []
         self._resolver: Resolver | None = None
         self._unread: list[tuple[str, bytes, PackageCode, int]] = []
         digests = dict(program.reads.files)
@@ -191,6 +207,9 @@ class PackageShelf:
             return None
         if manifest.get("pkgpath") != pkgpath or manifest.get("files") != files:
             return None
+        if manifest.get("blobs") is None:  # a mark: seen once, stored the next time
+            self.seen.add(pkgpath)
+            return None
         blob, code_blob = pickling.load_plain(handle)
         if manifest.get("blobs") != (len(blob), len(code_blob)):
             return None
@@ -201,6 +220,8 @@ class PackageShelf:
             self._resolver = linking.Resolver(self.program, self.products, self.builtins)
         loaded = linking.loads(blob, self._resolver)
         names, schemas, imports = _check_shapes(loaded)
+        for info in schemas.values():  # (documentation is not stored: from the tree)
+            info.doc = info.func.doc = info.node.doc
         modules = self.program.packages[pkgpath]
         product = interface_product(pkgpath, modules, names, schemas, imports, self.products)
         return _Read(product, code, blob)
@@ -211,14 +232,17 @@ class PackageShelf:
         it); their code is pickled by :meth:`store`, with the bodies the run compiled."""
         from kclpy.pipeline import linking
 
+        references = linking.References(self.program, self.products, self.builtins)
         for pkgpath, product in self.fresh.items():
             code = self.clean.get(pkgpath)
             if code is None or self.products.get(pkgpath) is not product:
                 continue
-            references = linking.References(self.program, pkgpath, self.products, self.builtins)
+            if SIGHTINGS > 1 and pkgpath not in self.seen:
+                self._marks.append(pkgpath)
+                continue
             interface = (product.names, dict(product.interface.schemas), product.imports)
             try:
-                self._pending.append((pkgpath, linking.dumps(interface, references), code))
+                self._pending.append((pkgpath, linking.dumps(interface, pkgpath, references), code))
             except Exception as error:  # (what cannot be pickled is not cached)
                 cache.note(f"package {pkgpath} is not cached: {error}")
         self._unread = [
@@ -230,34 +254,55 @@ class PackageShelf:
         self.products.clear()
         self.read.clear()
 
-    def store(self) -> int:
+    def store(self, pickled: dict[int, tuple[Any, bytes]] | None = None) -> int:
         """Write the entries this run has for (see the module docstring; after
-        :meth:`settle`); how many."""
-        pending = list(self._pending)
+        :meth:`settle`); how many. ``pickled``: the codes the run pickled already
+        (``pickling.dumps_once``)."""
+        pending, marks = list(self._pending), list(self._marks)
         for pkgpath, blob, code, bodies in self._unread:
             if _bodies(code) > bodies:  # (the run compiled schemas it lacked)
                 pending.append((pkgpath, blob, code))
-        self._pending, self._unread = [], []
-        if not pending:
+        self._pending, self._unread, self._marks = [], [], []
+        if not pending and not marks:
             return 0
         folder = cache.open_programs(self.directory, True, cache.PACKAGES)
         if folder is None:
             return 0
         try:
-            written = sum(self._write(folder, *item) for item in pending)
+            memo = {} if pickled is None else pickled
+            written = sum(self._write(folder, memo, *item) for item in pending)
+            written += sum(self._mark(folder, pkgpath) for pkgpath in marks)
             _bound(folder)
         finally:
             os.close(folder)
         return written
 
-    def _write(self, folder: int, pkgpath: str, blob: bytes, code: PackageCode) -> bool:
+    def _mark(self, folder: int, pkgpath: str) -> bool:
+        """Write the mark of ``pkgpath``: its manifest, no blobs."""
+        from kclpy.pipeline import pickling
+
+        package_key = self.keys.get(pkgpath)
+        if not package_key:
+            return False
+        key = entry_key(package_key)
+        manifest = {"key": key, "pkgpath": pkgpath, "files": self._files[pkgpath], "blobs": None}
+        return cache.replace_entry(folder, key + ".bin", partial(pickling.dump, manifest))
+
+    def _write(
+        self,
+        folder: int,
+        pickled: dict[int, tuple[Any, bytes]],
+        pkgpath: str,
+        blob: bytes,
+        code: PackageCode,
+    ) -> bool:
         from kclpy.pipeline import pickling
 
         package_key = self.keys.get(pkgpath)
         if not package_key:
             return False
         try:
-            code_blob = pickling.dumps(code)
+            code_blob = pickling.dumps_once(code, pickled)
         except Exception:
             return False
         key = entry_key(package_key)
@@ -286,7 +331,12 @@ def _check_shapes(
         raise ValueError("an interface holds no tables")
     if not all(type(found) is Declaration for found in names.values()):
         raise ValueError("an interface names something other than declarations")
-    if not all(type(found) is SchemaInfo for found in schemas.values()):
+    if not all(
+        type(found) is SchemaInfo
+        and isinstance(found.node, ast.SchemaStmt | ast.RuleStmt)
+        and type(found.func) is FuncType
+        for found in schemas.values()
+    ):
         raise ValueError("an interface lists something other than schemas")
     if not isinstance(imports, tuple) or not all(
         isinstance(mark, tuple)

@@ -55,16 +55,23 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import IO, Any, Protocol
 
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
 from kclpy.loader import MAIN, Loader, Reads, digest
 from kclpy.release import __version__
 from kclpy.source import temporary_name
 
-if TYPE_CHECKING:
-    from kclpy.pipeline.queries import Recent
+
+class CodeMemo(Protocol):
+    """Packages' code already read back in this process, by the digest of their bytes
+    (the query database's table, ``kclpy.pipeline.queries.Database.unpickled``)."""
+
+    def get(self, key: Hashable) -> PackageCode | None: ...
+
+    def put(self, key: Hashable, value: PackageCode) -> None: ...
+
 
 _FORMAT = 4  # layout of an entry (manifest pickle, then a pickle of per-package pickles)
 
@@ -81,8 +88,9 @@ def cache_dir() -> str | None:
     return os.path.join(base, "kclpy")
 
 
-_PROGRAMS = "programs"  # the entries' folder, in the cache folder
-CACHE_CONTENTS = frozenset((_PROGRAMS,))  # all it writes at its top (`kcl clean` checks)
+_PROGRAMS = "programs"  # the whole programs' entries' folder, in the cache folder
+PACKAGES = "packages"  # the checked packages' entries' folder (``kclpy.pipeline.interfaces``)
+CACHE_CONTENTS = frozenset((_PROGRAMS, PACKAGES))  # all it writes at its top (`kcl clean`)
 _OPEN_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _NO_LINK = getattr(os, "O_NOFOLLOW", 0)
 _OPEN_ENTRY = os.O_RDONLY | _NO_LINK | getattr(os, "O_CLOEXEC", 0)
@@ -98,7 +106,7 @@ def report_to(listener: Callable[[str], object] | None) -> None:
     _listeners[:] = [] if listener is None else [listener]
 
 
-def _note(message: str) -> None:
+def note(message: str) -> None:
     """Tell the listener ``message``, once per process."""
     if _listeners and message not in _noted:
         _noted.add(message)
@@ -117,21 +125,22 @@ def distrust(info: os.stat_result) -> str | None:
     return None
 
 
-def open_programs(directory: str, create: bool) -> int | None:
-    """A descriptor of the entries' folder of the cache at ``directory``, both folders
-    checked (:func:`distrust`) and, with ``create``, made (0700) when missing; None
-    when missing, unusable or not to be trusted (noted)."""
+def open_programs(directory: str, create: bool, entries: str = _PROGRAMS) -> int | None:
+    """A descriptor of the folder ``entries`` (the programs', or :data:`PACKAGES`) of
+    the cache at ``directory``, both folders checked (:func:`distrust`) and, with
+    ``create``, made (0700) when missing; None when missing, unusable or not to be
+    trusted (noted)."""
     try:
         top = _open_folder(directory, None, create)
     except OSError as error:
-        _note(f"cache folder {directory}: {error.strerror or error}; running uncached")
+        note(f"cache folder {directory}: {error.strerror or error}; running uncached")
         return None
     if top is None:
         return None
     try:
-        return _open_folder(_PROGRAMS, top, create, directory)
+        return _open_folder(entries, top, create, directory)
     except OSError as error:
-        _note(f"cache folder {directory}/{_PROGRAMS}: {error.strerror or error}; running uncached")
+        note(f"cache folder {directory}/{entries}: {error.strerror or error}; running uncached")
         return None
     finally:
         os.close(top)
@@ -154,7 +163,7 @@ def _open_folder(path: str, parent: int | None, create: bool, within: str = "") 
     problem = distrust(os.fstat(folder))
     if problem is not None:
         os.close(folder)
-        _note(f"cache folder {os.path.join(within, path)} {problem}: not used, running uncached")
+        note(f"cache folder {os.path.join(within, path)} {problem}: not used, running uncached")
         return None
     return folder
 
@@ -166,6 +175,41 @@ def _make_folders(path: str) -> None:
         _make_folders(parent)
     with contextlib.suppress(FileExistsError):
         os.mkdir(path, 0o700)
+
+
+def open_entry(folder: int, name: str, shown: str) -> IO[bytes] | None:
+    """The entry ``name`` of the folder open as ``folder``, opened for reading without
+    following a link; None when missing, or not a regular file of this user's that
+    group and others cannot write (noted, as ``shown``)."""
+    try:
+        handle = open(os.open(name, _OPEN_ENTRY, dir_fd=folder), "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        return None
+    info = os.fstat(handle.fileno())
+    problem = "is not a file" if not stat.S_ISREG(info.st_mode) else distrust(info)
+    if problem is not None:
+        handle.close()
+        note(f"cache entry {shown} {problem}: ignored")
+        return None
+    return handle
+
+
+def replace_entry(folder: int, name: str, write: Callable[[IO[bytes]], object]) -> bool:
+    """Put the entry ``name`` in the folder open as ``folder`` at once: ``write`` fills
+    a new file (0600) there, which then replaces the entry; False (and nothing left
+    behind) when it cannot be written."""
+    temp = ""
+    try:
+        temp = temporary_name(".tmp-") + ".bin"
+        with open(os.open(temp, _CREATE_ENTRY, 0o600, dir_fd=folder), "wb") as handle:
+            write(handle)
+        os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except Exception:  # a cache that cannot be written is no cache, not an error
+        if temp:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
+        return False
+    return True
 
 
 @functools.cache
@@ -225,7 +269,7 @@ class ProgramCache:
         # the files (path, digest) of the entry a lookup found valid
         self.files_read: list[tuple[str, str]] | None = None
 
-    def lookup(self, unpickled: Recent[PackageCode] | None = None) -> dict[str, PackageCode] | None:
+    def lookup(self, unpickled: CodeMemo | None = None) -> dict[str, PackageCode] | None:
         """The cached codes when the entry exists, is to be trusted and is still valid,
         else None (packages already read back in this process come from ``unpickled``,
         the query database's table, by the digest of their bytes). A
@@ -237,12 +281,10 @@ class ProgramCache:
         if folder is None:
             return None
         try:
-            with open(os.open(self.name, _OPEN_ENTRY, dir_fd=folder), "rb") as handle:
-                info = os.fstat(handle.fileno())
-                problem = "is not a file" if not stat.S_ISREG(info.st_mode) else distrust(info)
-                if problem is not None:
-                    _note(f"cache entry {self.path} {problem}: ignored")
-                    return None
+            opened = open_entry(folder, self.name, self.path)
+            if opened is None:
+                return None
+            with opened as handle:
                 from kclpy.pipeline import pickling  # (an entry found: not before)
 
                 manifest = pickling.load_plain(handle)
@@ -257,7 +299,7 @@ class ProgramCache:
         except FileNotFoundError:
             return None
         except Exception as error:  # an unreadable, corrupt or refused entry is a miss
-            _note(f"cache entry {self.path} cannot be used ({error}): ignored")
+            note(f"cache entry {self.path} cannot be used ({error}): ignored")
             return None
         finally:
             os.close(folder)
@@ -295,10 +337,16 @@ class ProgramCache:
             return None
         return listed
 
-    def store(self, codes: Mapping[str, PackageCode], reads: Reads) -> bool:
+    def store(
+        self,
+        codes: Mapping[str, PackageCode],
+        reads: Reads,
+        pickled: dict[int, tuple[Any, bytes]] | None = None,
+    ) -> bool:
         """Write the entry (the codes, and what loading the program read: its
         ``Program.reads``) atomically; False (and no entry) when it cannot be written
-        or the cache folder is not to be trusted."""
+        or the cache folder is not to be trusted. ``pickled``: the codes the run
+        pickled already, and pickles (``pickling.dumps_once``)."""
         if not reads.complete or not reads.files:
             return False
         manifest = {
@@ -310,32 +358,29 @@ class ProgramCache:
         folder = open_programs(self.directory, create=True)
         if folder is None:
             return False
-        temp = ""
         try:
             from kclpy.pipeline import pickling
 
             blobs = {}
+            memo = {} if pickled is None else pickled
             for pkgpath, code in codes.items():
-                blob = pickling.dumps(code)
+                blob = pickling.dumps_once(code, memo)
                 blobs[pkgpath] = (digest(blob), blob)
-            temp = temporary_name(".tmp-") + ".bin"
-            with open(os.open(temp, _CREATE_ENTRY, 0o600, dir_fd=folder), "wb") as handle:
-                pickling.dump(manifest, handle)
-                pickling.dump(blobs, handle)
-            os.replace(temp, self.name, src_dir_fd=folder, dst_dir_fd=folder)
-        except Exception:  # a cache that cannot be written is no cache, not an error
-            if temp:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp, dir_fd=folder)
+        except Exception:  # (what cannot be pickled is not cached)
+            os.close(folder)
             return False
+
+        def write(handle: IO[bytes]) -> None:
+            pickling.dump(manifest, handle)
+            pickling.dump(blobs, handle)
+
+        try:
+            return replace_entry(folder, self.name, write)
         finally:
             os.close(folder)
-        return True
 
 
-def _read_package(
-    blob_digest: str, blob: bytes, unpickled: Recent[PackageCode] | None
-) -> PackageCode:
+def _read_package(blob_digest: str, blob: bytes, unpickled: CodeMemo | None) -> PackageCode:
     """One package of an entry, unpickled (once per process with ``unpickled``)."""
     found = unpickled.get(blob_digest) if unpickled is not None else None
     if found is None:

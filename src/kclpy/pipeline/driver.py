@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from kclpy.compile.code import PackageCode
     from kclpy.emit import EmitOptions
     from kclpy.pipeline.cache import ProgramCache
+    from kclpy.pipeline.interfaces import PackageShelf
     from kclpy.sema import Model
     from kclpy.values.errors import KclRuntimeError, Location
     from kclpy.vm.limits import ResourceLimits
@@ -302,6 +303,8 @@ def front_end(
         cache = open_cache(inputs.files, inputs.work_dir, dict(inputs.externals), inputs.check)
     if database is None:
         database = Database(Settings(tool_facts=False, keyed=cache is not None))
+        if cache is not None:  # (checked packages on disk: a run's own database only)
+            database.disk = cache.directory
     cached = cache.lookup(database.unpickled) if cache is not None else None
     if cache is not None and cached is not None:
         files_read = cache.files_read
@@ -312,9 +315,16 @@ def front_end(
     if built is None:
         return None
     program, codes, source = built
+    shelf, database.shelf = database.shelf, None
+    if shelf is not None:
+        if shelf.read:  # (code read from disk: its unused schemas' bodies from source)
+            source.rebuild = partial(_rebuild, inputs, list(program.reads.files))
+        shelf.settle()
     store: Callable[[], object] | None = None
     if cache is not None and not diagnostics:  # (what loading read; the trees go before the run)
-        store = partial(_store, cache, codes, program.reads, source)
+        store = partial(_store, cache, codes, program.reads, source, shelf)
+    elif shelf is not None:
+        store = partial(_store, None, codes, program.reads, source, shelf)
     files = {
         module.file.path: module.file for modules in program.packages.values() for module in modules
     }
@@ -358,12 +368,21 @@ def _rebuild(inputs: Inputs, files_read: list[tuple[str, str]] | None) -> Progra
 
 
 def _store(
-    cache: ProgramCache, codes: dict[str, PackageCode], reads: Reads, source: ProgramCode
+    cache: ProgramCache | None,
+    codes: dict[str, PackageCode],
+    reads: Reads,
+    source: ProgramCode,
+    shelf: PackageShelf | None,
 ) -> None:
-    """Write the entry of a program compiled from source: its codes, with the schema
-    bodies the run compiled in place of their headers."""
+    """Write the entry of a program compiled from source (with ``cache``) and of its
+    packages (with ``shelf``): their codes, with the schema bodies the run compiled in
+    place of their headers."""
     source.fill(codes)
-    cache.store(codes, reads)
+    pickled: dict[int, tuple[Any, bytes]] = {}  # (a package's code pickled once for both)
+    if cache is not None:
+        cache.store(codes, reads, pickled)
+    if shelf is not None:
+        shelf.store(pickled)
 
 
 def _restore(cache: ProgramCache, codes: dict[str, PackageCode], source: ProgramCode) -> None:

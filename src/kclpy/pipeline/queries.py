@@ -47,12 +47,13 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from kclpy.compile.code import PackageCode, SchemaHeader, SchemaProto, fill_schemas
 from kclpy.diag import Code, Diagnostic, make_error
-from kclpy.loader import Loader, Program, Reads, digest
+from kclpy.loader import MAIN, Loader, Program, Reads, digest
 from kclpy.pipeline.inputs import Files, Settings
 
 if TYPE_CHECKING:
+    from kclpy.pipeline.interfaces import PackageShelf
     from kclpy.sema import Model
-    from kclpy.sema.interface import CheckedPackage
+    from kclpy.sema.interface import CheckedPackage, PackageMemo
     from kclpy.sema.symbols import Symbol
     from kclpy.syntax import ast
 
@@ -103,6 +104,10 @@ class Database:
         # the last program asked for its keys (not kept alive by this memo) and its keys
         self._keys: tuple[weakref.ref[Program], dict[str, str | None]] | None = None
         self._builtins: dict[str, Symbol] | None = None  # what the shared checks bind
+        # a run's: the cache folder of checked packages' entries (None: none) and the
+        # view of them of the last program checked (``kclpy.pipeline.interfaces``)
+        self.disk: str | None = None
+        self.shelf: PackageShelf | None = None
 
     def package_keys(self, program: Program) -> dict[str, str | None]:
         """:func:`package_keys` of ``program`` (memoised for the last program asked)."""
@@ -135,13 +140,30 @@ class Database:
 
         settings = self.settings
         if not settings.shared:
-            return check_program(program, settings.scopes, None, settings.tool_facts)
+            memo = self._disk_memo(program)
+            return check_program(program, settings.scopes, memo, settings.tool_facts)
         from kclpy.sema.interface import PackageMemo, builtin_symbols
 
         if self._builtins is None:
             self._builtins = builtin_symbols()
         memo = PackageMemo(self.checked, self.package_keys(program), self._builtins)
         return check_program(program, settings.scopes, memo, settings.tool_facts)
+
+    def _disk_memo(self, program: Program) -> PackageMemo | None:
+        """A run's store of checked packages: their entries on disk (``disk``), when the
+        database records digests and the program imports packages with a key."""
+        self.shelf = None
+        if self.disk is None or not self.files.keyed or self.settings != _RUN:
+            return None
+        keys = self.package_keys(program)
+        if not any(key for pkgpath, key in keys.items() if pkgpath != MAIN):
+            return None
+        from kclpy.pipeline.interfaces import PackageShelf
+        from kclpy.sema.interface import PackageMemo, builtin_symbols
+
+        builtins = builtin_symbols()
+        self.shelf = PackageShelf(self.disk, program, keys, builtins)
+        return PackageMemo(self.shelf, keys, builtins)
 
     def code(
         self,
@@ -157,11 +179,16 @@ class Database:
         shared = self.settings.shared
         deferring = checked and not shared
         keys = self.package_keys(program) if shared else {}
+        shelf = self.shelf if checked and self.shelf is not None else None
+        if shelf is not None and shelf.program is not program:
+            shelf = None
         source = ProgramCode()
         codes: dict[str, PackageCode] = {}
         for pkgpath, modules in program.packages.items():
             key = keys.get(pkgpath)
             found = self.compiled.get(key) if shared and key is not None else None
+            if found is None and shelf is not None:
+                found = shelf.code(pkgpath)
             if found is None:
                 found, problems = _compile_package(
                     model, pkgpath, modules, source if deferring else None
@@ -171,6 +198,8 @@ class Database:
                     return None
                 if shared and key is not None and not problems:
                     self.compiled.put(key, found)
+                if shelf is not None and not problems:
+                    shelf.compiled(pkgpath, found)
             codes[pkgpath] = found
         if any(d.is_error for d in diagnostics):
             return None
@@ -235,6 +264,8 @@ def package_keys(program: Program) -> dict[str, str | None]:
 
     return {pkgpath: key_of(pkgpath, frozenset()) for pkgpath in program.packages}
 
+
+_RUN = Settings(tool_facts=False, keyed=True)  # a run's settings (the disk tier's only)
 
 CHANGED = "the program's files changed while it ran from the compiled-module cache; run it again"
 

@@ -282,3 +282,30 @@ def install(model: Model, product: CheckedPackage, reused: bool) -> None:
         model.regions[pkgpath] = list(product.regions)
     for name, entries in zip(_TABLES, product.entries, strict=True):
         getattr(model, name).update(entries)
+
+
+def interface_product(
+    pkgpath: str,
+    modules: Sequence[ast.Module],
+    names: dict[str, Declaration],
+    schemas: Mapping[str, SchemaInfo],
+    imports: Sequence[ImportMark],
+    installed: Mapping[str, CheckedPackage],
+) -> CheckedPackage:
+    """The product of a package checked with no diagnostic, from its interface alone
+    (its names and schemas, what importers' checking reads; a persistent store's,
+    ``kclpy.pipeline.interfaces``): no tools' tables, no uses recorded; the products
+    below it are ``installed``'s."""
+    symbols = {name: found.symbol for name, found in names.items() if found.symbol is not None}
+    shown = MappingProxyType(dict(schemas))
+    interface = PackageInterface(pkgpath, MappingProxyType(symbols), shown)
+    nothing: Mapping[Any, Any] = MappingProxyType({})
+    return CheckedPackage(
+        interface,
+        tuple(modules),
+        (),
+        tuple(imports),
+        names,
+        (shown, *(nothing for _ in _TABLES[1:])),
+        MappingProxyType(depends_of(imports, installed)),
+    )

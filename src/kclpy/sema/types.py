@@ -235,8 +235,10 @@ class DictType(Type):
     def __getattr__(self, name: str) -> Type:
         # called only for an unset slot: a union of a config literal's entries, read now
         index = 0 if name == "key" else 1 if name == "val" else -1
+        if index < 0:  # (before reading a slot: an unpickled type has none set yet)
+            raise AttributeError(name)
         entries = self._entries
-        if index < 0 or entries is None:
+        if entries is None:
             raise AttributeError(name)
         union = _lattice.sup(entries[index])
         if index:

@@ -10,7 +10,10 @@ the same reports.
 ``relations.subsume`` decides what a config literal's entries decide without building
 its unions, and ``relations.sup`` joins two types without their ``type_key``s:
 properties hold both to the answers of the unions built first (the rule before), and
-a sup of two to the general way.
+a sup of two to the general way. ``subsume`` answers a type against itself at once:
+a property holds that answer to the one of the same type built twice. A key a config
+literal sets again merges its values' types when read (``MergedAttr``): a property
+holds each merge to the one made at once, entry after entry.
 
 ``KCLPY_FUZZ_EXAMPLES`` raises the number of examples.
 """
@@ -27,7 +30,7 @@ from kclpy.loader import Program
 from kclpy.sema.assign import AssignabilityChecker
 from kclpy.sema.base import CheckContext
 from kclpy.sema.model import Model
-from kclpy.sema.relations import subsume, sup
+from kclpy.sema.relations import subsume, sup, widen
 from kclpy.sema.types import (
     ANY,
     BOOL_T,
@@ -39,6 +42,7 @@ from kclpy.sema.types import (
     DictAttr,
     DictType,
     ListType,
+    MergedAttr,
     Type,
     UnionType,
     bool_lit,
@@ -184,6 +188,39 @@ def test_sup_of_two_is_the_general_sup(first: Recipe, second: Recipe) -> None:
     joined = sup([build(first), build(second)]).ty_str()
     left, right = built_first(first), built_first(second)
     assert joined == sup([left, right]).ty_str() == sup([left, right, right]).ty_str()
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.one_of(values, expected_types), st.booleans())
+def test_a_type_fits_itself(recipe: Recipe, check_left_any: bool) -> None:
+    # what ``subsume`` answers for one type object at once, two equal ones answer too
+    assert subsume(build(recipe), build(recipe), check_left_any)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.lists(values, min_size=2, max_size=5))
+def test_a_merged_key_merges_as_entry_after_entry(recipes: list[Recipe]) -> None:
+    first, *rest = recipes
+    merged = MergedAttr(DictAttr(build(first), None, wide=False), build(rest[0]), None)
+    for recipe in rest[1:]:
+        merged.add(build(recipe), None)
+    eager: list[str] = []
+    so_far = DictAttr(build(first), None, wide=False)
+    for recipe in rest:  # (what the checker did at each entry before)
+        joined = sup([so_far.type, build(recipe)])
+        eager.append(joined.ty_str())
+        so_far = DictAttr(joined, None, wide=False)
+    counts = range(len(rest), 0, -1)  # (read last first: the earlier ones are kept)
+    assert [merged.merged(count).ty_str() for count in counts] == eager[::-1]
+    assert merged.type.ty_str() == widen(so_far.type).ty_str() == so_far.type.ty_str()
 
 
 def test_the_property_sees_both_answers() -> None:

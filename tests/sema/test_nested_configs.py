@@ -19,8 +19,18 @@ from kclpy.sema import check_program
 from kclpy.sema.assign import AssignabilityChecker
 from kclpy.sema.base import CheckContext
 from kclpy.sema.model import Model
-from kclpy.sema.relations import subsume
-from kclpy.sema.types import INT_T, STR_T, VOID_T, DictAttr, DictType, Type, int_lit, str_lit
+from kclpy.sema.relations import subsume, sup, widen
+from kclpy.sema.types import (
+    INT_T,
+    STR_T,
+    VOID_T,
+    DictAttr,
+    DictType,
+    MergedAttr,
+    Type,
+    int_lit,
+    str_lit,
+)
 
 
 def diagnostics(source: str) -> list[tuple[int, int, str]]:
@@ -184,3 +194,56 @@ def test_subsume_past_the_union_limit_builds_the_union() -> None:
         expected = DictType(STR_T, INT_T)
         answer = subsume(lazy, expected, check_left_any)
         assert answer == subsume(built, expected, check_left_any) == check_left_any
+
+
+MERGED_KEYS = """\
+d = {
+    a = 1
+    a = "x"
+    a = {k = 1}
+    b = a + 1
+}
+e = {
+    "a": [1]
+    **{a = 2.5}
+    a = "y"
+    c = a - 1
+}
+g = d.a - 1
+h = e.a * "z"
+i = {x = 1, x = 2, x = 3}.x + "w"
+"""
+
+
+def test_a_key_set_again_has_the_merged_type() -> None:
+    # read later in the literal (the key's symbol) and through the literal's type
+    # (its attribute, widened); an attribute of a ``**`` value is merged, not extended
+    assert [message for _, _, message in diagnostics(MERGED_KEYS)] == [
+        "unsupported operand type(s) for +: 'int | str | {str(k):int(1)}' and 'int(1)'",
+        "unsupported operand type(s) for -: 'float | str(y)' and 'int(1)'",
+        "unsupported operand type(s) for -: 'int | str | {str:int}' and 'int(1)'",
+        "unsupported operand type(s) for *: 'float | str' and 'str(z)'",
+        "unsupported operand type(s) for +: 'int' and 'str(w)'",
+    ]
+
+
+def test_a_merged_key_merges_when_read_one_value_after_the_other() -> None:
+    values: list[Type] = [
+        _literal([str_lit("x")], [int_lit(1)]),
+        str_lit("s"),
+        _literal([str_lit("y")], [int_lit(2)]),
+    ]
+    first = DictAttr(int_lit(0), None, wide=False)
+    merged = MergedAttr(first, values[0], None)
+    for value in values[1:]:
+        merged.add(value, None)
+    assert merged.count == 3
+    assert values[0].pending_entries() is not None  # nothing merged before a read
+    expected: list[Type] = []
+    so_far: Type = INT_T  # the first attribute's type, widened
+    for value in values:
+        so_far = sup([so_far, value])
+        expected.append(so_far)
+        so_far = widen(so_far)
+    assert [merged.merged(count).ty_str() for count in (1, 2, 3)] == [t.ty_str() for t in expected]
+    assert merged.type.ty_str() == widen(expected[-1]).ty_str() == "int | {str:int} | str"

@@ -36,6 +36,7 @@ from kclpy.sema.types import (
     DictType,
     ListType,
     LitType,
+    MergedAttr,
     Type,
     UnionType,
     config_key_type,
@@ -51,12 +52,13 @@ from kclpy.syntax.targets import dotted_name
 class _Collect:
     """Key types, value types and literal keys gathered from a config's entries."""
 
-    __slots__ = ("attrs", "keys", "vals")
+    __slots__ = ("attrs", "keys", "merging", "vals")
 
     def __init__(self) -> None:
         self.keys: list[Type] = []
         self.vals: list[Type] = []
         self.attrs: dict[str, DictAttr] = {}
+        self.merging: dict[str, MergedAttr] = {}  # the keys set more than once, so far
 
     def result(self) -> DictType:
         return DictType.of_entries(self.keys, self.vals, self.attrs)
@@ -523,16 +525,29 @@ class ConfigChecker:
     def _add_literal_key(
         self, name: str, val_type: Type, span: Span, node: ast.Node, collected: _Collect
     ) -> None:
+        """Record the literal key ``name`` of the config, and the symbol it defines there
+        (a key set again merges its values' types: ``MergedAttr``)."""
+        ctx = self.ctx
         previous = collected.attrs.get(name)
-        merged = sup([previous.type, val_type]) if previous is not None else val_type
-        collected.attrs[name] = DictAttr(merged, span, wide=False)
-        bound = self.ctx.is_bound(node)  # (to a schema's attribute, a loop variable)
-        symbol = self.ctx.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)
-        declaration = self.ctx.declarations.get(node.id)  # a key read later in the literal
+        merging: MergedAttr | None = None
+        if previous is None:
+            collected.attrs[name] = DictAttr(val_type, span, wide=False)
+        elif previous is collected.merging.get(name):
+            merging = collected.merging[name]
+            merging.add(val_type, span)
+        else:  # (an attribute of an unpacked ``**`` value is not this literal's to extend)
+            merging = collected.merging[name] = MergedAttr(previous, val_type, span)
+            collected.attrs[name] = merging
+        declaration = ctx.declarations.get(node.id)  # a key read later in the literal
+        if declaration is None and not ctx.tool_facts:
+            return  # no one would see the symbol (a config's names are not a scope's)
+        merged = merging.merged(merging.count) if merging is not None else val_type
+        bound = ctx.is_bound(node)  # (to a schema's attribute, a loop variable)
+        symbol = ctx.define(name, SymbolKind.CONFIG_KEY, merged, None if bound else span, node)
         if declaration is not None:
             declaration.symbol = symbol
         if not bound:
-            self.ctx.defines(node, symbol)
+            ctx.defines(node, symbol)
 
     def _string_entry(
         self, entry: ast.ConfigEntry, key: ast.StringExpr, collected: _Collect

@@ -100,6 +100,8 @@ def _same_function(left: FuncType, right: FuncType) -> bool:
 
 def subsume(lhs: Type, rhs: Type, check_left_any: bool) -> bool:
     """Whether ``lhs`` fits where ``rhs`` is expected (the reference's ``subsume``)."""
+    if lhs is rhs:  # every type fits itself (half the calls: an attribute's own type)
+        return True
     lflags = lhs.flags
     rflags = rhs.flags
     if (check_left_any and lflags & ANY_F) or rflags & ANY_F or lflags & NONE_F:

@@ -184,6 +184,51 @@ class DictAttr:
         return self._type
 
 
+class MergedAttr(DictAttr):
+    """A key that several entries of one config literal set (``data: {...}`` again and
+    again): its type merges the entries' value types one after the other, as the
+    reference does (the ``sup`` of the type so far, widened, and the next value), each
+    merge made when first read.
+
+    Most are never read (a literal checked against a schema is judged entry by entry),
+    and merging nested config types compares them structurally at every level: it was
+    half of checking a schema instance that adds to one attribute block after block.
+    ``merged(count)`` is the type after the first ``count`` merges (what the key's
+    symbol after that entry has); ``type`` the widened type after all of them. The
+    literal's checker adds entries (``add``) until the literal's type is built."""
+
+    __slots__ = ("_first", "_merged", "_values")
+
+    def __init__(self, first: DictAttr, value: Type, span: Span | None) -> None:
+        super().__init__(value, span)
+        self._first = first  # the key's attribute before the repeats (its type is read lazily)
+        self._values = [value]
+        self._merged: list[Type] = []  # the merged type after each value, as far as read
+
+    def add(self, value: Type, span: Span | None) -> None:
+        """One more entry of the key, written at ``span``."""
+        self._values.append(value)
+        self.span = span
+
+    @property
+    def count(self) -> int:
+        """The number of merges (entries after the first)."""
+        return len(self._values)
+
+    def merged(self, count: int) -> Type:
+        """The merged type, not widened, after the first ``count`` merges (1 or more)."""
+        merged = self._merged
+        values = self._values
+        while len(merged) < count:
+            before = _lattice.widen(merged[-1]) if merged else self._first.type
+            merged.append(_lattice.sup([before, values[len(merged)]]))
+        return merged[count - 1]
+
+    @property
+    def type(self) -> Type:
+        return _lattice.widen(self.merged(len(self._values)))
+
+
 class DictType(Type):
     """``{K:V}``; a dict literal also remembers the type of each literal key.
 

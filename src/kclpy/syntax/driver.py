@@ -338,6 +338,8 @@ def run(
     lookaheadstack: list[Any] = []
     errorcount = 0
     state = 0
+    top = 0  # len(statestack) - 1 (== len(symstack) - 1): stack reads by a
+    # non-negative index, which 3.11 specialises (a negative one goes the slow way)
     while True:
         t = defaults[state]
         if t is None:
@@ -366,6 +368,7 @@ def run(
                 statestack.append(t)
                 state = t
                 symstack.append(lookahead)
+                top += 1
                 lookahead = None
                 if errorcount:
                     errorcount -= 1
@@ -373,87 +376,93 @@ def run(
             if t < 0:
                 pname, plen, action, kind, targets = rules[-t]
                 if kind == IN_PLACE:
-                    first = symstack[-plen]
+                    first = symstack[top + 1 - plen]
                     if plen == 1:
                         pair[0] = pair[1] = first
                         production.slice = pair
                         action(production)
                     else:
-                        body = symstack[-plen - 1 :]
+                        body = symstack[top - plen :]
                         body[0] = first
                         production.slice = body
                         action(production)
-                        del symstack[1 - plen :]
-                        del statestack[1 - plen :]
+                        top += 1 - plen
+                        del symstack[top + 1 :]
+                        del statestack[top + 1 :]
                     first.type = pname
-                    state = targets[statestack[-2]]
-                    statestack[-1] = state
+                    state = targets[statestack[top - 1]]
+                    statestack[top] = state
                     continue
                 if kind == UNIT:
                     # A run of unit reductions only renames the top symbol and
                     # moves the top state: taken in one step, memoised.
-                    below = statestack[-2]
+                    below = statestack[top - 1]
                     ahead = None if lookahead is None else lookahead.type
                     try:
                         hop = chains[below << 16 | state][ahead]
                     except KeyError:
                         hop = _unit_chain(machine, below, pname, ahead)
                         chains.setdefault(below << 16 | state, {})[ahead] = hop
-                    state, symstack[-1].type = hop
-                    statestack[-1] = state
+                    state, symstack[top].type = hop
+                    statestack[top] = state
                     continue
                 if kind == CALL:
                     sym = new(Symbol)
                     sym.type = pname
                     sym.value = None
                     if plen:
-                        body = symstack[-plen - 1 :]
+                        body = symstack[top - plen :]
                         body[0] = sym
                         production.slice = body
-                        del symstack[-plen:]
+                        top -= plen
+                        del symstack[top + 1 :]
                         action(production)
-                        del statestack[-plen:]
+                        del statestack[top + 1 :]
                     else:
                         production.slice = [sym]
                         action(production)
                     symstack.append(sym)
-                    state = targets[statestack[-1]]
+                    state = targets[statestack[top]]
                     statestack.append(state)
+                    top += 1
                     continue
                 if kind == EMPTY:
                     if plen:
-                        del symstack[-plen:]
-                        del statestack[-plen:]
+                        top -= plen
+                        del symstack[top + 1 :]
+                        del statestack[top + 1 :]
                     sym = new(Symbol)
                     sym.type = pname
                     sym.value = None
                     symstack.append(sym)
-                    state = targets[statestack[-1]]
+                    state = targets[statestack[top]]
                     statestack.append(state)
+                    top += 1
                     continue
                 if kind == WRAP:
                     sym = new(Symbol)
                     sym.type = pname
-                    sym.value = symstack[-1]
-                    symstack[-1] = sym
-                    state = targets[statestack[-2]]
-                    statestack[-1] = state
+                    sym.value = symstack[top]
+                    symstack[top] = sym
+                    state = targets[statestack[top - 1]]
+                    statestack[top] = state
                     continue
                 # the first symbol becomes the result, renamed in place: its value
                 # put in a new list, or a list it holds extended, or kept
-                first = symstack[-1]
+                first = symstack[top]
                 if kind == START:
                     first.value = [first.value]
                 elif plen > 1:
                     item = first.value
-                    del symstack[1 - plen :]
-                    del statestack[1 - plen :]
-                    first = symstack[-1]
+                    top += 1 - plen
+                    del symstack[top + 1 :]
+                    del statestack[top + 1 :]
+                    first = symstack[top]
                     if kind == COLLECT:
                         first.value.append(item)
                 first.type = pname
-                state = targets[statestack[-2]]
-                statestack[-1] = state
+                state = targets[statestack[top - 1]]
+                statestack[top] = state
                 run = runs.get(state)
                 if (
                     run is not None
@@ -538,6 +547,7 @@ def run(
             symstack.pop()
             statestack.pop()
             state = statestack[-1]
+        top = len(statestack) - 1
 
 
 def _absorbed(machine: Machine, by_name: dict[str, dict[int, int]]) -> list[tuple[int, str, int]]:

@@ -8,7 +8,8 @@ the rules into kinds whose reductions run no Python code:
 
 * *unit* rules (marked with :func:`unit`) whose one symbol's value passes up:
   the top symbol is renamed, and a run of them (``NUMBER -> postfix -> simple
-  -> test``) is taken in one step, memoised by (state below, state, lookahead);
+  -> test``) is taken in one step, memoised by (state below, state, lookahead),
+  and in the step of the reduction before it when that memo holds it;
 * *empty* rules (of a :func:`valueless` function, whose action does nothing):
   the new symbol's value is None;
 * *keep-first* rules (marked with :func:`keep_first`): the value is the first
@@ -390,10 +391,10 @@ def run(
                         del symstack[top + 1 :]
                         del statestack[top + 1 :]
                     first.type = pname
-                    state = targets[statestack[top - 1]]
+                    below = statestack[top - 1]
+                    state = targets[below]
                     statestack[top] = state
-                    continue
-                if kind == UNIT:
+                elif kind == UNIT:
                     # A run of unit reductions only renames the top symbol and
                     # moves the top state: taken in one step, memoised.
                     below = statestack[top - 1]
@@ -406,7 +407,7 @@ def run(
                     state, symstack[top].type = hop
                     statestack[top] = state
                     continue
-                if kind == CALL:
+                elif kind == CALL:
                     sym = new(Symbol)
                     sym.type = pname
                     sym.value = None
@@ -422,11 +423,11 @@ def run(
                         production.slice = [sym]
                         action(production)
                     symstack.append(sym)
-                    state = targets[statestack[top]]
+                    below = statestack[top]
+                    state = targets[below]
                     statestack.append(state)
                     top += 1
-                    continue
-                if kind == EMPTY:
+                elif kind == EMPTY:
                     if plen:
                         top -= plen
                         del symstack[top + 1 :]
@@ -435,63 +436,73 @@ def run(
                     sym.type = pname
                     sym.value = None
                     symstack.append(sym)
-                    state = targets[statestack[top]]
+                    below = statestack[top]
+                    state = targets[below]
                     statestack.append(state)
                     top += 1
-                    continue
-                if kind == WRAP:
+                elif kind == WRAP:
                     sym = new(Symbol)
                     sym.type = pname
                     sym.value = symstack[top]
                     symstack[top] = sym
+                    below = statestack[top - 1]
+                    state = targets[below]
+                    statestack[top] = state
+                else:
+                    # the first symbol becomes the result, renamed in place: its value
+                    # put in a new list, or a list it holds extended, or kept
+                    first = symstack[top]
+                    if kind == START:
+                        first.value = [first.value]
+                    elif plen > 1:
+                        item = first.value
+                        top += 1 - plen
+                        del symstack[top + 1 :]
+                        del statestack[top + 1 :]
+                        first = symstack[top]
+                        if kind == COLLECT:
+                            first.value.append(item)
+                    first.type = pname
                     state = targets[statestack[top - 1]]
                     statestack[top] = state
+                    run = runs.get(state)
+                    if (
+                        run is not None
+                        and lookahead is not None
+                        and not errorcount
+                        and not lookaheadstack
+                    ):
+                        # a run of literal items: `, 1, 2, 3` appended as they are
+                        items = first.value
+                        singles = run.singles
+                        pairs = run.pairs
+                        kinds = run.items
+                        ends = run.ends
+                        while True:
+                            at = index
+                            kind = lookahead.type
+                            if kind in pairs and at < size and tokens[at].type == pairs[kind]:
+                                at += 1
+                            elif kind not in singles:
+                                break
+                            if at + 1 >= size:
+                                break
+                            item = tokens[at]
+                            after = tokens[at + 1]
+                            if item.type not in kinds or after.type not in ends:
+                                break
+                            items.append(item.value)
+                            lookahead = after
+                            index = at + 2
                     continue
-                # the first symbol becomes the result, renamed in place: its value
-                # put in a new list, or a list it holds extended, or kept
-                first = symstack[top]
-                if kind == START:
-                    first.value = [first.value]
-                elif plen > 1:
-                    item = first.value
-                    top += 1 - plen
-                    del symstack[top + 1 :]
-                    del statestack[top + 1 :]
-                    first = symstack[top]
-                    if kind == COLLECT:
-                        first.value.append(item)
-                first.type = pname
-                state = targets[statestack[top - 1]]
-                statestack[top] = state
-                run = runs.get(state)
-                if (
-                    run is not None
-                    and lookahead is not None
-                    and not errorcount
-                    and not lookaheadstack
-                ):
-                    # a run of literal items: `, 1, 2, 3` appended as they are
-                    items = first.value
-                    singles = run.singles
-                    pairs = run.pairs
-                    kinds = run.items
-                    ends = run.ends
-                    while True:
-                        at = index
-                        kind = lookahead.type
-                        if kind in pairs and at < size and tokens[at].type == pairs[kind]:
-                            at += 1
-                        elif kind not in singles:
-                            break
-                        if at + 1 >= size:
-                            break
-                        item = tokens[at]
-                        after = tokens[at + 1]
-                        if item.type not in kinds or after.type not in ends:
-                            break
-                        items.append(item.value)
-                        lookahead = after
-                        index = at + 2
+                # a unit chain right after the reduction (the memo of the UNIT branch,
+                # where it has one for this state and lookahead): taken in this step
+                follow = chains.get(below << 16 | state)
+                if follow is not None:
+                    chained = follow.get(None if lookahead is None else lookahead.type)
+                    if chained is not None:
+                        state, symstack[top].type = chained
+                        statestack[top] = state
                 continue
             result = symstack[-1].value
             del symstack[1:]  # the tables outlive the parse: they must not keep the tree

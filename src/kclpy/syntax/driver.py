@@ -8,7 +8,8 @@ the rules into kinds whose reductions run no Python code:
 
 * *unit* rules (marked with :func:`unit`) whose one symbol's value passes up:
   the top symbol is renamed, and a run of them (``NUMBER -> postfix -> simple
-  -> test``) is taken in one step, memoised by (state below, state, lookahead);
+  -> test``) is taken in one step, memoised by (state below, state, lookahead),
+  and in the step of the reduction before it when that memo holds it;
 * *empty* rules (of a :func:`valueless` function, whose action does nothing):
   the new symbol's value is None;
 * *keep-first* rules (marked with :func:`keep_first`): the value is the first
@@ -338,6 +339,8 @@ def run(
     lookaheadstack: list[Any] = []
     errorcount = 0
     state = 0
+    top = 0  # len(statestack) - 1 (== len(symstack) - 1): stack reads by a
+    # non-negative index, which 3.11 specialises (a negative one goes the slow way)
     while True:
         t = defaults[state]
         if t is None:
@@ -366,6 +369,7 @@ def run(
                 statestack.append(t)
                 state = t
                 symstack.append(lookahead)
+                top += 1
                 lookahead = None
                 if errorcount:
                     errorcount -= 1
@@ -373,116 +377,132 @@ def run(
             if t < 0:
                 pname, plen, action, kind, targets = rules[-t]
                 if kind == IN_PLACE:
-                    first = symstack[-plen]
+                    first = symstack[top + 1 - plen]
                     if plen == 1:
                         pair[0] = pair[1] = first
                         production.slice = pair
                         action(production)
                     else:
-                        body = symstack[-plen - 1 :]
+                        body = symstack[top - plen :]
                         body[0] = first
                         production.slice = body
                         action(production)
-                        del symstack[1 - plen :]
-                        del statestack[1 - plen :]
+                        top += 1 - plen
+                        del symstack[top + 1 :]
+                        del statestack[top + 1 :]
                     first.type = pname
-                    state = targets[statestack[-2]]
-                    statestack[-1] = state
-                    continue
-                if kind == UNIT:
+                    below = statestack[top - 1]
+                    state = targets[below]
+                    statestack[top] = state
+                elif kind == UNIT:
                     # A run of unit reductions only renames the top symbol and
                     # moves the top state: taken in one step, memoised.
-                    below = statestack[-2]
+                    below = statestack[top - 1]
                     ahead = None if lookahead is None else lookahead.type
                     try:
                         hop = chains[below << 16 | state][ahead]
                     except KeyError:
                         hop = _unit_chain(machine, below, pname, ahead)
                         chains.setdefault(below << 16 | state, {})[ahead] = hop
-                    state, symstack[-1].type = hop
-                    statestack[-1] = state
+                    state, symstack[top].type = hop
+                    statestack[top] = state
                     continue
-                if kind == CALL:
+                elif kind == CALL:
                     sym = new(Symbol)
                     sym.type = pname
                     sym.value = None
                     if plen:
-                        body = symstack[-plen - 1 :]
+                        body = symstack[top - plen :]
                         body[0] = sym
                         production.slice = body
-                        del symstack[-plen:]
+                        top -= plen
+                        del symstack[top + 1 :]
                         action(production)
-                        del statestack[-plen:]
+                        del statestack[top + 1 :]
                     else:
                         production.slice = [sym]
                         action(production)
                     symstack.append(sym)
-                    state = targets[statestack[-1]]
+                    below = statestack[top]
+                    state = targets[below]
                     statestack.append(state)
-                    continue
-                if kind == EMPTY:
+                    top += 1
+                elif kind == EMPTY:
                     if plen:
-                        del symstack[-plen:]
-                        del statestack[-plen:]
+                        top -= plen
+                        del symstack[top + 1 :]
+                        del statestack[top + 1 :]
                     sym = new(Symbol)
                     sym.type = pname
                     sym.value = None
                     symstack.append(sym)
-                    state = targets[statestack[-1]]
+                    below = statestack[top]
+                    state = targets[below]
                     statestack.append(state)
-                    continue
-                if kind == WRAP:
+                    top += 1
+                elif kind == WRAP:
                     sym = new(Symbol)
                     sym.type = pname
-                    sym.value = symstack[-1]
-                    symstack[-1] = sym
-                    state = targets[statestack[-2]]
-                    statestack[-1] = state
+                    sym.value = symstack[top]
+                    symstack[top] = sym
+                    below = statestack[top - 1]
+                    state = targets[below]
+                    statestack[top] = state
+                else:
+                    # the first symbol becomes the result, renamed in place: its value
+                    # put in a new list, or a list it holds extended, or kept
+                    first = symstack[top]
+                    if kind == START:
+                        first.value = [first.value]
+                    elif plen > 1:
+                        item = first.value
+                        top += 1 - plen
+                        del symstack[top + 1 :]
+                        del statestack[top + 1 :]
+                        first = symstack[top]
+                        if kind == COLLECT:
+                            first.value.append(item)
+                    first.type = pname
+                    state = targets[statestack[top - 1]]
+                    statestack[top] = state
+                    run = runs.get(state)
+                    if (
+                        run is not None
+                        and lookahead is not None
+                        and not errorcount
+                        and not lookaheadstack
+                    ):
+                        # a run of literal items: `, 1, 2, 3` appended as they are
+                        items = first.value
+                        singles = run.singles
+                        pairs = run.pairs
+                        kinds = run.items
+                        ends = run.ends
+                        while True:
+                            at = index
+                            kind = lookahead.type
+                            if kind in pairs and at < size and tokens[at].type == pairs[kind]:
+                                at += 1
+                            elif kind not in singles:
+                                break
+                            if at + 1 >= size:
+                                break
+                            item = tokens[at]
+                            after = tokens[at + 1]
+                            if item.type not in kinds or after.type not in ends:
+                                break
+                            items.append(item.value)
+                            lookahead = after
+                            index = at + 2
                     continue
-                # the first symbol becomes the result, renamed in place: its value
-                # put in a new list, or a list it holds extended, or kept
-                first = symstack[-1]
-                if kind == START:
-                    first.value = [first.value]
-                elif plen > 1:
-                    item = first.value
-                    del symstack[1 - plen :]
-                    del statestack[1 - plen :]
-                    first = symstack[-1]
-                    if kind == COLLECT:
-                        first.value.append(item)
-                first.type = pname
-                state = targets[statestack[-2]]
-                statestack[-1] = state
-                run = runs.get(state)
-                if (
-                    run is not None
-                    and lookahead is not None
-                    and not errorcount
-                    and not lookaheadstack
-                ):
-                    # a run of literal items: `, 1, 2, 3` appended as they are
-                    items = first.value
-                    singles = run.singles
-                    pairs = run.pairs
-                    kinds = run.items
-                    ends = run.ends
-                    while True:
-                        at = index
-                        kind = lookahead.type
-                        if kind in pairs and at < size and tokens[at].type == pairs[kind]:
-                            at += 1
-                        elif kind not in singles:
-                            break
-                        if at + 1 >= size:
-                            break
-                        item = tokens[at]
-                        after = tokens[at + 1]
-                        if item.type not in kinds or after.type not in ends:
-                            break
-                        items.append(item.value)
-                        lookahead = after
-                        index = at + 2
+                # a unit chain right after the reduction (the memo of the UNIT branch,
+                # where it has one for this state and lookahead): taken in this step
+                follow = chains.get(below << 16 | state)
+                if follow is not None:
+                    chained = follow.get(None if lookahead is None else lookahead.type)
+                    if chained is not None:
+                        state, symstack[top].type = chained
+                        statestack[top] = state
                 continue
             result = symstack[-1].value
             del symstack[1:]  # the tables outlive the parse: they must not keep the tree
@@ -538,6 +558,7 @@ def run(
             symstack.pop()
             statestack.pop()
             state = statestack[-1]
+        top = len(statestack) - 1
 
 
 def _absorbed(machine: Machine, by_name: dict[str, dict[int, int]]) -> list[tuple[int, str, int]]:

@@ -117,6 +117,8 @@ def _pool_classes() -> dict[str, type]:
     from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
     class Connection(HTTPConnection):
+        """Reports to the deadlines when it connects and when it starts a request."""
+
         def connect(self) -> None:
             super().connect()
             report(self)
@@ -127,16 +129,8 @@ def _pool_classes() -> dict[str, type]:
             report(self)
             super().putrequest(method, url, skip_host, skip_accept_encoding)
 
-    class SecureConnection(HTTPSConnection):
-        def connect(self) -> None:
-            super().connect()
-            report(self)
-
-        def putrequest(
-            self, method: str, url: str, skip_host: bool = False, skip_accept_encoding: bool = False
-        ) -> None:
-            report(self)
-            super().putrequest(method, url, skip_host, skip_accept_encoding)
+    class SecureConnection(Connection, HTTPSConnection):  # (TLS's connect, then the report)
+        pass
 
     class Pool(HTTPConnectionPool):
         ConnectionCls = Connection

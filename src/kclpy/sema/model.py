@@ -73,6 +73,9 @@ class Model:
         self.declarations: dict[int, Declaration] = {}
         self.packages_names: dict[str, dict[str, Declaration]] = {}
         self.schema_members: dict[int, dict[str, Declaration]] = {}
+        # per schema node, each name its body sets and the node first setting it (the
+        # resolver's ``left_identifiers``, once; the checker reads it)
+        self.schema_assigned: dict[int, dict[str, ast.Node]] = {}
         self.builtin_names = {
             name: Declaration(DeclarationKind.BUILTIN, name) for name in BUILTIN_FUNCTIONS
         }
@@ -119,6 +122,7 @@ class Model:
                 for declaration in table.values():
                     declaration.symbol = None
         self.visible.clear()
+        self.schema_assigned.clear()
         self.schemas.clear()
         self.modules.clear()
         self._sorted.clear()

@@ -207,12 +207,17 @@ class Resolver:
             self.optional(stmt.target, stmt.value)
             self.reference(stmt.value.name)
         elif isinstance(stmt, ast.SchemaAttr):
-            self.optional(stmt.value)
-            self.annotation(stmt.type)
-            if stmt.op not in ("=", ""):  # `a |= v` reads the attribute
-                self.bind(stmt, stmt.name)
-            if stmt.decorators:  # (the checker reads their arguments)
-                self.decorators(stmt.decorators)
+            self.schema_attr(stmt)
+
+    def schema_attr(self, stmt: ast.SchemaAttr) -> None:
+        value = stmt.value
+        if value is not None:
+            _DISPATCH[type(value)](self, value)
+        self.annotation(stmt.type)
+        if stmt.op not in ("=", ""):  # `a |= v` reads the attribute
+            self.bind(stmt, stmt.name)
+        if stmt.decorators:  # (the checker reads their arguments)
+            self.decorators(stmt.decorators)
 
     # ------------------------------------------------------------------ schemas
 
@@ -254,16 +259,14 @@ class Resolver:
         """The names a schema body sets and its index signature's key: what a read in
         the schema finds (the checker's symbol of it) before the run time looks at the
         instance (``ATTRIBUTE`` bindings)."""
-        members: dict[str, Declaration] = {}
         if not isinstance(stmt, ast.SchemaStmt):
-            return members
+            return {}
+        assigned = self.model.schema_assigned[stmt.id] = first_left_identifiers(stmt.body)
+        members = {name: Declaration(DeclarationKind.MEMBER, name) for name in assigned}
         signature = stmt.index_signature
-        names = [name for name, _node in left_identifiers(stmt.body)]
-        if signature is not None and signature.key_name:
-            names.append(signature.key_name)
-        for name in names:
-            if name not in members:
-                members[name] = Declaration(DeclarationKind.MEMBER, name)
+        if signature is not None and signature.key_name and signature.key_name not in members:
+            key = signature.key_name
+            members[key] = Declaration(DeclarationKind.MEMBER, key)
         self.model.schema_members[stmt.id] = members
         return members
 
@@ -295,7 +298,9 @@ class Resolver:
 
     def schema_body(self, stmts: list[ast.Stmt]) -> None:
         for stmt in stmts:
-            if isinstance(stmt, ast.IfStmt):
+            if type(stmt) is ast.SchemaAttr:  # most statements of a schema body
+                self.schema_attr(stmt)
+            elif isinstance(stmt, ast.IfStmt):
                 self.expr(stmt.cond)
                 self.schema_body(stmt.body)
                 self.schema_body(stmt.orelse)
@@ -757,6 +762,23 @@ def unresolved_imports(stmt: ast.Stmt, table: dict[str, str]) -> dict[str, str]:
     loader could not resolve (it reported them): their names still mean the import,
     which the checker declares all the same."""
     return {found.name: found.path for found in iter_imports([stmt]) if found.name not in table}
+
+
+def schema_assigned(model: Model, stmt: ast.SchemaStmt) -> dict[str, ast.Node]:
+    """Each name a schema body sets and the node first setting it, in order: what the
+    resolver found for the schema (``Resolver.schema_members``), worked out once."""
+    assigned = model.schema_assigned.get(stmt.id)
+    if assigned is None:
+        assigned = model.schema_assigned[stmt.id] = first_left_identifiers(stmt.body)
+    return assigned
+
+
+def first_left_identifiers(body: Iterable[ast.Stmt]) -> dict[str, ast.Node]:
+    """``left_identifiers`` of a schema body, each name with the node first setting it."""
+    assigned: dict[str, ast.Node] = {}
+    for name, node in left_identifiers(body):
+        assigned.setdefault(name, node)
+    return assigned
 
 
 def left_identifiers(body: Iterable[ast.Stmt]) -> list[tuple[str, ast.Node]]:

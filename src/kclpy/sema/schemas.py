@@ -16,7 +16,7 @@ from kclpy.sema.annotations import RESERVED_TYPE_LIST, RESERVED_TYPE_NAMES
 from kclpy.sema.base import CheckContext
 from kclpy.sema.builtins import DECORATORS
 from kclpy.sema.relations import is_upper_bound
-from kclpy.sema.resolve import left_identifiers
+from kclpy.sema.resolve import schema_assigned
 from kclpy.sema.shared import Annotations, Calls, Expressions, Parts
 from kclpy.sema.symbols import IndexSignatureInfo, SchemaInfo, SchemaType, Symbol, SymbolKind
 from kclpy.sema.types import ANY, FuncType, Type, members_all
@@ -216,8 +216,7 @@ class SchemaBuilder:
         signature = node.index_signature
         if signature is None:
             return
-        names = {name for name, _ in left_identifiers(node.body)}
-        if signature.key_name and signature.key_name in names:
+        if signature.key_name and signature.key_name in schema_assigned(self.ctx.model, node):
             self.ctx.report(
                 Code.INDEX_SIGNATURE_ERROR,
                 f"index signature attribute name '{signature.key_name}' cannot have the same "
@@ -249,9 +248,9 @@ class SchemaBuilder:
             if symbol is None:
                 symbol = self._attr_symbol(info, stmt, name, attr_type, name_span)
                 symbol.optional = inherited.optional if inherited is not None else optional
-            base_type = inherited.type if inherited is not None else ANY
-            if not is_upper_bound(symbol.type, attr_type) or not is_upper_bound(
-                base_type, attr_type
+            # (``any``, the type of no inherited attribute, bounds every type)
+            if not is_upper_bound(symbol.type, attr_type) or (
+                inherited is not None and not is_upper_bound(inherited.type, attr_type)
             ):
                 self.ctx.type_error(
                     f"can't change schema field type of '{name}' from {symbol.type.ty_str()} "
@@ -276,8 +275,9 @@ class SchemaBuilder:
                 )
 
     def _attr_declaration(self, stmt: ast.Stmt) -> tuple[str, Type, bool, Span] | None:
-        if isinstance(stmt, ast.SchemaAttr):
-            self.resolve_decorators(stmt.decorators)
+        if type(stmt) is ast.SchemaAttr:
+            if stmt.decorators:
+                self.resolve_decorators(stmt.decorators)
             return (
                 stmt.name,
                 self.annotations.resolve_type(stmt.type),
@@ -306,9 +306,9 @@ class SchemaBuilder:
 
     def _schema_params(self, info: SchemaInfo, node: SchemaNode) -> list:  # type: ignore[type-arg]
         names = (
-            {name for name, _ in left_identifiers(node.body)}
-            if isinstance(node, ast.SchemaStmt)
-            else set()
+            schema_assigned(self.ctx.model, node)
+            if node.params and isinstance(node, ast.SchemaStmt)
+            else {}
         )
         for param in node.params:
             if param.name in names:

@@ -22,7 +22,7 @@ from kclpy.sema.annotations import RESERVED_TYPE_LIST, RESERVED_TYPE_NAMES
 from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext, Expect, SchemaContext, is_private, name_span
 from kclpy.sema.relations import is_upper_bound, sup, widen
-from kclpy.sema.resolve import left_identifiers
+from kclpy.sema.resolve import schema_assigned
 from kclpy.sema.shared import (
     Annotations,
     Assignability,
@@ -333,7 +333,7 @@ class StatementChecker:
                     signature.val_type, signature_node.value, signature_node.span
                 )
         members = self.ctx.names or {}
-        for name, name_node in left_identifiers(node.body):
+        for name, name_node in schema_assigned(self.ctx.model, node).items():
             member = members.get(name)  # (a parameter's name has the parameter's symbol)
             if member is not None and member.symbol is None:
                 attr = info.attrs.get(name)
@@ -379,10 +379,15 @@ class StatementChecker:
     def schema_attr(self, node: ast.SchemaAttr) -> Type:
         schema = self.ctx.schema
         name = node.name
-        expected = schema.attr_type(name) if schema is not None else None
+        symbol = None
+        expected: Type | None = None
+        if schema is not None:  # (``SchemaContext.attr_type``, the schema's own symbol read once)
+            symbol = schema.info.attrs.get(name)
+            expected = schema.local_types.get(name)
+            if expected is None:
+                expected = symbol.type if symbol is not None else schema.attr_type(name)
         if expected is None:
             expected = ANY
-        symbol = schema.info.attrs.get(name) if schema is not None else None
         if symbol is not None:
             member = self.ctx.names.get(name) if self.ctx.names is not None else None
             if member is not None:

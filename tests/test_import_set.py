@@ -23,7 +23,7 @@ import pytest
 # break import circles: more modules, not more code)
 RUN_MODULES = frozenset(
     """
-    kclpy kclpy.api kclpy.cli kclpy.cli.base kclpy.cli.run
+    kclpy kclpy.cli kclpy.cli.base kclpy.cli.run
     kclpy.depth kclpy.vm.fs_policy kclpy.vm.limits kclpy.vm.host_memory
     kclpy.diag.console
     kclpy.compile kclpy.compile.code kclpy.compile.opcodes kclpy.diag

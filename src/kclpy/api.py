@@ -36,7 +36,6 @@ from kclpy.records import Record
 from kclpy.source import SourceFile, read_source
 
 if TYPE_CHECKING:
-    from kclpy.loader import Program
     from kclpy.monorepo.report import BuildReport, StackJob, StackOutput
     from kclpy.tools.override import OverrideResult
 
@@ -79,52 +78,36 @@ def run_files(
     ``timeout`` in seconds (0: none). The file builtins may use the module root plus
     ``allow_fs_read`` / ``allow_fs_write`` folders; ``no_fs`` closes the file system.
     """
-    try:
-        option_values = options_dict(options)
-    except ValueError as error:
-        return RunResult(format=format, diagnostics=[driver.option_error(error)])
-    inputs = driver.Inputs(
+    return driver.run_files(
         files,
-        work_dir,
-        dict(external_pkgs or {}),
-        dict(sources or {}),
-        check,
-        _override_edit(overrides),
-    )
-    settings = driver.RunSettings(
-        option_values,
-        path_selector,
-        strict_range_check,
-        max_memory,
-        timeout,
-        allow_fs_read,
-        allow_fs_write,
-        no_fs,
-    )
-    from kclpy.emit import EmitOptions
-
-    emit_options = EmitOptions(
-        format=format,
-        sort_keys=sort_keys,
+        options=options,
+        path_selector=path_selector,
         disable_none=disable_none,
+        sort_keys=sort_keys,
         show_hidden=show_hidden,
+        strict_range_check=strict_range_check,
         include_schema_type_path=include_schema_type_path,
+        format=format,
+        work_dir=work_dir,
+        external_pkgs=external_pkgs,
+        sources=sources,
+        check=check,
+        edit=_override_edit(overrides),
+        max_memory=max_memory,
+        timeout=timeout,
+        allow_fs_read=allow_fs_read,
+        allow_fs_write=allow_fs_write,
+        no_fs=no_fs,
     )
-    return driver.run(inputs, settings, emit_options)
 
 
 def _override_edit(overrides: Sequence[str]) -> driver.Edit | None:
     """The ``-O`` specs as the driver's edit of the loaded program (None: no edit)."""
     if not overrides:
         return None
+    from kclpy.tools.override import override_edit
 
-    def edit(program: Program) -> list[Diagnostic]:
-        from kclpy.tools.override import apply_overrides
-
-        # -O specs rewrite the main package's syntax trees before checking
-        return apply_overrides(program, list(overrides))
-
-    return edit
+    return override_edit(overrides)
 
 
 def override_file(

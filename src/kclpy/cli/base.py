@@ -8,6 +8,7 @@ Takes parsed arguments from the subcommand modules; returns exit codes.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -87,7 +88,13 @@ class Parser(argparse.ArgumentParser):
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # with the width given, argparse does not import shutil to ask the terminal
-        return argparse.RawDescriptionHelpFormatter(prog=self.prog, width=terminal_width() - 2)
+        return argparse.RawDescriptionHelpFormatter(prog=self.prog, width=self.help_width)
+
+    @functools.cached_property
+    def help_width(self) -> int:
+        """The help's width, asked once per parser (argparse makes a formatter for
+        every argument added: some thirty terminal queries for ``kcl run``'s)."""
+        return terminal_width() - 2
 
 
 def terminal_width() -> int:

@@ -1,7 +1,8 @@
 """``kcl run``: compile KCL files and print (or ``-o`` write) the result.
 
 Takes the run options (also read from ``-Y`` settings files or ``./kcl.yaml``),
-hands the work to :func:`kclpy.api.run_files`; returns the exit code.
+hands the work to :func:`kclpy.pipeline.driver.run_files` (what ``kclpy.run_files``
+runs, without importing the Python API); returns the exit code.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from kclpy.diag import Code
 from kclpy.vm.limits import seconds_argument, size_argument
 
 if TYPE_CHECKING:
-    from kclpy.pipeline.driver import RunResult
+    from kclpy.pipeline.driver import Edit, RunResult
 
 Result = TypeVar("Result")
 STDIN = "-"
@@ -352,7 +353,7 @@ def _limited(args: argparse.Namespace, work: Callable[[], Result]) -> Result:
 def _produce(args: argparse.Namespace) -> int | tuple[RunResult, str, str]:
     """Run the program: an exit code when it stops early, else its result, the text
     to print and where (``-o``; "" for standard output)."""
-    from kclpy.api import run_files
+    from kclpy.pipeline.driver import run_files
 
     started = time.perf_counter()
     settings = load_settings(args)
@@ -396,7 +397,7 @@ def _produce(args: argparse.Namespace) -> int | tuple[RunResult, str, str]:
         sort_keys=flag("sort_keys"),
         show_hidden=flag("show_hidden"),
         strict_range_check=flag("strict_range_check"),
-        overrides=overrides,
+        edit=_override_edit(overrides),
         format="yaml" if result_format == "xml" else result_format,
         external_pkgs=externals([*settings.get("external", []), *args.external]),
         sources=sources or None,
@@ -409,6 +410,15 @@ def _produce(args: argparse.Namespace) -> int | tuple[RunResult, str, str]:
     note(args, f"compiled and ran in {time.perf_counter() - started:.3f} s")
     text = _formatted(result.text, result_format) if result.ok else ""
     return result, text, str(args.output or settings.get("output") or "")
+
+
+def _override_edit(overrides: list[str]) -> Edit | None:
+    """The ``-O`` specs as the pipeline's edit of the loaded program (None: no edit)."""
+    if not overrides:
+        return None
+    from kclpy.tools.override import override_edit
+
+    return override_edit(overrides)
 
 
 def _write_overrides(

@@ -17,7 +17,8 @@ explicit data:
   policy) -> the VM's ``RunOutput`` (documents, print log, a ``yaml_stream`` request);
 * :func:`render`: the documents and ``EmitOptions`` -> text, by ``kclpy.emit``.
 
-:func:`run` chains them into a :class:`RunResult` (``kcl run``, ``kclpy.run_files``).
+:func:`run` chains them into a :class:`RunResult`; :func:`run_files` takes the options
+of ``kcl run`` and ``kclpy.run_files`` to it.
 Stages collect diagnostics; only the driver decides to stop after a stage that
 reported an error. After loading errors the program was recovered from (syntax
 errors, modules not found: ``_RECOVERED``) it still checks the program, for the
@@ -438,6 +439,58 @@ def render(output: RunOutput, options: EmitOptions) -> str:
     from kclpy import emit
 
     return emit.render(output.documents, options, output.stream_options)
+
+
+def run_files(
+    files: Sequence[str],
+    *,
+    options: Mapping[str, Any] | Iterable[str] | None = None,
+    path_selector: Sequence[str] = (),
+    disable_none: bool = False,
+    sort_keys: bool = False,
+    show_hidden: bool = False,
+    strict_range_check: bool = False,
+    include_schema_type_path: bool = False,
+    format: str = "yaml",
+    work_dir: str = "",
+    external_pkgs: Mapping[str, str] | None = None,
+    sources: Mapping[str, str] | None = None,
+    check: bool = True,
+    edit: Edit | None = None,
+    max_memory: int | None = None,
+    timeout: float = 0.0,
+    allow_fs_read: Sequence[str] = (),
+    allow_fs_write: Sequence[str] = (),
+    no_fs: bool = False,
+) -> RunResult:
+    """:func:`run` from the options of ``kclpy.api.run_files`` (which documents them;
+    ``edit`` stands for its ``overrides``): the one place they become the stages'
+    inputs, for the API and for ``kcl run`` (which so does not import the API)."""
+    try:
+        option_values = options_dict(options)
+    except ValueError as error:
+        return RunResult(format=format, diagnostics=[option_error(error)])
+    inputs = Inputs(files, work_dir, dict(external_pkgs or {}), dict(sources or {}), check, edit)
+    settings = RunSettings(
+        option_values,
+        path_selector,
+        strict_range_check,
+        max_memory,
+        timeout,
+        allow_fs_read,
+        allow_fs_write,
+        no_fs,
+    )
+    from kclpy.emit import EmitOptions
+
+    emit_options = EmitOptions(
+        format=format,
+        sort_keys=sort_keys,
+        disable_none=disable_none,
+        show_hidden=show_hidden,
+        include_schema_type_path=include_schema_type_path,
+    )
+    return run(inputs, settings, emit_options)
 
 
 def run(

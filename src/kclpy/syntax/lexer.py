@@ -14,7 +14,6 @@ literal values, indentation and error messages are the layout filter's job
 from __future__ import annotations
 
 import re
-import string
 import sys
 import threading
 from collections.abc import Callable
@@ -22,6 +21,10 @@ from typing import Any
 
 from kclpy.patterns import compiled
 from kclpy.syntax.tokens import Token
+
+# string.ascii_letters without importing ``string`` (which compiles string.Template's
+# pattern at import, 0.3 ms of every cold run)
+_ASCII_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 tokens = (
     "STRING",
@@ -220,8 +223,8 @@ def _simple() -> dict[str, tuple[Any, str]]:
     name = compiled(f"({t_NAME}) *").match
     number = compiled(f"({t_NUMBER}) *").match
     quoted = compiled(f"({t_STRING}) *").match
-    table = {char: (name, "NAME") for char in string.ascii_letters + "_" if char not in "rR"}
-    table.update((char, (number, "NUMBER")) for char in string.digits)
+    table = {char: (name, "NAME") for char in _ASCII_LETTERS + "_" if char not in "rR"}
+    table.update((char, (number, "NUMBER")) for char in "0123456789")
     table.update((char, (quoted, "STRING")) for char in "\"'")
     return table
 

@@ -29,7 +29,7 @@ errors are the answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -53,6 +53,7 @@ __all__ = [
     "OverrideResult",
     "OverrideSpec",
     "apply_overrides",
+    "override_edit",
     "override_file",
     "override_files",
     "override_source",
@@ -94,6 +95,13 @@ def _prepare(specs: list[str]) -> tuple[list[_Prepared], list[Diagnostic]]:
 
 
 # --------------------------------------------------------------------------- programs
+
+
+def override_edit(specs: Sequence[str]) -> Callable[[Program], list[Diagnostic]]:
+    """The ``-O`` specs as the pipeline's edit of a loaded program
+    (``kclpy.pipeline.driver.Inputs.edit``): :func:`apply_overrides` before checking."""
+    listed = list(specs)
+    return lambda program: apply_overrides(program, listed)
 
 
 def apply_overrides(program: Program, specs: list[str]) -> list[Diagnostic]:

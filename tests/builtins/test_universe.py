@@ -57,6 +57,14 @@ def test_every_module_member_is_implemented_and_every_implementation_declared(
     assert set(members) == set(universe.module_members(module))
 
 
+def test_every_adapter_is_made_without_a_binding_error() -> None:
+    """Adapters are made on first lookup: each table, read whole, makes all of them."""
+    tables = [registry.builtin_functions(), registry.string_methods()]
+    tables += [registry.system_module(module) or {} for module in MODULES]
+    for table in tables:
+        assert len(dict(table)) == len(table) > 0
+
+
 def test_a_difference_between_declaration_and_implementation_is_a_binding_error() -> None:
     declared = {"encode": None, "decode": None}
     with pytest.raises(registry.BindingError) as caught:

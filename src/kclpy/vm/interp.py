@@ -619,9 +619,10 @@ class Interpreter:
         cache = self.runtime.builtin_cache
         cached = cache.get(name)
         if cached is None:
-            function = registry.builtin_functions().get(name)
-            if function is None:
-                raise KclRuntimeError(f"name '{name}' is not defined")
+            try:
+                function = registry.builtin_functions()[name]
+            except KeyError:
+                raise KclRuntimeError(f"name '{name}' is not defined") from None
             cached = cache[name] = Builtin(name, function)
         return cached
 
@@ -634,9 +635,10 @@ class Interpreter:
         if isinstance(value, ModuleValue):
             return self.module_member(value, name, frame)
         if isinstance(value, str):
-            method = registry.string_methods().get(name)
-            if method is None:
-                raise KclRuntimeError(f"str object attr '{name}' not found")
+            try:
+                method = registry.string_methods()[name]
+            except KeyError:
+                raise KclRuntimeError(f"str object attr '{name}' not found") from None
             return Builtin(name, functools.partial(method, value))
         if isinstance(value, SchemaType):
             if name == "instances":

@@ -15,7 +15,7 @@ user error.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from types import ModuleType
 from typing import Final, cast
 
@@ -42,7 +42,36 @@ RUNTIME_BUILTINS: Final = frozenset({"option"})
 """Declared builtins that the runtime itself implements (they read the run's options)."""
 
 _loaded: dict[str, dict[str, object]] = {}
-_adapted: dict[str, dict[str, Member]] = {}
+_adapted: dict[str, Mapping[str, Member]] = {}
+
+
+class Adapted(Mapping[str, Member]):
+    """A table of adapters, each made on its first lookup: a run calls few of the
+    names a table holds, and making an adapter reads its function's signature."""
+
+    __slots__ = ("_implemented", "_made", "_make")
+
+    def __init__(self, implemented: Mapping[str, object], make: Callable[[str], Member]) -> None:
+        self._implemented = implemented
+        self._made: dict[str, Member] = {}
+        self._make = make
+
+    def __getitem__(self, name: str) -> Member:
+        made = self._made.get(name)
+        if made is None:
+            if name not in self._implemented:
+                raise KeyError(name)
+            made = self._made[name] = self._make(name)
+        return made
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._implemented
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._implemented)
+
+    def __len__(self) -> int:
+        return len(self._implemented)
 
 
 def bind(
@@ -85,12 +114,12 @@ def string_methods() -> Mapping[str, MethodAdapter]:
 
         declared = universe.string_methods()
         implemented = bind("string methods", declared, STRING_METHODS)
-        table = _adapted["#str"] = {
-            name: method_adapter(
-                "string methods", name, declared[name].signature, cast(Callable[..., Value], method)
-            )
-            for name, method in implemented.items()
-        }
+
+        def make(name: str) -> Member:
+            method = cast(Callable[..., Value], implemented[name])
+            return method_adapter("string methods", name, declared[name].signature, method)
+
+        table = _adapted["#str"] = Adapted(implemented, make)
     return cast(Mapping[str, MethodAdapter], table)
 
 
@@ -107,7 +136,7 @@ def implementations(name: str) -> dict[str, object] | None:
     return members
 
 
-def system_module(name: str) -> dict[str, Member] | None:
+def system_module(name: str) -> Mapping[str, Member] | None:
     """The members of system module ``name`` as the VM sees them (functions by their
     adapters, values as they are), or None when there is no such module."""
     members = _adapted.get(name)
@@ -122,19 +151,18 @@ def system_module(name: str) -> dict[str, Member] | None:
 
 def _adapt(
     owner: str, module: str, declared: Mapping[str, universe.Declaration], table: dict[str, object]
-) -> dict[str, Member]:
-    adapted: dict[str, Member] = {}
-    for name, value in table.items():
+) -> Adapted:
+    def make(name: str) -> Member:
+        value = table[name]
         declaration = declared[name]
         if declaration.is_function:
             label = f"{module}.{name}" if module else name
-            function = cast(Callable[..., Value], value)
-            adapted[name] = adapter(owner, label, declaration.signature, function)
-        elif isinstance(value, bool | int | float | str):  # a constant (units.Ki)
-            adapted[name] = value
-        else:
-            raise BindingError(f"{owner}: {name} is neither a function nor a constant")
-    return adapted
+            return adapter(owner, label, declaration.signature, cast(Callable[..., Value], value))
+        if isinstance(value, bool | int | float | str):  # a constant (units.Ki)
+            return value
+        raise BindingError(f"{owner}: {name} is neither a function nor a constant")
+
+    return Adapted(table, make)
 
 
 def _import_module(name: str) -> ModuleType:

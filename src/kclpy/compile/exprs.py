@@ -91,6 +91,21 @@ class PackageNames:
 LambdaCompiler = Callable[[ast.LambdaExpr, "ExprCompiler"], FunctionProto]
 
 
+class Loop:
+    """A loop being compiled: its variables' slots, the entry test's position and
+    offset (patched with the exit), where the body starts, and the jumps that go on
+    to the next iteration (patched with the backward test's offset)."""
+
+    __slots__ = ("body", "continues", "entry", "position", "slots")
+
+    def __init__(self, slots: list[int], position: tuple[int, int], entry: int, body: int) -> None:
+        self.slots = slots
+        self.position = position
+        self.entry = entry
+        self.body = body
+        self.continues: list[int] = []
+
+
 class ExprCompiler:
     """Compiles expressions into one ``Code`` for one unit; ``lambdas`` compiles the
     body of a lambda (statements: ``compile.stmts.compile_lambda``, handed in by the
@@ -570,43 +585,52 @@ class ExprCompiler:
             )
         return [self.unit.declare(target) for target in targets[:2]]
 
-    def begin_loop(self, iterable: ast.Expr, targets: list[ast.NameExpr]) -> tuple[int, int]:
-        """Emit GET_ITER/FOR_ITER and stores; returns (loop start, FOR_ITER offset)."""
-        out = self.out
+    def begin_loop(self, iterable: ast.Expr, targets: list[ast.NameExpr]) -> Loop:
+        """Emit GET_ITER, the loop's entry test and the loop variables' stores."""
         self.expr(iterable)
         slots = self.loop_targets(targets)
         self.at(iterable)
-        out.emit(Op.GET_ITER, len(slots))
-        start = out.here()
-        return start, self.for_iter(slots)
+        self.out.emit(Op.GET_ITER, len(slots))
+        return self.enter_loop(slots)
 
-    def for_iter(self, slots: list[int]) -> int:
-        """FOR_ITER and the loop variables' stores; one variable is stored by the
-        FOR_ITER_LOCAL itself. Returns the offset to patch with the exit."""
+    def enter_loop(self, slots: list[int]) -> Loop:
+        """The entry test: FOR_ITER (then the stores) or FOR_ITER_LOCAL, which stores
+        one variable itself. The loop is rotated: each iteration ends with the
+        matching backward test (``end_loop``), so no jump goes back to this one."""
         out = self.out
+        position = out.position
         if len(slots) == 1:
-            return out.emit(Op.FOR_ITER_LOCAL, slots[0] << 32)
-        for_iter = out.emit(Op.FOR_ITER)
+            return Loop(slots, position, out.emit(Op.FOR_ITER_LOCAL, slots[0] << 32), out.here())
+        entry = out.emit(Op.FOR_ITER)
+        body = out.here()
         for slot in reversed(slots):
             out.emit(Op.STORE_LOCAL, slot)
-        return for_iter
+        return Loop(slots, position, entry, body)
 
-    def end_loop(self, start: int, for_iter: int) -> None:
+    def end_loop(self, loop: Loop) -> None:
+        """The backward test that ends each iteration; the ``continues`` jump to it
+        and the entry test's exit to just after it."""
         out = self.out
-        out.emit(Op.JUMP, start)
-        out.patch(for_iter)
+        for pc in loop.continues:
+            out.patch(pc)
+        out.position = loop.position  # where the entry test is, for a failing iteration
+        if len(loop.slots) == 1:
+            out.emit(Op.FOR_ITER_LOCAL_BACK, loop.slots[0] << 32 | loop.body)
+        else:
+            out.emit(Op.FOR_ITER_BACK, loop.body)
+        out.patch(loop.entry)
 
     def comprehension(self, generators: list[ast.CompClause], body: Callable[[], None]) -> None:
         if not generators:
             body()
             return
         first, rest = generators[0], generators[1:]
-        start, for_iter = self.begin_loop(first.iter, first.targets)
+        loop = self.begin_loop(first.iter, first.targets)
         for condition in first.ifs:
             self.expr(condition)
-            self.out.emit(Op.JUMP_IF_FALSE, start)
+            loop.continues.append(self.out.emit(Op.JUMP_IF_FALSE))
         self.comprehension(rest, body)
-        self.end_loop(start, for_iter)
+        self.end_loop(loop)
 
     def list_comp(self, node: ast.ListCompExpr) -> None:
         out = self.out
@@ -675,33 +699,30 @@ class ExprCompiler:
         slots = self.loop_targets(node.variables)
         out.emit(Op.LOAD_LOCAL, target)
         out.emit(Op.GET_ITER, len(slots))
-        start = out.here()
-        for_iter = self.for_iter(slots)
+        loop = self.enter_loop(slots)
         if node.cond is not None:
             self.expr(node.cond)
-            out.emit(Op.JUMP_IF_FALSE, start)
+            loop.continues.append(out.emit(Op.JUMP_IF_FALSE))
         self.expr(node.test)
         self.at(node)
         breaks: list[int] = []
         if op in ("all", "any"):
-            out.emit(Op.JUMP_IF_TRUE if op == "all" else Op.JUMP_IF_FALSE, start)
+            loop.continues.append(out.emit(Op.JUMP_IF_TRUE if op == "all" else Op.JUMP_IF_FALSE))
             out.emit(Op.LOAD_FALSE if op == "all" else Op.LOAD_TRUE)
             out.emit(Op.STORE_LOCAL, result)
             out.emit(Op.POP)  # the iterator
             breaks.append(out.emit(Op.JUMP))
         elif op == "map":
             out.emit(Op.APPEND_LOCAL, result)
-            out.emit(Op.JUMP, start)
         else:
-            out.emit(Op.JUMP_IF_FALSE, start)
+            loop.continues.append(out.emit(Op.JUMP_IF_FALSE))
             out.emit(Op.LOAD_LOCAL, result)
             out.emit(Op.LOAD_LOCAL, target)
             out.emit(Op.LOAD_LOCAL, slots[0])
             out.emit(Op.LOAD_LOCAL, slots[-1])
             out.emit(Op.FILTER_ADD)
             out.emit(Op.POP)
-            out.emit(Op.JUMP, start)
-        out.patch(for_iter)
+        self.end_loop(loop)
         for pc in breaks:
             out.patch(pc)
         out.emit(Op.LOAD_LOCAL, result)

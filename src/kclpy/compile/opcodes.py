@@ -87,6 +87,12 @@ class Op(IntEnumeration):
     FOR_ITER = 91  # it -> it x | it k v (2 variables) | - (exhausted: pop, jump to arg)
     FOR_ITER_LOCAL = 92  # it -> it       (one loop variable stored in locals[arg >> 32];
     #                   exhausted: pop, jump to arg & 0xFFFFFFFF)
+    # the backward tests that end each iteration of a rotated loop (the entry test is
+    # FOR_ITER / FOR_ITER_LOCAL): the next item jumps back to the body at the target;
+    # exhausted: pop, fall through
+    FOR_ITER_BACK = 93  # it -> it x | it k v (2 variables, jump to arg) | - (exhausted)
+    FOR_ITER_LOCAL_BACK = 94  # it -> it  (locals[arg >> 32] = x, jump to arg & 0xFFFFFFFF)
+    #                   | - (exhausted)
     # --- statements
     ASSERT = 100  # cond msg ->        (fails with msg when cond is falsy)
     EXPR_OUTPUT = 101  # a ->           (a bare top-level expression is output; arg 1: schema expr)
@@ -178,6 +184,8 @@ STACK_EFFECT: Final[dict[Op, int | Callable[[int], int]]] = {
     Op.GET_ITER: 0,
     Op.FOR_ITER: 1,  # (2 with two loop variables; -1 when exhausted)
     Op.FOR_ITER_LOCAL: 0,  # (-1 when exhausted)
+    Op.FOR_ITER_BACK: 1,  # (2 with two loop variables; -1 when exhausted)
+    Op.FOR_ITER_LOCAL_BACK: 0,  # (-1 when exhausted)
     Op.ASSERT: -2,
     Op.EXPR_OUTPUT: -1,
     Op.RETURN: -1,
@@ -217,6 +225,8 @@ OPERAND: Final[dict[Op, str]] = {
     Op.JUMP_IF_NONE: "target",
     Op.FOR_ITER: "target",
     Op.FOR_ITER_LOCAL: "target+local",
+    Op.FOR_ITER_BACK: "target",
+    Op.FOR_ITER_LOCAL_BACK: "target+local",
     Op.APPEND_LOCAL: "local",
     Op.GET_ATTR: "name",
     Op.GET_ATTR_OPT: "name",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from kclpy.compile.code import (
@@ -95,7 +95,7 @@ BUILD_CONFIG = int(Op.BUILD_CONFIG)
 CONFIG_END = int(Op.CONFIG_END)
 JUMP = int(Op.JUMP)
 JUMP_IF_FALSE = int(Op.JUMP_IF_FALSE)
-FOR_ITER = int(Op.FOR_ITER)
+FOR_ITER_BACK = int(Op.FOR_ITER_BACK)
 LIST_APPEND = int(Op.LIST_APPEND)
 CALL = int(Op.CALL)
 RETURN = int(Op.RETURN)
@@ -103,7 +103,7 @@ POP = int(Op.POP)
 LOAD_NONE = int(Op.LOAD_NONE)
 STORE_ATTR_SELF = int(Op.STORE_ATTR_SELF)
 APPEND_LOCAL = int(Op.APPEND_LOCAL)
-FOR_ITER_LOCAL = int(Op.FOR_ITER_LOCAL)
+FOR_ITER_LOCAL_BACK = int(Op.FOR_ITER_LOCAL_BACK)
 GET_ITEM = int(Op.GET_ITEM)
 LOAD_BUILTIN = int(Op.LOAD_BUILTIN)
 CHECK = int(Op.CHECK)
@@ -121,6 +121,8 @@ LOAD_FALSE = int(Op.LOAD_FALSE)
 CONFIG_ENTRY_DYN = int(Op.CONFIG_ENTRY_DYN)
 FILTER_ADD = int(Op.FILTER_ADD)
 GET_ITER = int(Op.GET_ITER)
+FOR_ITER_LOCAL = int(Op.FOR_ITER_LOCAL)
+FOR_ITER = int(Op.FOR_ITER)
 LOAD_UNDEFINED = int(Op.LOAD_UNDEFINED)
 LOAD_UNIT = int(Op.LOAD_UNIT)
 LOAD_DEREF = int(Op.LOAD_DEREF)
@@ -223,13 +225,13 @@ class Interpreter:
                         stack[-1] = function(stack[-1], right)
                 elif op == STORE_LOCAL:
                     values[arg] = pop()
-                elif op == FOR_ITER_LOCAL:
+                elif op == FOR_ITER_LOCAL_BACK:  # the end of an iteration (a rotated loop)
                     item = next(stack[-1], _STOP)
                     if item is _STOP:
                         pop()
-                        pc = arg & 0xFFFFFFFF
                     else:
                         values[arg >> 32] = item
+                        pc = arg & 0xFFFFFFFF
                 elif op == JUMP:
                     pc = arg
                 elif op == APPEND_LOCAL:
@@ -296,16 +298,17 @@ class Interpreter:
                 elif op == GET_ATTR:
                     here.pc = pc
                     push(self.get_attr(pop(), names[arg], here))
-                elif op == FOR_ITER:
+                elif op == FOR_ITER_BACK:
                     item = next(stack[-1], _STOP)
-                    if item is _STOP:
-                        pop()
+                    if item is not _STOP:
                         pc = arg
-                    elif type(item) is tuple:
-                        push(item[0])
-                        push(item[1])
+                        if type(item) is tuple:
+                            push(item[0])
+                            push(item[1])
+                        else:
+                            push(item)
                     else:
-                        push(item)
+                        pop()
                 elif op == LIST_APPEND:
                     item = pop()
                     stack[-1].append(item)
@@ -410,6 +413,26 @@ class Interpreter:
                 accumulator.append(item)
         elif op == GET_ITER:
             push(iterate(pop(), arg))
+        elif op == FOR_ITER_LOCAL:  # a loop's entry test; FOR_ITER_LOCAL_BACK ends each iteration
+            loop_items: Iterator[Value] = stack[-1]
+            for item in loop_items:
+                here.scope.values[arg >> 32] = item
+                break
+            else:
+                pop()
+                return arg & 0xFFFFFFFF
+        elif op == FOR_ITER:  # a loop's entry test; FOR_ITER_BACK ends each iteration
+            entries: Iterator[Value | tuple[Value, Value]] = stack[-1]
+            for entry in entries:
+                if isinstance(entry, tuple):  # two loop variables
+                    push(entry[0])
+                    push(entry[1])
+                else:
+                    push(entry)
+                break
+            else:
+                pop()
+                return arg
         elif op == LOAD_UNDEFINED:
             push(UNDEFINED)
         elif op == LOAD_UNIT:

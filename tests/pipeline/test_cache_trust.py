@@ -455,3 +455,34 @@ def test_clean_tolerates_files_appearing_while_it_removes(tmp_path: Path) -> Non
     _remove_cache(str(cache))
     assert not cache.exists() and not list(tmp_path.glob("cache.removing-*"))
     _remove_cache(str(cache))  # already gone: nothing to do
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["../outside.bin", "sub/" + "0" * 60 + ".bin", "..", "0" * 64 + ".pkl", "0" * 63 + "/.bin"],
+)
+def test_an_entry_name_that_is_not_a_digest_is_neither_written_nor_read(
+    tmp_path: Path, name: str
+) -> None:
+    # the one gate of every entry's write and read: a name that could leave the folder
+    # (a separator, '..') or that the cache does not write is refused before any file call
+    entries = tmp_path / "entries"
+    entries.mkdir()
+    (entries / "sub").mkdir()
+    folder = os.open(entries, os.O_RDONLY)
+    try:
+        written = cache_module.replace_entry(folder, name, lambda handle: handle.write(b"x"))
+        assert written is False
+        assert cache_module.open_entry(folder, name, name) is None
+    finally:
+        os.close(folder)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["entries", "sub"]
+    good = "ab" * 32 + ".bin"
+    folder = os.open(entries, os.O_RDONLY)
+    try:
+        assert cache_module.replace_entry(folder, good, lambda handle: handle.write(b"x"))
+        opened = cache_module.open_entry(folder, good, good)
+        assert opened is not None
+        opened.close()
+    finally:
+        os.close(folder)

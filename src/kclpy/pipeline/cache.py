@@ -177,10 +177,21 @@ def _make_folders(path: str) -> None:
         os.mkdir(path, 0o700)
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_entry_name(name: str) -> bool:
+    """Whether ``name`` is an entry's name, ``<sha256 hex>.bin``: a plain name in its
+    folder (no separator, no ``..``), the only names the cache reads, writes and removes."""
+    return len(name) == 68 and name.endswith(".bin") and _HEX.issuperset(name[:64])
+
+
 def open_entry(folder: int, name: str, shown: str) -> IO[bytes] | None:
     """The entry ``name`` of the folder open as ``folder``, opened for reading without
-    following a link; None when missing, or not a regular file of this user's that
-    group and others cannot write (noted, as ``shown``)."""
+    following a link; None when missing, not an entry's name, or not a regular file of
+    this user's that group and others cannot write (noted, as ``shown``)."""
+    if not is_entry_name(name):
+        return None
     try:
         handle = open(os.open(name, _OPEN_ENTRY, dir_fd=folder), "rb")  # noqa: SIM115
     except FileNotFoundError:
@@ -197,7 +208,9 @@ def open_entry(folder: int, name: str, shown: str) -> IO[bytes] | None:
 def replace_entry(folder: int, name: str, write: Callable[[IO[bytes]], object]) -> bool:
     """Put the entry ``name`` in the folder open as ``folder`` at once: ``write`` fills
     a new file (0600) there, which then replaces the entry; False (and nothing left
-    behind) when it cannot be written."""
+    behind) when it cannot be written or ``name`` is not an entry's name."""
+    if not is_entry_name(name):
+        return False
     temp = ""
     try:
         temp = temporary_name(".tmp-") + ".bin"

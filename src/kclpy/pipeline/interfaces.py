@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import sys
 from collections.abc import Hashable, Mapping
 from functools import partial
@@ -74,7 +73,6 @@ LIMIT = 4096  # entries kept in the folder (marks included)
 SIGHTINGS = 2
 """The runs that check a package (with no diagnostic) before one stores its entry:
 the earlier ones store a mark (see the module docstring)."""
-_ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.bin")
 _SETTINGS = ("scopes", False, "tool_facts", False)
 
 
@@ -351,7 +349,7 @@ def _check_shapes(
 
 def _bound(folder: int) -> None:
     """Remove the least recently written entries beyond :data:`LIMIT` (entries only)."""
-    names = [name for name in os.listdir(folder) if _ENTRY_NAME.fullmatch(name)]
+    names = [name for name in os.listdir(folder) if cache.is_entry_name(name)]
     if len(names) <= LIMIT:
         return
     dated = []

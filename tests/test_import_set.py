@@ -23,7 +23,7 @@ import pytest
 # break import circles: more modules, not more code)
 RUN_MODULES = frozenset(
     """
-    kclpy kclpy.cli kclpy.cli.base kclpy.cli.run
+    kclpy kclpy.cli kclpy.cli.base kclpy.cli.fast_reader kclpy.cli.run
     kclpy.depth kclpy.vm.fs_policy kclpy.vm.limits kclpy.vm.host_memory
     kclpy.diag.console
     kclpy.compile kclpy.compile.code kclpy.compile.opcodes kclpy.diag
@@ -81,8 +81,13 @@ CACHE_HIT_MODULES = frozenset(("kclpy.pipeline.pickling",))
 
 # standard modules a run does without, each with its imports a ms or several of a start
 # (``dataclasses`` brings ``inspect``, ``ast``, ``dis``, ``tokenize``; ``ctypes`` only
-# serves interrupting a run's thread)
-NOT_ON_RUN = frozenset(("dataclasses", "inspect", "dis", "tokenize", "pathlib", "ctypes"))
+# serves interrupting a run's thread; ``argparse``, with ``gettext`` and ``locale``, is
+# for help and usage errors: the fast reader, kclpy.cli.fast_reader, reads a common line)
+NOT_ON_RUN = frozenset(
+    """
+    dataclasses inspect dis tokenize pathlib ctypes argparse gettext locale kclpy.cli.parser
+    """.split()  # noqa: SIM905
+)
 NOT_WITHOUT_CACHE = frozenset(("pickle",))
 
 

@@ -296,3 +296,26 @@ def test_the_command_table_names_each_command_and_its_aliases() -> None:
     from kclpy.cli import _NAMES, commands
 
     assert [(command.name, *command.aliases) for command in commands()] == list(_NAMES)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["main.k"],
+        ["-D", "env=prod", "main.k", "-Dreplicas=3", "--argument=x=1", "-D=y=2"],
+        ["a.k", "-E", "k=dir", "-S", "app", "-O", "a.b=1", "-Y", "s.yaml", "-o", "-", "b.k"],
+        ["-f", "json", "--format=toml", "-n", "-k", "-H", "-r", "-d", "-K", "-q", "-v", "-v"],
+        ["--tag", "v1", "--locked", "-V", "--error-format=short", "--no-style", "-"],
+        ["--max-memory", "1G", "--timeout=2.5", "--allow-fs-read", "/", "--no-fs", "x.k"],
+    ],
+)
+def test_common_run_lines_are_read_without_argparse_as_argparse_reads_them(
+    words: list[str],
+) -> None:
+    from kclpy.cli import command_parser
+    from kclpy.cli.fast_reader import read_fast
+    from kclpy.cli.run import COMMAND, configure
+
+    fast = read_fast(configure, words)
+    assert fast is not None, words
+    assert vars(fast) == vars(command_parser(COMMAND).parse_intermixed_args(words))

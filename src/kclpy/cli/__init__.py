@@ -19,12 +19,12 @@ may be interleaved (argparse's intermixed parsing) unless the command sets
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
 from collections.abc import Sequence
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from kclpy.cli.base import (
     EXIT_CODES_HELP,
@@ -34,12 +34,15 @@ from kclpy.cli.base import (
     EXIT_USAGE,
     Command,
     CommandError,
-    Parser,
     note,
     print_error,
 )
+from kclpy.cli.fast_reader import option_table, read_fast
 from kclpy.depth import run_deep
 from kclpy.diag import Code
+
+if TYPE_CHECKING:  # (argparse is imported when a parser is built: not for common runs)
+    import argparse
 
 # every subcommand, in the order of `kcl --help`: its name and aliases (tests check them
 # against the records)
@@ -157,6 +160,8 @@ def _load_tool(name: str) -> Command:
 
 def command_parser(command: Command) -> argparse.ArgumentParser:
     """The parser of one subcommand, its examples and the exit codes in its help."""
+    from kclpy.cli.parser import Parser
+
     parser = Parser(
         prog=f"kcl {command.name}",
         description=command.description or command.help,
@@ -170,6 +175,8 @@ def command_parser(command: Command) -> argparse.ArgumentParser:
 def _finish_subcommands(parser: argparse.ArgumentParser) -> None:
     """Each nested subcommand (``kcl mod add``, ``kcl kusion apply``): its help line is
     its description when it has none, and the exit codes follow its examples."""
+    import argparse
+
     for action in parser._actions:
         if not isinstance(action, argparse._SubParsersAction):
             continue
@@ -185,6 +192,8 @@ def _finish_subcommands(parser: argparse.ArgumentParser) -> None:
 def build_parser(full: bool = False) -> argparse.ArgumentParser:
     """The top-level ``kcl`` parser; ``full=True`` also configures every subcommand
     (for shell completion), which imports what their options need."""
+    from kclpy.cli.parser import Parser
+
     parser = Parser(
         prog="kcl",
         description="kclpy: the KCL configuration language toolchain",
@@ -213,7 +222,10 @@ def _is_run_option(word: str) -> bool:
     if not word.startswith("-") or word in ("-", "-h", "--help", "-V", "-v", "--version"):
         return False
     name = word.partition("=")[0]
-    options = command_parser(_load("run"))._option_string_actions
+    table = option_table(_load("run").configure)
+    options = (
+        command_parser(_load("run"))._option_string_actions if table is None else table.options
+    )
     return name in options or (len(name) > 2 and name[1] != "-" and name[:2] in options)
 
 
@@ -237,9 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is None:
         build_parser().parse_args(arguments)  # the usage error, with the known commands
         return EXIT_USAGE
-    parser = command_parser(command)
-    parse = parser.parse_intermixed_args if command.intermixed else parser.parse_args
-    args = parse(arguments[1:])
+    args = _read(command, arguments[1:])
     args.exiting = argv is None
     verbose = getattr(args, "verbose", 0)
     if verbose or "kclpy.pipeline.cache" in sys.modules:
@@ -250,6 +260,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with reporting(Reporter(enabled=not getattr(args, "quiet", False))):
         return _guarded(command, args)
+
+
+def _read(command: Command, words: list[str]) -> argparse.Namespace:
+    """The command's arguments: from the fast reader where it is sure of them (the
+    common lines of ``kcl run``), else from argparse (help, usage errors, the rest)."""
+    if command.intermixed:
+        known = read_fast(command.configure, words)
+        if known is not None:
+            return known
+    parser = command_parser(command)
+    parse = parser.parse_intermixed_args if command.intermixed else parser.parse_args
+    return parse(words)
 
 
 # commands that stay on the main thread: kusion handles SIGINT itself, lsp and server

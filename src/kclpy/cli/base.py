@@ -7,12 +7,10 @@ Takes parsed arguments from the subcommand modules; returns exit codes.
 
 from __future__ import annotations
 
-import argparse
-import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.diag.console import add_style_options as add_style_options  # (for the commands)
@@ -20,6 +18,9 @@ from kclpy.diag.console import note as note
 from kclpy.diag.console import say as say
 from kclpy.diag.console import tell as tell
 from kclpy.records import Record
+
+if TYPE_CHECKING:  # (argparse is imported where a parser is built: kclpy.cli.parser)
+    import argparse
 
 EXIT_OK = 0
 EXIT_PROGRAM_ERROR = 1
@@ -60,53 +61,6 @@ class CommandError(Exception):
         super().__init__(message)
         self.code = code
         self.exit_code = exit_code
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with kclpy's exit code 2 and a coded message for usage errors."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print_error(Code.USAGE_ERROR, message + self._suggestion(message))
-        raise SystemExit(EXIT_USAGE)
-
-    def _suggestion(self, message: str) -> str:
-        """``; did you mean ...?`` for a mistyped command or option, else ''."""
-        import difflib
-        import re
-
-        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
-        if choice:
-            word, known = choice[1], re.findall(r"'([^']*)'", choice[2])
-        else:
-            unknown = re.match(r"unrecognized arguments: (\S+)", message)
-            if not unknown or not unknown[1].startswith("-"):
-                return ""
-            word, known = unknown[1].partition("=")[0], list(self._option_string_actions)
-        close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
-        return f"; did you mean '{close[0]}'?" if close else ""
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # with the width given, argparse does not import shutil to ask the terminal
-        return argparse.RawDescriptionHelpFormatter(prog=self.prog, width=self.help_width)
-
-    @functools.cached_property
-    def help_width(self) -> int:
-        """The help's width, asked once per parser (argparse makes a formatter for
-        every argument added: some thirty terminal queries for ``kcl run``'s)."""
-        return terminal_width() - 2
-
-
-def terminal_width() -> int:
-    """As ``shutil.get_terminal_size``: $COLUMNS, else the terminal's, else 80."""
-    try:
-        return int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        pass
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        return 80
 
 
 def print_error(code: Code, message: str) -> None:
@@ -181,6 +135,8 @@ def top_level_argument(text: str) -> str:
     try:
         parse_option(text)
     except ValueError:
+        import argparse
+
         raise argparse.ArgumentTypeError(
             f"invalid value '{text}': expected NAME=VALUE with a name and a value"
         ) from None

@@ -7,7 +7,6 @@ runs, without importing the Python API); returns the exit code.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -31,6 +30,8 @@ from kclpy.diag import Code
 from kclpy.vm.limits import seconds_argument, size_argument
 
 if TYPE_CHECKING:
+    import argparse
+
     from kclpy.pipeline.driver import Edit, RunResult
 
 Result = TypeVar("Result")
@@ -69,6 +70,8 @@ def override_spec(text: str) -> str:
     try:
         parse_override_spec(text)
     except OverrideError as error:
+        import argparse
+
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
 

@@ -10,8 +10,11 @@ share them. Takes the parsed arguments; writes to stdout (:func:`say`) or stderr
 
 from __future__ import annotations
 
-import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_style_options(

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 # A driver process: os._exit reports its call, an exit handler reports it ran, a thread
-# that is no daemon (mode "thread") reports when it ends; then the `kcl` entry point.
+# that is no daemon (mode "thread") reports when it ends, after the main thread; then
+# the `kcl` entry point.
 _DRIVER = """
-import atexit, os, sys, threading
+import atexit, os, sys, threading, time
 
 leave = os._exit
 
@@ -24,8 +25,12 @@ def reported_exit(code):
 
 os._exit = reported_exit
 atexit.register(lambda: sys.stderr.write("exit handler\\n"))
-if sys.argv[1] == "thread":
-    threading.Timer(0.5, lambda: os.write(2, b"thread done\\n")).start()
+if sys.argv[1] == "thread":  # a thread that ends after the main thread (however long)
+    def outlive():
+        while threading.main_thread().is_alive():
+            time.sleep(0.01)
+        os.write(2, b"thread done\\n")
+    threading.Thread(target=outlive).start()
 sys.argv = ["kcl", *sys.argv[2:]]
 from kclpy.entry import main
 raise SystemExit(main())

@@ -43,13 +43,14 @@ RUN_MODULES = frozenset(
     """.split()  # noqa: SIM905
 )
 
-# what a cache miss adds: the front end, the checker and the compiler
+# what a cache miss adds: the front end, the checker and the compiler (not
+# kclpy.sema.docstrings: only editors and `kcl doc` read a symbol's documentation)
 COMPILE_MODULES = frozenset(
     """
     kclpy.compile.emitter kclpy.compile.exprs kclpy.compile.stmts kclpy.compile.types
     kclpy.sema kclpy.sema.annotations kclpy.sema.assign kclpy.sema.base kclpy.sema.bindings
     kclpy.sema.builtins kclpy.sema.calls kclpy.sema.checker kclpy.sema.config
-    kclpy.sema.declare kclpy.sema.docstrings kclpy.sema.exprs kclpy.sema.model
+    kclpy.sema.declare kclpy.sema.exprs kclpy.sema.model
     kclpy.sema.interface kclpy.sema.names kclpy.sema.operators
     kclpy.sema.relations kclpy.sema.resolve
     kclpy.sema.schemas kclpy.sema.shared kclpy.sema.stmts kclpy.sema.symbols

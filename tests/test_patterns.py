@@ -28,7 +28,7 @@ import json
 import kclpy.patterns as patterns  # (not `from kclpy import`: that would load the API first)
 patterns.start_recording()
 import kclpy.cli, kclpy.emit, kclpy.loader, kclpy.pipeline.driver, kclpy.vm.runner
-import kclpy.syntax.literals, kclpy.values.yaml_writer
+import kclpy.syntax.literals, kclpy.values.yaml_writer, kclpy.mod.names
 import kclpy.vm.builtins.core, kclpy.vm.builtins.strings
 from kclpy.syntax import lexer
 lexer._scanner()

@@ -27,17 +27,17 @@ removed. Takes strings; returns strings or raises
 from __future__ import annotations
 
 import os
-import re
 
 from kclpy.diag import Code
 from kclpy.mod.errors import PackageError
+from kclpy.patterns import compiled
 from kclpy.records import Record
 from kclpy.source import SourceFile, Span
 
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
-_VERSION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}")
-_REF_PART = re.compile(r"[A-Za-z0-9_+@#,=~][A-Za-z0-9_.+@#,=~-]*")
-_COMMIT = re.compile(r"[0-9a-fA-F]{4,64}")
+_NAME = compiled(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_VERSION = compiled(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}")
+_REF_PART = compiled(r"[A-Za-z0-9_+@#,=~][A-Za-z0-9_.+@#,=~-]*")
+_COMMIT = compiled(r"[0-9a-fA-F]{4,64}")
 _REF_LIMIT = 255
 
 NAME_RULE = (

@@ -6,13 +6,14 @@ this module reads their small text notation into sema's types:
 function variadic (any extra positional or keyword argument is accepted). Types
 are ``any int float str bool None number iterable multiplier``, ``[T]``,
 ``{K:V}``, ``A|B`` and function types ``fn(A,B)->R``. A module member that is not
-a function (``units.Ki``) is ``name: T``. The builtins are read at import, a system
-module's members on the first look-up (:func:`module_member_types`).
+a function (``units.Ki``) is ``name: T``. Each declaration is read on its first
+look-up (:class:`DeclaredTypes`; a system module's table on the first look-up of the
+module, :func:`module_member_types`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from kclpy.sema.types import (
     ANY,
@@ -115,30 +116,58 @@ def parse_signature(line: str) -> tuple[str, Type]:
     return name.strip(), FuncType(params, ret, variadic)
 
 
-def _types(declarations: Mapping[str, Declaration]) -> dict[str, Type]:
-    """The type of each declaration; a function's type carries its doc."""
-    table: dict[str, Type] = {}
-    for name, declaration in declarations.items():
-        kind = parse_signature(name + declaration.signature)[1]
-        if isinstance(kind, FuncType):
-            kind.doc = declaration.doc
-        table[name] = kind
-    return table
+def _type_of(name: str, declaration: Declaration) -> Type:
+    """The type of one declaration; a function's type carries its doc."""
+    kind = parse_signature(name + declaration.signature)[1]
+    if isinstance(kind, FuncType):
+        kind.doc = declaration.doc
+    return kind
 
 
-BUILTIN_FUNCTIONS = _types(universe.builtin_functions())
-STRING_METHODS = _types(universe.string_methods())
-DECORATORS = _types(universe.decorators())
-SCHEMA_MEMBER_FUNCTIONS = _types(universe.schema_member_functions())
+class DeclaredTypes(Mapping[str, Type]):
+    """The types of a table of declarations, each read on its first look-up (a check
+    asks for a few string methods and decorators, not all of them)."""
 
-_module_types: dict[str, dict[str, Type]] = {}
+    __slots__ = ("_declarations", "_made")
+
+    def __init__(self, declarations: Mapping[str, Declaration]) -> None:
+        self._declarations = declarations
+        self._made: dict[str, Type] = {}
+
+    def __getitem__(self, name: str) -> Type:
+        kind = self._made.get(name)
+        if kind is None:
+            kind = self._made[name] = _type_of(name, self._declarations[name])
+        return kind
+
+    def get(self, name: str, default: Type | None = None) -> Type | None:  # type: ignore[override]
+        if name in self._declarations:
+            return self[name]
+        return default
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._declarations
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._declarations)
+
+    def __len__(self) -> int:
+        return len(self._declarations)
 
 
-def module_member_types(module: str) -> dict[str, Type] | None:
+BUILTIN_FUNCTIONS = DeclaredTypes(universe.builtin_functions())
+STRING_METHODS = DeclaredTypes(universe.string_methods())
+DECORATORS = DeclaredTypes(universe.decorators())
+SCHEMA_MEMBER_FUNCTIONS = DeclaredTypes(universe.schema_member_functions())
+
+_module_types: dict[str, DeclaredTypes] = {}
+
+
+def module_member_types(module: str) -> Mapping[str, Type] | None:
     """The type of each member of system module ``module``, or None for another name."""
     table = _module_types.get(module)
     if table is None:
         if module not in universe.SYSTEM_MODULES:
             return None
-        table = _module_types[module] = _types(universe.module_members(module))
+        table = _module_types[module] = DeclaredTypes(universe.module_members(module))
     return table

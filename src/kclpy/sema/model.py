@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 from kclpy.diag import Diagnostic
 from kclpy.sema.bindings import Binding, TypeBinding
 from kclpy.sema.builtins import BUILTIN_FUNCTIONS
-from kclpy.sema.docstrings import attribute_docs, summary
 from kclpy.sema.symbols import (
     MAIN,
     Declaration,
@@ -228,9 +227,12 @@ class Model:
         return info.all_attrs() if info is not None else {}
 
     def doc(self, symbol: Symbol) -> str:
-        """The documentation of a symbol: a schema's summary, an attribute's description."""
+        """The documentation of a symbol: a schema's summary, an attribute's description
+        (editors and ``kcl doc`` ask; a run never does, so docstrings load here)."""
         if symbol.doc:
             return symbol.doc
+        from kclpy.sema.docstrings import attribute_docs, summary
+
         owner = symbol.owner
         if symbol.kind == SymbolKind.ATTRIBUTE and owner is not None:
             return attribute_docs(owner.doc).get(symbol.name, "")

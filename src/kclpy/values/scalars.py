@@ -80,10 +80,11 @@ def _reread(text: str) -> float | None:
     negative = significand < 0 or mantissa[0] == "-"
     significand = abs(significand)
     if significand <= _EXACT_LIMIT and -22 <= exponent <= 22:
+        powers = _POW10 or _powers_of_ten()
         value: float | None = (
-            float(significand) * _POW10[exponent]
+            float(significand) * powers[exponent]
             if exponent >= 0
-            else (float(significand) / _POW10[-exponent])
+            else (float(significand) / powers[-exponent])
         )
     else:
         value = _fast_parse(significand, exponent)
@@ -93,7 +94,16 @@ def _reread(text: str) -> float | None:
 
 
 _EXACT_LIMIT: Final = 2**53
-_POW10: Final = tuple(float(f"1e{power}") for power in range(309))
+_POW10: tuple[float, ...] = ()  # float("1e<n>") for n in 0..308, made on first use
+
+
+def _powers_of_ten() -> tuple[float, ...]:
+    """:data:`_POW10`, made on the first call (309 float parses a run printing no
+    float does without)."""
+    global _POW10
+    if not _POW10:
+        _POW10 = tuple(float(f"1e{power}") for power in range(309))
+    return _POW10
 
 
 def _fast_parse(significand: int, exponent: int) -> float | None:
@@ -101,12 +111,13 @@ def _fast_parse(significand: int, exponent: int) -> float | None:
     significand rounded to a float, then one multiplication or division by a power of
     ten (in steps of 1e308 below 1e-308). None when the result overflows."""
     value = float(significand)
+    powers = _POW10 or _powers_of_ten()
     while True:
         if -308 <= exponent <= 308:
             if exponent >= 0:
-                value *= _POW10[exponent]
+                value *= powers[exponent]
                 return None if value == _INF else value
-            return value / _POW10[-exponent]
+            return value / powers[-exponent]
         if value == 0.0:
             return value
         if exponent > 0:

@@ -6,13 +6,14 @@ this module reads their small text notation into sema's types:
 function variadic (any extra positional or keyword argument is accepted). Types
 are ``any int float str bool None number iterable multiplier``, ``[T]``,
 ``{K:V}``, ``A|B`` and function types ``fn(A,B)->R``. A module member that is not
-a function (``units.Ki``) is ``name: T``. The builtins are read at import, a system
-module's members on the first look-up (:func:`module_member_types`).
+a function (``units.Ki``) is ``name: T``. Each builtin's type is read on its first look-up
+(:class:`TypeTable`), a system module's members on the module's first look-up
+(:func:`module_member_types`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from kclpy.sema.types import (
     ANY,
@@ -115,21 +116,50 @@ def parse_signature(line: str) -> tuple[str, Type]:
     return name.strip(), FuncType(params, ret, variadic)
 
 
+def _type_of(name: str, declaration: Declaration) -> Type:
+    """The type of a declaration; a function's type carries its doc."""
+    kind = parse_signature(name + declaration.signature)[1]
+    if isinstance(kind, FuncType):
+        kind.doc = declaration.doc
+    return kind
+
+
 def _types(declarations: Mapping[str, Declaration]) -> dict[str, Type]:
-    """The type of each declaration; a function's type carries its doc."""
-    table: dict[str, Type] = {}
-    for name, declaration in declarations.items():
-        kind = parse_signature(name + declaration.signature)[1]
-        if isinstance(kind, FuncType):
-            kind.doc = declaration.doc
-        table[name] = kind
-    return table
+    """The type of each declaration."""
+    return {name: _type_of(name, declaration) for name, declaration in declarations.items()}
 
 
-BUILTIN_FUNCTIONS = _types(universe.builtin_functions())
-STRING_METHODS = _types(universe.string_methods())
-DECORATORS = _types(universe.decorators())
-SCHEMA_MEMBER_FUNCTIONS = _types(universe.schema_member_functions())
+class TypeTable(Mapping[str, Type]):
+    """The types of a table of declarations, each read from its signature when first
+    looked up (a check reads few string methods; reading them all was a tenth of
+    importing the checker)."""
+
+    __slots__ = ("_declarations", "_read")
+
+    def __init__(self, declarations: Mapping[str, Declaration]) -> None:
+        self._declarations = declarations
+        self._read: dict[str, Type] = {}
+
+    def __getitem__(self, name: str) -> Type:
+        found = self._read.get(name)
+        if found is None:
+            found = self._read[name] = _type_of(name, self._declarations[name])
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._declarations
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._declarations)
+
+    def __len__(self) -> int:
+        return len(self._declarations)
+
+
+BUILTIN_FUNCTIONS = TypeTable(universe.builtin_functions())
+STRING_METHODS = TypeTable(universe.string_methods())
+DECORATORS = TypeTable(universe.decorators())
+SCHEMA_MEMBER_FUNCTIONS = TypeTable(universe.schema_member_functions())
 
 _module_types: dict[str, dict[str, Type]] = {}
 

@@ -6,8 +6,9 @@ this module reads their small text notation into sema's types:
 function variadic (any extra positional or keyword argument is accepted). Types
 are ``any int float str bool None number iterable multiplier``, ``[T]``,
 ``{K:V}``, ``A|B`` and function types ``fn(A,B)->R``. A module member that is not
-a function (``units.Ki``) is ``name: T``. Each builtin's type is read on its first look-up
-(:class:`TypeTable`), a system module's members on the module's first look-up
+a function (``units.Ki``) is ``name: T``. The builtin functions are read at import (every
+check gives each a symbol), a string method's or decorator's type on its first
+look-up (:class:`TypeTable`), a system module's members on the module's first look-up
 (:func:`module_member_types`).
 """
 
@@ -156,7 +157,7 @@ class TypeTable(Mapping[str, Type]):
         return len(self._declarations)
 
 
-BUILTIN_FUNCTIONS = TypeTable(universe.builtin_functions())
+BUILTIN_FUNCTIONS = _types(universe.builtin_functions())  # (every check reads them all)
 STRING_METHODS = TypeTable(universe.string_methods())
 DECORATORS = TypeTable(universe.decorators())
 SCHEMA_MEMBER_FUNCTIONS = TypeTable(universe.schema_member_functions())

@@ -8,6 +8,9 @@ is not defined``, with suggestions of close names.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from kclpy.sema.base import CheckContext
 from kclpy.sema.shared import Names, Parts
 from kclpy.sema.types import (
@@ -62,27 +65,26 @@ class AnnotationResolver:
         return result
 
     def convert_type(self, node: ast.TypeNode) -> Type:
-        if isinstance(node, ast.NamedType):
+        if type(node) is ast.NamedType:  # most annotations
             return self.named_type(node)
-        if isinstance(node, ast.AnyType):
-            return ANY
-        if isinstance(node, ast.ListType):
-            return ListType(self.convert_type(node.elem) if node.elem is not None else ANY)
-        if isinstance(node, ast.DictType):
-            key = self.convert_type(node.key) if node.key is not None else ANY
-            val = self.convert_type(node.value) if node.value is not None else ANY
-            return DictType(key, val)
-        if isinstance(node, ast.UnionType):
-            return UnionType(tuple(self.convert_type(member) for member in node.types))
-        if isinstance(node, ast.LiteralType):
-            return literal_type(node)
-        if isinstance(node, ast.FunctionType):
-            params = [
-                Param("", self.convert_type(param), False, param.span) for param in node.params
-            ]
-            ret = self.convert_type(node.ret) if node.ret is not None else ANY
-            return FuncType(params, ret)
-        return ANY
+        convert = _CONVERTERS.get(type(node))
+        return convert(self, node) if convert is not None else ANY
+
+    def list_type(self, node: ast.ListType) -> Type:
+        return ListType(self.convert_type(node.elem) if node.elem is not None else ANY)
+
+    def dict_type(self, node: ast.DictType) -> Type:
+        key = self.convert_type(node.key) if node.key is not None else ANY
+        val = self.convert_type(node.value) if node.value is not None else ANY
+        return DictType(key, val)
+
+    def union_type(self, node: ast.UnionType) -> Type:
+        return UnionType(tuple(self.convert_type(member) for member in node.types))
+
+    def function_type(self, node: ast.FunctionType) -> Type:
+        params = [Param("", self.convert_type(param), False, param.span) for param in node.params]
+        ret = self.convert_type(node.ret) if node.ret is not None else ANY
+        return FuncType(params, ret)
 
     def named_type(self, node: ast.NamedType) -> Type:
         basic = BASIC_TYPES.get(node.name)
@@ -103,6 +105,7 @@ class AnnotationResolver:
 
 
 def literal_type(node: ast.LiteralType) -> Type:
+    """A literal type annotation's type (``"TCP"``, ``1``, ``True``, ``1Ki``)."""
     value = node.value
     if node.suffix:
         return NumMulType(int(value) if isinstance(value, int | float) else 0, node.suffix)
@@ -115,3 +118,14 @@ def literal_type(node: ast.LiteralType) -> Type:
     if isinstance(value, float):
         return float_lit(value)
     return str_lit(value)
+
+
+# the rule of each annotation node type but ``NamedType`` (``AnyType``: ``any``)
+_CONVERTERS: dict[type, Callable[[AnnotationResolver, Any], Type]] = {
+    ast.AnyType: lambda _resolver, _node: ANY,
+    ast.ListType: AnnotationResolver.list_type,
+    ast.DictType: AnnotationResolver.dict_type,
+    ast.UnionType: AnnotationResolver.union_type,
+    ast.LiteralType: lambda _resolver, node: literal_type(node),
+    ast.FunctionType: AnnotationResolver.function_type,
+}

@@ -128,7 +128,8 @@ class TypeKind:
 
 
 class TypeBinding:
-    """What one written type name denotes; shared by the uses of a name in a file."""
+    """What one written type name denotes; shared by the uses of a name in a file (of
+    a plain name, in its package)."""
 
     __slots__ = ("aliased", "declaration", "kind", "member", "name", "pkgpath")
 

@@ -6,9 +6,10 @@ this module reads their small text notation into sema's types:
 function variadic (any extra positional or keyword argument is accepted). Types
 are ``any int float str bool None number iterable multiplier``, ``[T]``,
 ``{K:V}``, ``A|B`` and function types ``fn(A,B)->R``. A module member that is not
-a function (``units.Ki``) is ``name: T``. Each declaration is read on its first
-look-up (:class:`DeclaredTypes`; a system module's table on the first look-up of the
-module, :func:`module_member_types`).
+a function (``units.Ki``) is ``name: T``. The builtin functions are read at import (every
+check gives each a symbol), a string method's or decorator's type on its first
+look-up (:class:`TypeTable`), a system module's members on the module's first look-up
+(:func:`module_member_types`).
 """
 
 from __future__ import annotations
@@ -117,33 +118,34 @@ def parse_signature(line: str) -> tuple[str, Type]:
 
 
 def _type_of(name: str, declaration: Declaration) -> Type:
-    """The type of one declaration; a function's type carries its doc."""
+    """The type of a declaration; a function's type carries its doc."""
     kind = parse_signature(name + declaration.signature)[1]
     if isinstance(kind, FuncType):
         kind.doc = declaration.doc
     return kind
 
 
-class DeclaredTypes(Mapping[str, Type]):
-    """The types of a table of declarations, each read on its first look-up (a check
-    asks for a few string methods and decorators, not all of them)."""
+def _types(declarations: Mapping[str, Declaration]) -> dict[str, Type]:
+    """The type of each declaration."""
+    return {name: _type_of(name, declaration) for name, declaration in declarations.items()}
 
-    __slots__ = ("_declarations", "_made")
+
+class TypeTable(Mapping[str, Type]):
+    """The types of a table of declarations, each read from its signature when first
+    looked up (a check reads few string methods; reading them all was a tenth of
+    importing the checker)."""
+
+    __slots__ = ("_declarations", "_read")
 
     def __init__(self, declarations: Mapping[str, Declaration]) -> None:
         self._declarations = declarations
-        self._made: dict[str, Type] = {}
+        self._read: dict[str, Type] = {}
 
     def __getitem__(self, name: str) -> Type:
-        kind = self._made.get(name)
-        if kind is None:
-            kind = self._made[name] = _type_of(name, self._declarations[name])
-        return kind
-
-    def get(self, name: str, default: Type | None = None) -> Type | None:  # type: ignore[override]
-        if name in self._declarations:
-            return self[name]
-        return default
+        found = self._read.get(name)
+        if found is None:
+            found = self._read[name] = _type_of(name, self._declarations[name])
+        return found
 
     def __contains__(self, name: object) -> bool:
         return name in self._declarations
@@ -155,19 +157,19 @@ class DeclaredTypes(Mapping[str, Type]):
         return len(self._declarations)
 
 
-BUILTIN_FUNCTIONS = DeclaredTypes(universe.builtin_functions())
-STRING_METHODS = DeclaredTypes(universe.string_methods())
-DECORATORS = DeclaredTypes(universe.decorators())
-SCHEMA_MEMBER_FUNCTIONS = DeclaredTypes(universe.schema_member_functions())
+BUILTIN_FUNCTIONS = _types(universe.builtin_functions())  # (every check reads them all)
+STRING_METHODS = TypeTable(universe.string_methods())
+DECORATORS = TypeTable(universe.decorators())
+SCHEMA_MEMBER_FUNCTIONS = TypeTable(universe.schema_member_functions())
 
-_module_types: dict[str, DeclaredTypes] = {}
+_module_types: dict[str, dict[str, Type]] = {}
 
 
-def module_member_types(module: str) -> Mapping[str, Type] | None:
+def module_member_types(module: str) -> dict[str, Type] | None:
     """The type of each member of system module ``module``, or None for another name."""
     table = _module_types.get(module)
     if table is None:
         if module not in universe.SYSTEM_MODULES:
             return None
-        table = _module_types[module] = DeclaredTypes(universe.module_members(module))
+        table = _module_types[module] = _types(universe.module_members(module))
     return table

@@ -123,7 +123,10 @@ class Resolver:
         # this module's bindings of names no unit declares (outside a schema, in it)
         self._outer: dict[str, Binding] = {}
         self._attributes: dict[str, Binding] = {}
-        self._types: dict[str, TypeBinding] = {}  # this module's type bindings, by name
+        # type bindings by name: a dotted name's depend on this module's imports, a
+        # plain name's on the package alone (shared by its files)
+        self._types: dict[str, TypeBinding] = {}
+        self._package_types: dict[str, TypeBinding] = {}
         self.recording = False  # list the visible declarations at every use
         # for editors: the regions of the package being resolved (Model.regions)
         self.regions: list[tuple[ast.Node, list[Declaration]]] | None = None
@@ -152,6 +155,7 @@ class Resolver:
                     missing.update(unresolved_imports(stmt, table))
             tables.append({**missing, **table} if missing else table)
         self.unit = CodeUnit(False, None)
+        self._package_types = {}
         # the imports of one file are visible in the other files of its package (its
         # own win; among the others, the later file's)
         shared: dict[str, str] = {}
@@ -435,19 +439,19 @@ class Resolver:
 
     def annotation(self, node: ast.TypeNode | None) -> None:
         """Bind every named type of an annotation (through lists, dicts, unions, functions)."""
-        if isinstance(node, ast.NamedType):
+        if type(node) is ast.NamedType:  # most annotations
             binding = self.type_resolution[node.id] = self.lookup_type(node.name)
             if binding.kind == TypeKind.UNKNOWN:
                 self.model.visible[node.id] = self.visible()
-        elif isinstance(node, ast.ListType):
+        elif type(node) is ast.ListType:
             self.annotation(node.elem)
-        elif isinstance(node, ast.DictType):
+        elif type(node) is ast.DictType:
             self.annotation(node.key)
             self.annotation(node.value)
-        elif isinstance(node, ast.UnionType):
+        elif type(node) is ast.UnionType:
             for member in node.types:
                 self.annotation(member)
-        elif isinstance(node, ast.FunctionType):
+        elif type(node) is ast.FunctionType:
             for param in node.params:
                 self.annotation(param)
             self.annotation(node.ret)
@@ -457,9 +461,10 @@ class Resolver:
         self.type_resolution[node.id] = self.lookup_type(dotted_name(node) or "?")
 
     def lookup_type(self, name: str) -> TypeBinding:
-        binding = self._types.get(name)
+        table = self._types if "." in name else self._package_types
+        binding = table.get(name)
         if binding is None:
-            binding = self._types[name] = self.type_binding(name)
+            binding = table[name] = self.type_binding(name)
             if binding.kind != TypeKind.UNKNOWN:
                 binding.declaration = self.package_name(name.partition(".")[0])
         return binding
@@ -785,7 +790,7 @@ def left_identifiers(body: Iterable[ast.Stmt]) -> list[tuple[str, ast.Node]]:
     """The names a schema body assigns or declares, in order (through ``if`` blocks)."""
     found: list[tuple[str, ast.Node]] = []
     for stmt in body:
-        if isinstance(stmt, ast.SchemaAttr):
+        if type(stmt) is ast.SchemaAttr:  # most statements of a schema body
             found.append((stmt.name, stmt))
         elif isinstance(stmt, ast.UnificationStmt):
             found.append((stmt.target.name, stmt.target))
@@ -809,19 +814,20 @@ _IMPORTING = frozenset((ast.ImportStmt, ast.IfStmt))  # top-level statements wit
 
 def _parts(node: ast.Expr) -> tuple[ast.Expr | None, ...]:
     """The sub-expressions of the expressions resolved by ``Resolver.children``."""
-    if isinstance(node, ast.BinaryExpr):
-        return (node.left, node.right)
-    if isinstance(node, (ast.SelectorExpr, ast.ParenExpr)):
-        return (node.value,)
-    if isinstance(node, ast.SubscriptExpr):
-        return (node.value, node.index, node.lower, node.upper, node.step)
-    if isinstance(node, ast.UnaryExpr):
-        return (node.operand,)
-    if isinstance(node, ast.CompareExpr):
-        return (node.left, *node.comparators)
-    if isinstance(node, ast.IfExpr):
-        return (node.cond, node.body, node.orelse)
-    return ()
+    parts = _PARTS.get(type(node))
+    return parts(node) if parts is not None else ()
+
+
+# the sub-expressions of each kind of expression ``Resolver.children`` resolves
+_PARTS: dict[type, Callable[[Any], tuple[ast.Expr | None, ...]]] = {
+    ast.BinaryExpr: lambda node: (node.left, node.right),
+    ast.SelectorExpr: lambda node: (node.value,),
+    ast.ParenExpr: lambda node: (node.value,),
+    ast.SubscriptExpr: lambda node: (node.value, node.index, node.lower, node.upper, node.step),
+    ast.UnaryExpr: lambda node: (node.operand,),
+    ast.CompareExpr: lambda node: (node.left, *node.comparators),
+    ast.IfExpr: lambda node: (node.cond, node.body, node.orelse),
+}
 
 
 # the method resolving each kind of expression

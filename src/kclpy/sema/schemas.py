@@ -301,7 +301,8 @@ class SchemaBuilder:
         else:
             symbol.has_default = True
         info.attrs[name] = symbol
-        self.ctx.defines(stmt, symbol)
+        if self.ctx.tool_facts:  # (``ctx.defines``)
+            self.ctx.completed[stmt.id] = symbol
         return symbol
 
     def _schema_params(self, info: SchemaInfo, node: SchemaNode) -> list:  # type: ignore[type-arg]

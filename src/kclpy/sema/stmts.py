@@ -377,7 +377,8 @@ class StatementChecker:
         return found
 
     def schema_attr(self, node: ast.SchemaAttr) -> Type:
-        schema = self.ctx.schema
+        ctx = self.ctx
+        schema = ctx.schema
         name = node.name
         symbol = None
         expected: Type | None = None
@@ -389,20 +390,22 @@ class StatementChecker:
         if expected is None:
             expected = ANY
         if symbol is not None:
-            member = self.ctx.names.get(name) if self.ctx.names is not None else None
+            member = ctx.names.get(name) if ctx.names is not None else None
             if member is not None:
                 member.symbol = symbol
         else:
-            symbol = self.ctx.define(name, SymbolKind.ATTRIBUTE, expected, node.name_span, node)
-        self.ctx.defines(node, symbol)
-        self.ctx.types[node.id] = expected
-        if node.value is None:
+            symbol = ctx.define(name, SymbolKind.ATTRIBUTE, expected, node.name_span, node)
+        if ctx.tool_facts:  # (``ctx.defines``)
+            ctx.completed[node.id] = symbol
+        ctx.types[node.id] = expected
+        value = node.value
+        if value is None:
             return ANY
-        depth = self.ctx.push_expect(expect_for_value(expected, node.value.span))
+        depth = ctx.push_expect(expect_for_value(expected, value.span))
         try:
-            value_type = self.exprs.expr(node.value)
+            value_type = self.exprs.expr(value)
         finally:
-            self.ctx.pop_expect(depth)
+            ctx.pop_expect(depth)
         if node.op in ("|=", "|"):
             value_type = self.operators.binary(value_type, expected, "|", node.name_span)
         self.assign.must_assignable_to(value_type, expected, node.name_span)

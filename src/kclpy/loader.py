@@ -34,7 +34,6 @@ from kclpy.diag import Code, Diagnostic, Suggestion, make_error
 from kclpy.patterns import compiled
 from kclpy.source import nearest_holding
 from kclpy.syntax import ast, parse_bytes, parse_file, parse_source
-from kclpy.syntax.clone import renumbered
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
 if TYPE_CHECKING:
@@ -136,6 +135,8 @@ class DiskTexts:
         return digest(data) if self.keyed else "", parse_bytes(data, path)
 
     def tree_of(self, pkgpath: str, module: ast.Module) -> ast.Module:
+        from kclpy.syntax.clone import renumbered  # (rare: not on every start)
+
         return renumbered(module)
 
 

@@ -29,7 +29,6 @@ from collections.abc import Callable, Mapping
 from kclpy.loader import Parsed, digest, regular_file
 from kclpy.records import Record
 from kclpy.syntax import ast, parse_bytes, parse_source
-from kclpy.syntax.clone import renumbered
 
 Reparse = Callable[[str, str], Parsed]
 """(path, text) -> the parse of an edited buffer (an editor's incremental parser)."""
@@ -98,6 +97,8 @@ class Files:
         known = copies.get(pkgpath)
         if known is not None and known[0] is module:
             return known[1]
+        from kclpy.syntax.clone import renumbered  # (rare: not on every start)
+
         copy = renumbered(module)
         if path in self._parses:  # (kept while its parse is)
             copies[pkgpath] = (module, copy)

@@ -108,6 +108,12 @@ class SourceTexts(Protocol):
         folder, a pipe: never opened), another OSError when it cannot be read."""
         ...
 
+    def tree_of(self, pkgpath: str, module: ast.Module) -> ast.Module:
+        """A tree of its own of a file another package of the program holds as
+        ``module``, for ``pkgpath`` (the query layer's: the same copy while the file's
+        parse is the same, so checked packages are reused by their trees)."""
+        ...
+
 
 class DiskTexts:
     """Files as they are on disk (``overlay``: texts standing for some), parsed each
@@ -127,6 +133,11 @@ class DiskTexts:
         with open(path, "rb") as handle:
             data = handle.read()
         return digest(data) if self.keyed else "", parse_bytes(data, path)
+
+    def tree_of(self, pkgpath: str, module: ast.Module) -> ast.Module:
+        from kclpy.syntax.clone import renumbered  # (rare: not on every start)
+
+        return renumbered(module)
 
 
 def regular_file(status: os.stat_result, path: str) -> os.stat_result:
@@ -239,6 +250,9 @@ class Loader:
         self._found: dict[str, tuple[str, list[str]] | None] = {}
         self._undiscovered: set[str] = set()  # package names no discovery found (one load)
         self._unfound: list[Diagnostic] = []  # the folder errors of missing imports (one load)
+        # the ids of the trees given to a package (one load): a file of a second package
+        # (a folder's file imported as a module too) gets a tree of its own
+        self._given: set[int] = set()
         # for the check that sources lie within their package's root (:meth:`escape`):
         # whether each folder is or lies under a link below its root, the real path of
         # each root, each folder's verdict, the links already reported, the folders
@@ -258,6 +272,7 @@ class Loader:
         for table in (self._found, self._linked_folders, self._real_roots, self._folders):
             table.clear()
         self._undiscovered.clear()
+        self._given.clear()
         self._listed.clear()
         self._links.clear()
         files = self.entries(inputs)
@@ -458,6 +473,9 @@ class Loader:
             else:
                 module, diagnostics = self.refuse(path, escape, site)
             self.program.diagnostics.extend(diagnostics)
+            if module.id in self._given:  # (each package checks a tree of its own)
+                module = self.texts.tree_of(pkgpath, module)
+            self._given.add(module.id)
             modules.append(module)
         for module in modules:
             self.resolve_imports(pkgpath, module)

@@ -8,6 +8,9 @@
   the bytes. One entry per path (the latest content), the
   ``limit`` most recently used paths kept. An editor hands in ``reparse``, its
   parser of edited buffers (statement by statement), used for overlay texts.
+  A file that a second package of a program holds too (a folder's file imported as a
+  module of its own) gets a tree of its own there (``kclpy.syntax.clone``), kept
+  beside the parse per package path while the parse is the same one.
   :meth:`Files.view` is what one load reads: these files with a program's own texts
   (code given as strings) over them, a ``kclpy.loader.SourceTexts``.
 * :class:`Settings`: what the clients want of the derived queries.
@@ -25,7 +28,7 @@ from collections.abc import Callable, Mapping
 
 from kclpy.loader import Parsed, digest, regular_file
 from kclpy.records import Record
-from kclpy.syntax import parse_bytes, parse_source
+from kclpy.syntax import ast, parse_bytes, parse_source
 
 Reparse = Callable[[str, str], Parsed]
 """(path, text) -> the parse of an edited buffer (an editor's incremental parser)."""
@@ -70,6 +73,9 @@ class Files:
         self._parses: OrderedDict[str, tuple[object, Parsed]] = OrderedDict()
         # per disk file parsed (keyed): its status then and its key
         self._stamps: dict[str, tuple[Stamp, str]] = {}
+        # per path, the trees of its second packages (by package path): each with the
+        # tree it copies (valid while that is the path's parse)
+        self._copies: dict[str, dict[str, tuple[ast.Module, ast.Module]]] = {}
 
     def set_overlay(self, overlay: Mapping[str, str]) -> None:
         """The editor's unsaved buffers now (absolute path -> text)."""
@@ -79,6 +85,24 @@ class Files:
         """Drop the parse of ``path`` (a closed buffer)."""
         self._parses.pop(path, None)
         self._stamps.pop(path, None)
+        self._copies.pop(path, None)
+
+    def tree_of(self, pkgpath: str, module: ast.Module) -> ast.Module:
+        """The tree of ``module``'s file for a second package ``pkgpath`` (see the
+        module docstring): the same copy while ``module`` is the file's parse."""
+        path = module.file.path
+        copies = self._copies.get(path)
+        if copies is None:
+            copies = self._copies[path] = {}
+        known = copies.get(pkgpath)
+        if known is not None and known[0] is module:
+            return known[1]
+        from kclpy.syntax.clone import renumbered  # (rare: not on every start)
+
+        copy = renumbered(module)
+        if path in self._parses:  # (kept while its parse is)
+            copies[pkgpath] = (module, copy)
+        return copy
 
     def view(
         self, sources: Mapping[str, str], before: Callable[[], object] | None = None
@@ -137,6 +161,7 @@ class Files:
         if len(self._parses) > self.limit:
             gone, _ = self._parses.popitem(last=False)
             self._stamps.pop(gone, None)
+            self._copies.pop(gone, None)
         return parsed[0], list(parsed[1])
 
 
@@ -170,3 +195,6 @@ class FilesView:
         if self.before is not None:
             self.before()
         return self.files.parse_data(path, data, key)
+
+    def tree_of(self, pkgpath: str, module: ast.Module) -> ast.Module:
+        return self.files.tree_of(pkgpath, module)

@@ -216,6 +216,7 @@ class PackageShelf:
             return None
         if self._resolver is None:
             self._resolver = linking.Resolver(self.program, self.products, self.builtins)
+        self._resolver.select(pkgpath)
         loaded = linking.loads(blob, self._resolver)
         names, schemas, imports = _check_shapes(loaded)
         for info in schemas.values():  # (documentation is not stored: from the tree)

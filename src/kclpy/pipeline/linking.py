@@ -9,9 +9,11 @@ stand-in that never runs: ``kclpy.pipeline.pickling.Link``) on one of these tupl
 reference                              stands for
 =====================================  ==============================================
 ``("file", path)``                     a file of the program (its ``SourceFile``)
-``("node", path, route)``              a node of that file's syntax tree, reached
-                                       from its module by ``route``: (field, index)
-                                       pairs (index -1: the field is the node)
+``("node", path, route)``              a node of that file's syntax tree (the
+                                       package's own: a file two packages hold has
+                                       a tree in each), reached from its module by
+                                       ``route``: (field, index) pairs (index -1:
+                                       the field is the node)
 ``("symbol", pkgpath, name)``          a name another package exports
 ``("attribute", pkgpath, full, name)`` an attribute of another package's schema
 ``("schema", pkgpath, full)``          another package's schema, by full name
@@ -85,9 +87,36 @@ _OWNED = INTERFACE_CLASSES - {type(value) for value in _CONSTANTS.values()} - {S
 """The classes no instance of which is a reference (:meth:`References.__call__`)."""
 
 
-def _modules(program: Program) -> dict[str, ast.Module]:
-    """The program's syntax trees by file path."""
-    return {module.file.path: module for modules in program.packages.values() for module in modules}
+class Trees:
+    """The program's syntax trees by file path: ``pkgpath``'s own first (a file two
+    packages hold has a tree in each), then the first package's holding the path."""
+
+    __slots__ = ("anywhere", "own", "packages")
+
+    def __init__(self, program: Program) -> None:
+        self.packages = program.packages
+        self.anywhere: dict[str, ast.Module] = {}
+        for modules in program.packages.values():
+            for module in modules:
+                self.anywhere.setdefault(module.file.path, module)
+        self.own: dict[str, ast.Module] = {}
+
+    def select(self, pkgpath: str) -> None:
+        """Look in ``pkgpath``'s trees first from now on."""
+        self.own = {module.file.path: module for module in self.packages.get(pkgpath, ())}
+
+    def get(self, path: str) -> ast.Module | None:
+        found = self.own.get(path)
+        return found if found is not None else self.anywhere.get(path)
+
+    def __contains__(self, path: str) -> bool:
+        return path in self.own or path in self.anywhere
+
+    def __getitem__(self, path: str) -> ast.Module:
+        found = self.get(path)
+        if found is None:
+            raise KeyError(path)
+        return found
 
 
 def reference(*parts: object) -> object:
@@ -109,14 +138,15 @@ class References:
     ) -> None:
         self.pkgpath = ""
         self.builtins = builtins
-        self.modules = _modules(program)
+        self.modules = Trees(program)
         self.products = products
-        self._routes: dict[str, dict[int, tuple[str | int, ...]]] = {}
+        self._routes: dict[int, dict[int, tuple[str | int, ...]]] = {}
         self._foreign: dict[int, tuple[str, ...]] | None = None
 
     def of(self, pkgpath: str) -> pickling.Link:
         """The link of the entry of ``pkgpath`` (writing only: it resolves nothing)."""
         self.pkgpath = pkgpath
+        self.modules.select(pkgpath)
         return pickling.Link(reference, self, reference)
 
     def __call__(self, obj: object) -> tuple[Any, ...] | None:
@@ -156,10 +186,12 @@ class References:
         return found
 
     def _routes_of(self, path: str) -> dict[int, tuple[str | int, ...]]:
-        found = self._routes.get(path)
+        module = self.modules.get(path)
+        if module is None:
+            return {}
+        found = self._routes.get(module.id)
         if found is None:
-            module = self.modules.get(path)
-            found = self._routes[path] = {} if module is None else _routes(module)
+            found = self._routes[module.id] = _routes(module)
         return found
 
     def _foreigners(self) -> dict[int, tuple[str, ...]]:
@@ -188,9 +220,13 @@ class Resolver:
         products: Mapping[str, CheckedPackage],
         builtins: Mapping[str, Symbol],
     ) -> None:
-        self.modules = _modules(program)
+        self.modules = Trees(program)
         self.products = products
         self.builtins = builtins
+
+    def select(self, pkgpath: str) -> None:
+        """Resolve the references of ``pkgpath``'s entry from now on."""
+        self.modules.select(pkgpath)
 
     def __call__(self, *parts: Any) -> object:
         try:

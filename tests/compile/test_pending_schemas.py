@@ -126,6 +126,28 @@ def test_only_the_schemas_a_run_instantiates_are_compiled(tmp_path: Path) -> Non
     ]
 
 
+def test_an_instance_checked_against_a_schema_type_leaves_that_schema_uncompiled(
+    tmp_path: Path,
+) -> None:
+    """Outside ``as``, any schema instance passes where a schema is expected (the checker
+    judged it): the expected schema is not resolved, so not compiled for the check."""
+    main = _program(tmp_path)
+    main.write_text(
+        "import lib\n\n"
+        'used: any = lib.Used {name = "x"}\n\n'
+        "schema Holder:\n    item: lib.Unused\n\n"
+        "h = Holder {item = used}\n",
+        encoding="utf-8",
+    )
+    codes, source, messages = _compiled(main, lazy=True)
+    assert codes is not None and not messages
+    assert (
+        _run(main, codes, source)
+        == "used:\n  name: x\n  port: 80\nh:\n  item:\n    name: x\n    port: 80\n"
+    )
+    assert sorted(source.compiled) == [("__main__", "Holder"), ("lib", "Used")]
+
+
 def _blob(code: PackageCode) -> bytes:
     return pickling.dumps(code)
 

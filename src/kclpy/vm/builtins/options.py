@@ -73,7 +73,7 @@ def _to_bool(value: Value) -> Value:
 def _to_int(value: Value) -> Value:
     if isinstance(value, int | float):  # bool included
         return int(value)
-    if isinstance(value, str) and _INT_TEXT.match(value):
+    if isinstance(value, str) and compiled(_INT_TEXT).match(value):
         return int(value)
     return UNDEFINED
 
@@ -99,7 +99,7 @@ def _to_str(value: Value) -> Value:
     return UNDEFINED
 
 
-_INT_TEXT = compiled(r"^[+-]?\d+$")
+_INT_TEXT = r"^[+-]?\d+$"  # (compiled on first use: few runs convert an option to int)
 
 
 def _plain_float(value: float) -> str:

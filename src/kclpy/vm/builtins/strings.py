@@ -29,7 +29,6 @@ from __future__ import annotations
 import builtins
 import functools
 import re
-import unicodedata
 from collections.abc import Callable
 from typing import Final
 
@@ -176,6 +175,8 @@ def isalpha(text: str) -> bool:
     """Letters, and letter-like numbers (Nl) as the Alphabetic property has them."""
     if text.isascii() or text.isalpha():
         return text.isalpha()
+    import unicodedata  # (rare: a string with other characters than letters)
+
     return bool(text) and all(
         character.isalpha() or unicodedata.category(character) == "Nl" for character in text
     )

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kclpy.syntax import ast, parse_bytes, parse_source, parser
+from kclpy.syntax import ast, literals, parse_bytes, parse_source, parser
 from kclpy.syntax.dump import dump
 from kclpy.syntax.walk import walk
 
@@ -249,3 +249,12 @@ def test_every_truncation_of_the_samples() -> None:
             module, diagnostics = parse_source(text[:end], path.name)
             assert isinstance(module, ast.Module)
             assert all(d.code.kind != "InternalError" for d in diagnostics), (path.name, end)
+
+
+_PIECES = ["    ", "  ", " ", "\t", "\n", "x", "\r", "\u3000", "\x0c"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_dedent_fast_path_matches_the_line_by_line_rule(text: str) -> None:
+    # the C-call dedent of space-indented docstrings and the per-line rule agree everywhere
+    assert literals.dedent_string(text) == literals.dedent_lines(text)

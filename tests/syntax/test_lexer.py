@@ -155,6 +155,12 @@ def test_dedent() -> None:
     assert dedent_string("\n    foo\n    bar\n    ") == "foo\nbar\n"
     assert dedent_string("    foo\n    bar") == "foo\nbar"
     assert dedent_string("  foo  ") == "foo  "
+    # space-indented (the fast path), its last line blank, a shorter blank line inside
+    assert dedent_string("\n    a\n      b\n\n    ") == "a\n  b\n\n"
+    assert dedent_string("\n    a\n  \n    b") == "a\n\nb"
+    assert dedent_string(" \n x") == "\nx"  # a blank first line is kept, dedented
+    assert dedent_string("\n    a\n  b") == "  a\nb"  # a shallower line sets the width
+    assert dedent_string("\n\ta\n\t\tb") == "a\n\tb"  # tabs: line by line
 
 
 def test_unterminated_and_invalid_strings() -> None:

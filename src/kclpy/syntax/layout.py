@@ -98,19 +98,21 @@ def layout(
         index += 1
         kind = tok.type
         value = tok.value
-        if newline is None:  # mid-line: most tokens pass as they are
-            if kind in _PLAIN:  # an operator
+        if newline is None:  # mid-line: most tokens pass as they are (commonest first)
+            if kind == "NAME":
+                if value[0] != "$" and value not in KEYWORDS:  # a plain name
+                    append(tok)
+                    continue
+            elif kind in _PLAIN:  # an operator
                 append(tok)
                 continue
-            if kind == "NAME" and value[0] != "$" and value not in KEYWORDS:  # a plain name
-                append(tok)
+            elif kind == "NEWLINE":
+                newline = tok
                 continue
-            if kind == "QUESTION" and (index >= count or raw[index].type not in _AFTER_QUESTION):
+            elif kind == "QUESTION" and (index >= count or raw[index].type not in _AFTER_QUESTION):
                 append(tok)  # `attr?:`, `a ? b` (not `?.`, `?[`)
                 continue
-        if kind == "NEWLINE":
-            if newline is None:
-                newline = tok
+        elif kind == "NEWLINE":
             continue
         if kind == "COMMENT":
             comment = value.rstrip("\r")

@@ -10,6 +10,7 @@ ints (a float silently drops its suffix), Python-like escapes with ``\\N{...}``.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from kclpy.patterns import compiled
@@ -241,8 +242,14 @@ def _escape(content: str, at: int, char: str) -> tuple[str | None, int]:
 def dedent_string(text: str) -> str:
     """Strip the common leading blanks of a long string, as the reference does: the
     narrowest run of spaces and tabs leading a line that is not blank (or a blank last
-    line) is cut from every line, after an empty first line is dropped. (Comprehensions
-    of string methods: docstrings are most of the long strings of a model library.)"""
+    line) is cut from every line, after an empty first line is dropped. (Docstrings
+    are most of the long strings of a model library: most take :func:`_dedent_spaces`.)"""
+    dedented = _dedent_spaces(text)
+    return dedent_lines(text) if dedented is None else dedented
+
+
+def dedent_lines(text: str) -> str:
+    """:func:`dedent_string` line by line, for every text (tests compare the two)."""
     lines = text.split("\n")
     widths = [len(line) - len(line.lstrip(" \t")) for line in lines if line and not line.isspace()]
     last = lines[-1]
@@ -257,6 +264,48 @@ def dedent_string(text: str) -> str:
             for line in lines
         ]
     return "\n".join(lines)
+
+
+_SPACE_CUTS: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+
+def _space_cut(indent: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """For an indent width: the search for a line that is neither empty nor indented by
+    that many spaces, and the substitution that cuts them (after a line break)."""
+    cut = _SPACE_CUTS.get(indent)
+    if cut is None:
+        other = compiled(f"\\n(?! {{{indent}}}|\\n|\\Z)")
+        cut = _SPACE_CUTS[indent] = (other, compiled(f"\\n {{{indent}}}"))
+    return cut
+
+
+def _dedent_spaces(text: str) -> str | None:
+    """:func:`dedent_string` of the common case, in C calls rather than a turn per line:
+    the first line that is not blank leads with ``indent`` spaces (no tab) and every
+    line is empty or leads with as many spaces. Then ``indent`` is the narrowest run
+    (the first such line has no more, the others and a blank last line no fewer) and
+    each line loses exactly ``indent`` spaces. None when the case does not hold."""
+    start = 0
+    while True:  # the first line that is not blank
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if line and not line.isspace():
+            break
+        if end < 0:
+            return None
+        start = end + 1
+    content = line.lstrip(" ")
+    indent = len(line) - len(content)
+    if content[0] == "\t":
+        return None
+    dropped = 1 if text[:1] == "\n" else 0  # an empty first line is dropped
+    if not indent:
+        return text[dropped:]
+    other, cut = _space_cut(indent)
+    widened = "\n" + text  # (the first line is one after a line break too)
+    if other.search(widened):
+        return None
+    return cut.sub("\n", widened)[1 + dropped :]
 
 
 # --------------------------------------------------------------------------- interpolation

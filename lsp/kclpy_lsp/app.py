@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 from typing import Any, BinaryIO
 
@@ -269,12 +268,10 @@ async def analysed(uri: str, exact: bool = False) -> tuple[Document, Analysis] |
 
 
 def module_of(analysis: Analysis, path: str) -> ast.Module | None:
-    """The syntax tree an analysis holds for a file."""
-    for modules in analysis.program.packages.values():
-        for module in modules:
-            if os.path.abspath(module.file.path) == path:
-                return module
-    return None
+    """The syntax tree an analysis holds for a file (of a file two packages hold,
+    its home package's: ``Program.home_of``)."""
+    found = analysis.program.home_of(path)
+    return found[1] if found is not None else None
 
 
 def parameter_labels(function: FuncType) -> list[str]:

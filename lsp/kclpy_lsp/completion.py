@@ -281,6 +281,9 @@ def _lookup(model: Model, context: Context, name: str) -> Symbol | None:
 
 def _pkgpath(model: Model, context: Context) -> str:
     path = context.document.path
+    owner = model.owners.get(path)  # (the home package of a file two packages hold)
+    if owner is not None:
+        return owner
     for pkgpath in model.packages():
         for symbol in model.package_symbols(pkgpath).values():
             if symbol.span is not None and os.path.abspath(symbol.span.file.path) == path:

@@ -108,11 +108,8 @@ def import_position(document: Document) -> types.Position:
 
 
 def _imported(document: Document, analysis: Analysis) -> set[str]:
-    for modules in analysis.program.packages.values():
-        for module in modules:
-            if os.path.abspath(module.file.path) == document.path:
-                return set(analysis.program.imports_of(module).values())
-    return set()
+    found = analysis.program.home_of(document.path)
+    return set(analysis.program.imports_of(found[1]).values()) if found is not None else set()
 
 
 def _package_of(analysis: Analysis, folder: str) -> str:

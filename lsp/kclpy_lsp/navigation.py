@@ -345,10 +345,8 @@ async def document_symbols(params: types.DocumentSymbolParams) -> list[types.Doc
 
 
 def _package_of(analysis: Analysis, path: str) -> dict[str, Symbol]:
-    for pkgpath, modules in analysis.program.packages.items():
-        if any(os.path.abspath(module.file.path) == path for module in modules):
-            return analysis.model.package_symbols(pkgpath)
-    return {}
+    found = analysis.program.home_of(path)
+    return analysis.model.package_symbols(found[0]) if found is not None else {}
 
 
 @server.feature(types.WORKSPACE_SYMBOL)

@@ -7,9 +7,10 @@ into the ``Unit``):
 
 * **overrides** are applied to copies of the main package's trees, in memory only
   (the parse cache's trees are shared with other programs and never changed; no
-  file is written), before the checker sees them: an override that sets a required
-  attribute clears the "required" error, one that sets a wrong value gets the type
-  error ``kcl run -Y`` reports, at the same place;
+  file is written; each copy has node ids of its own, ``syntax.clone.renumbered``,
+  as the checker's tables are keyed by node id), before the checker sees them: an
+  override that sets a required attribute clears the "required" error, one that
+  sets a wrong value gets the type error ``kcl run -Y`` reports, at the same place;
 * **options** are checked where ``kcl run`` would use them for sure: ``option()``
   calls with a literal key in statements that always run (top level, outside
   schemas, rules, lambdas, ``if`` blocks and conditional branches) report what the
@@ -23,7 +24,6 @@ errors go to the settings file).
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -33,6 +33,7 @@ from kclpy.loader import MAIN, Program
 from kclpy.monorepo.stacks import SETTINGS_FILE
 from kclpy.pipeline.driver import parse_option
 from kclpy.syntax import ast
+from kclpy.syntax.clone import renumbered
 from kclpy.syntax.walk import iter_children
 from kclpy.tools.override import OverrideError, apply_overrides
 from kclpy.values.errors import KclRuntimeError
@@ -80,9 +81,11 @@ def _overridden(program: Program, specs: list[str]) -> list[Diagnostic]:
     """The main package's trees replaced by copies with ``specs`` applied; the
     problems of the specs."""
     modules = program.packages.get(MAIN, [])
-    memo: dict[int, Any] = {id(module.file): module.file for module in modules}
     try:
-        program.packages[MAIN] = [copy.deepcopy(module, memo) for module in modules]
+        copies = [renumbered(module) for module in modules]
+        for module, copied in zip(modules, copies, strict=True):
+            program.imports[copied.id] = program.imports_of(module)
+        program.packages[MAIN] = copies
         return apply_overrides(program, specs)
     except OverrideError as error:
         return list(error.diagnostics)

@@ -160,6 +160,11 @@ class Program:
         self.missing: set[str] = set()
         self.diagnostics: list[Diagnostic] = []
         self.reads = Reads()
+        # per file that more than one package holds (a folder imported as a package and
+        # one of its files imported as a module), the package it belongs to: the one
+        # that is not a file imported as a module of its own (its folder's), else the
+        # first that loaded it; tools read that package's tree of the file
+        self.homes: dict[str, str] = {}
 
     @property
     def has_errors(self) -> bool:
@@ -167,6 +172,19 @@ class Program:
 
     def imports_of(self, module: ast.Module) -> dict[str, str]:
         return self.imports.get(module.id, {})
+
+    def home_of(self, path: str) -> tuple[str, ast.Module] | None:
+        """The package a file belongs to and its tree there (``homes``' package of a
+        file two packages hold), None when no package holds it; ``path`` is compared
+        made absolute."""
+        path = os.path.abspath(path)
+        homes = self.homes
+        for pkgpath, modules in self.packages.items():
+            for module in modules:
+                own = module.file.path
+                if os.path.abspath(own) == path and homes.get(own, pkgpath) == pkgpath:
+                    return pkgpath, module
+        return None
 
 
 def find_root(start: str) -> str | None:
@@ -250,9 +268,9 @@ class Loader:
         self._found: dict[str, tuple[str, list[str]] | None] = {}
         self._undiscovered: set[str] = set()  # package names no discovery found (one load)
         self._unfound: list[Diagnostic] = []  # the folder errors of missing imports (one load)
-        # the ids of the trees given to a package (one load): a file of a second package
-        # (a folder's file imported as a module too) gets a tree of its own
-        self._given: set[int] = set()
+        # the trees given to a package (one load), by id, and the package: a file of a
+        # second package (a folder's file imported as a module too) gets a tree of its own
+        self._given: dict[int, str] = {}
         # for the check that sources lie within their package's root (:meth:`escape`):
         # whether each folder is or lies under a link below its root, the real path of
         # each root, each folder's verdict, the links already reported, the folders
@@ -473,13 +491,33 @@ class Loader:
             else:
                 module, diagnostics = self.refuse(path, escape, site)
             self.program.diagnostics.extend(diagnostics)
-            if module.id in self._given:  # (each package checks a tree of its own)
+            first = self._given.get(module.id)
+            if first is not None:  # (each package checks a tree of its own)
+                self.choose_home(module.file.path, first, pkgpath, files)
                 module = self.texts.tree_of(pkgpath, module)
-            self._given.add(module.id)
+            self._given[module.id] = pkgpath
             modules.append(module)
         for module in modules:
             self.resolve_imports(pkgpath, module)
         self._loading.pop()
+
+    def choose_home(self, path: str, first: str, pkgpath: str, files: list[str]) -> None:
+        """Note which package a file two packages hold belongs to (``Program.homes``):
+        ``pkgpath`` (loading ``files``) rather than the home so far only when that is
+        a file imported as a module of its own and ``pkgpath`` is not."""
+        homes = self.program.homes
+        home = homes.get(path, first)
+        held = [module.file.path for module in self.program.packages[home]]
+        if self._lone(home, held) and not self._lone(pkgpath, files):
+            home = pkgpath
+        homes[path] = home
+
+    def _lone(self, pkgpath: str, files: list[str]) -> bool:
+        """Whether a package of ``files`` is one file imported as a module
+        (``pkg.server`` of ``pkg/server.k``): its path names the file, not a folder."""
+        if pkgpath == MAIN or len(files) != 1 or not files[0].endswith(".k"):
+            return False
+        return self.pkgpath_of(files[0][:-2]) == pkgpath
 
     def resolve_imports(self, pkgpath: str, module: ast.Module) -> None:
         table: dict[str, str] = {}

@@ -133,3 +133,34 @@ def test_checked_packages_read_from_disk_link_to_their_own_trees(
         assert result.text == expected + "c: 1\n" * bool(index), result.diagnostics
         entry.write_text(BOTH + f"c = 1{' ' * index}\n")
     assert sorted(set(read)) == ["pkg", "pkg.server"]
+
+
+MODULE_FIRST = "\n".join(reversed(BOTH.split("\n", 2)[:2])) + "\n"
+
+
+@pytest.mark.parametrize("main", [BOTH, MODULE_FIRST], ids=["pkg", "module"])
+@pytest.mark.parametrize("alone_first", [False, True], ids=["fresh", "reused"])
+def test_tools_read_the_folder_package_s_tree_of_the_shared_file(
+    tmp_path: Path, main: str, alone_first: bool
+) -> None:
+    """The model's trees by path (what ``symbol_at``, ``occurrences`` and
+    ``references`` read) hold the folder package's tree of the shared file, whatever
+    the import order and whether the module's package was checked here or reused from
+    the store (checked first in a program importing the module alone)."""
+    entry = _layout(tmp_path, main)
+    server = str(tmp_path / "pkg" / "server.k")
+    database = Database(Settings(scopes=True, shared=True))
+    if alone_first:
+        (tmp_path / "alone.k").write_text("import pkg.server as s\n\nb = s.srv\n")
+        alone, _ = database.program([str(tmp_path / "alone.k")], str(tmp_path))
+        assert alone.homes == {}
+        assert database.checked_program(alone).owners[server] == "pkg.server"
+    program, _ = database.program([str(entry)], str(tmp_path))
+    assert program.homes == {server: "pkg"}
+    model = database.checked_program(program)
+    [home] = [m for m in program.packages["pkg"] if m.file.path == server]
+    assert model.modules[server] is home and model.owners[server] == "pkg"
+    assert program.home_of(server) == ("pkg", home)
+    assert model.symbol_at(server, (4, 1)) is model.package_symbols("pkg")["srv"]
+    occurrences = [s.pkgpath for _, _, s in model.occurrences(server) if s.name == "srv"]
+    assert occurrences == ["pkg", "pkg"]

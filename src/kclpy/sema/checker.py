@@ -194,6 +194,7 @@ def check_program(
     compiling) the checker completes no uses (``Model.completed``).
     """
     model = Model(keep_scopes, tool_facts)
+    model.homes = program.homes
     checker = Checker(program, model, memo)
     failure: list[Diagnostic] = []
     collecting = gc.isenabled()

@@ -73,9 +73,8 @@ class DeclarationChecker:
         ctx.nesting = 0
         ctx.global_names = {}
         self.resolver.package(modules, ctx.program.imports_of, pkgpath)
+        ctx.model.hold(pkgpath, modules)
         for module in modules:
-            ctx.model.files[module.file.path] = module.file
-            ctx.model.modules[module.file.path] = module
             self.declare_imports(module, imports)
         if pkgpath == MAIN:
             self.config.merge_unifications(modules)

@@ -9,8 +9,9 @@ full name), its diagnostics in the order it reported them, where in that order i
 declared each user package it imports (``imports``), the declarations of its names
 (``names``, which the checker decorated with its symbols), and its entries of the
 model's tables that tools read (types, the checker's completed uses, the bindings,
-the declarations by node and the schemas' members, files and modules): a reused
-package reads to an editor as a checked one.
+the declarations by node and the schemas' members; its files' trees are its modules,
+taken by the model as the program's homes say): a reused package reads to an editor
+as a checked one.
 
 Order of diagnostics (:func:`ordered_diagnostics`): the reference checks an imported
 package at the import statement that first names it, so a program's diagnostics are
@@ -67,8 +68,6 @@ _TABLES = (
     "type_resolution",
     "declarations",
     "schema_members",
-    "files",
-    "modules",
 )
 
 
@@ -282,6 +281,7 @@ def install(model: Model, product: CheckedPackage, reused: bool) -> None:
         model.regions[pkgpath] = list(product.regions)
     for name, entries in zip(_TABLES, product.entries, strict=True):
         getattr(model, name).update(entries)
+    model.hold(pkgpath, product.modules)  # (its files' trees: the homes of this program)
 
 
 def interface_product(

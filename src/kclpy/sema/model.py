@@ -12,7 +12,8 @@ binding's declaration (a base's or a mixin's attribute) or left undefined, and t
 symbol each definition statement makes; and (``visible``) the declarations visible
 at the uses of undefined names (for suggestions) and, for editors
 (``keep_scopes``), around each region (``regions``: ``names_at``); the schemas by
-full name; the checked modules by file; and the diagnostics.
+full name; the checked modules by file (of a file two packages hold, its home
+package's tree: ``Program.homes``); and the diagnostics.
 
 A use is a node: its symbol is the checker's completion, else its binding's
 declaration's (``symbol_of``). The positions of a file's definitions and uses
@@ -26,6 +27,7 @@ the names around a position the resolver's declarations there (``names_at``).
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kclpy.diag import Diagnostic
@@ -89,8 +91,12 @@ class Model:
         # the packages whose declarations a store of checked packages holds (stored or
         # reused: sema.interface), shared with other programs: never cleared here
         self.shared: set[str] = set()
+        # the checked modules, by file path, with their files and packages: of a file
+        # two packages hold, its home's (``homes``: ``Program.homes``) tree only
         self.files: dict[str, SourceFile] = {}
-        self.modules: dict[str, ast.Module] = {}  # the checked modules, by file path
+        self.modules: dict[str, ast.Module] = {}
+        self.owners: dict[str, str] = {}
+        self.homes: Mapping[str, str] = {}
         # per file, when first asked: its definitions and uses, and their starts
         self._sorted: dict[str, list[tuple[int, int, Symbol]]] = {}
         self._starts: dict[str, list[int]] = {}
@@ -103,6 +109,18 @@ class Model:
         if names is None:
             names = self.packages_names[pkgpath] = {}
         return names
+
+    def hold(self, pkgpath: str, modules: Iterable[ast.Module]) -> None:
+        """Take a package's modules (checked, or reused from a store) as the trees of
+        their files, but a file whose home is another package."""
+        homes = self.homes
+        for module in modules:
+            path = module.file.path
+            if homes and homes.get(path, pkgpath) != pkgpath:
+                continue
+            self.files[path] = module.file
+            self.modules[path] = module
+            self.owners[path] = pkgpath
 
     def drop_tool_facts(self) -> None:
         """Forget, in place, what only tools query: per-node types, the checker's

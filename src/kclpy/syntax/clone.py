@@ -10,11 +10,13 @@ strings, comments). Copying is about a fifth of the cost of parsing the text aga
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from kclpy.syntax import ast
 
-Tree = TypeVar("Tree", bound=ast.Node)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    Tree = TypeVar("Tree", bound=ast.Node)
 
 _SLOTS: dict[type, tuple[str, ...]] = {}
 

@@ -27,7 +27,7 @@ from kclpy.vm.objects import Member
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final, TypeVar
+    from typing import Final, TypeGuard, TypeVar
 
     Made = TypeVar("Made", bound=Member)  # what a table holds: adapters, or members
 
@@ -222,8 +222,11 @@ def _import_module(name: str) -> ModuleType:
 def _implementation(owner: str, name: str, value: object) -> Callable[..., Value]:
     """``value`` as the implementation of a declared function: a Python callable, whose
     parameters the adapter checks against the declaration as it binds them."""
-    if not callable(value):
+    if not _is_function(value):
         raise BindingError(f"{owner}: {name} is declared a function but is not callable")
-    loose: Any = value  # (its results are taken as the declaration's values)
-    function: Callable[..., Value] = loose
-    return function
+    return value
+
+
+def _is_function(value: object) -> TypeGuard[Callable[..., Value]]:
+    """Whether ``value`` is callable (its results are taken as the declaration's values)."""
+    return callable(value)

@@ -36,7 +36,12 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final, Protocol
+    from typing import Final, Protocol, cast
+else:  # typing.cast without importing typing (the types are the checker's, quoted)
+
+    def cast(_kind: str, value: object) -> object:
+        return value
+
 
 SHORT_TEXT: Final = 512
 """Texts up to this length go to Python's engine (longer ones to RE2)."""
@@ -52,17 +57,26 @@ if TYPE_CHECKING:  # used in annotations only
 
         flags: int
 
+
+if TYPE_CHECKING:  # used in annotations only
+
     class _Parsed(Protocol):
         """``re._parser.SubPattern``: a sequence of (opcode, argument) items, the
         argument's shape given by the opcode (see :func:`_elements`)."""
 
-        data: list[tuple[int, Any]]  # (the argument untyped: its shape is the opcode's)
+        data: list[tuple[int, object]]
         state: _State
+
+
+if TYPE_CHECKING:  # used in annotations only
 
     class _Parser(Protocol):
         """``re._parser``, loaded with ``re`` but not in its public API (nor typed)."""
 
         def parse(self, text: str) -> _Parsed: ...
+
+
+if TYPE_CHECKING:  # used in annotations only
 
     class _Constants(Protocol):
         """The opcodes of ``re._constants`` read here (ints with names)."""
@@ -83,9 +97,7 @@ if TYPE_CHECKING:  # used in annotations only
 
 
 def _constants() -> _Constants:
-    module: Any = sys.modules["re._constants"]
-    constants: _Constants = module
-    return constants
+    return cast("_Constants", sys.modules["re._constants"])
 
 
 def quick_pattern(pattern: str, translated: str) -> re.Pattern[str] | None:
@@ -93,8 +105,7 @@ def quick_pattern(pattern: str, translated: str) -> re.Pattern[str] | None:
     is backtrack-free, else None."""
     if not _plain_braces(pattern):
         return None
-    module: Any = sys.modules["re._parser"]
-    parser: _Parser = module
+    parser = cast("_Parser", sys.modules["re._parser"])
     try:
         parsed = parser.parse(translated)
         if parsed.state.flags & ~re.UNICODE or not _backtrack_free(parsed):
@@ -151,7 +162,7 @@ match nothing, and the characters a match of it may give up to what follows (a
 variable repetition's own; an alternation's, where one alternative extends another)."""
 
 
-def _elements(items: list[tuple[int, Any]], top: bool = False) -> list[_Element] | None:
+def _elements(items: list[tuple[int, object]], top: bool = False) -> list[_Element] | None:
     constants = _constants()
     out: list[_Element] = []
     for position, (op, value) in enumerate(items):
@@ -165,23 +176,22 @@ def _elements(items: list[tuple[int, Any]], top: bool = False) -> list[_Element]
                 return None
             continue
         if op is constants.SUBPATTERN:
-            subpattern: tuple[int | None, int, int, _Parsed] = value
-            _group, add_flags, del_flags, inner = subpattern
+            _group, add_flags, del_flags, inner = cast(
+                "tuple[int | None, int, int, _Parsed]", value
+            )
             nested = _elements(inner.data) if not (add_flags or del_flags) else None
             if nested is None:
                 return None
             out.extend(nested)
             continue
         if op is constants.BRANCH:
-            alternation: tuple[None, list[_Parsed]] = value
-            branch = _alternatives(alternation[1])
+            branch = _alternatives(cast("tuple[None, list[_Parsed]]", value)[1])
             if branch is None:
                 return None
             out.append(branch)
             continue
         if op is constants.MAX_REPEAT:
-            repeat: tuple[int, int, _Parsed] = value
-            low, high, inner = repeat
+            low, high, inner = cast("tuple[int, int, _Parsed]", value)
             atom = _atom(inner.data) if len(inner.data) == 1 else None
             if atom is None:
                 return None
@@ -200,9 +210,7 @@ def _alternatives(branches: list[_Parsed]) -> _Element | None:
     constants = _constants()
     texts: list[tuple[int, ...]] = []
     for branch in branches:
-        codes: tuple[int, ...] = tuple(
-            code for kind, code in branch.data if kind is constants.LITERAL
-        )
+        codes = tuple(cast("int", code) for kind, code in branch.data if kind is constants.LITERAL)
         if len(codes) != len(branch.data) or codes in texts:
             return None
         texts.append(codes)
@@ -216,30 +224,28 @@ def _alternatives(branches: list[_Parsed]) -> _Element | None:
     return starts, any(not text for text in texts), gives
 
 
-def _atom(items: list[tuple[int, Any]]) -> _Ranges | None:
+def _atom(items: list[tuple[int, object]]) -> _Ranges | None:
     """The characters one character item matches (None: not a plain one)."""
     constants = _constants()
     ((op, value),) = items
-    if op is constants.LITERAL or op is constants.NOT_LITERAL:
-        literal: int = value
-        single = [(literal, literal)]
-        return single if op is constants.LITERAL else _complement(single)
+    if op is constants.LITERAL:
+        return [(cast("int", value), cast("int", value))]
+    if op is constants.NOT_LITERAL:
+        return _complement([(cast("int", value), cast("int", value))])
     if op is constants.ANY:
         return [(0, 9), (11, _MAX)]  # all but "\n" (no DOTALL: flags are refused)
     if op is not constants.IN:
         return None
     ranges: _Ranges = []
     negated = False
-    members: list[tuple[int, Any]] = value
-    for kind, item in members:
+    for kind, item in cast("list[tuple[int, object]]", value):
         if kind is constants.NEGATE:
             negated = True
         elif kind is constants.LITERAL:
-            code: int = item
+            code = cast("int", item)
             ranges.append((code, code))
         elif kind is constants.RANGE:
-            bounds: tuple[int, int] = item
-            ranges.append(bounds)
+            ranges.append(cast("tuple[int, int]", item))
         else:
             return None  # a category (\d, \w, \s) inside the class
     return _complement(ranges) if negated else ranges

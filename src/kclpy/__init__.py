@@ -15,12 +15,13 @@ line; type checkers see the names through the ``TYPE_CHECKING`` import below.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from kclpy.release import DISTRIBUTION, KCL_VERSION, __version__
 from kclpy.release import install_hint as install_hint  # public, not in __all__
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from kclpy.api import (
         Code,
         Diagnostic,

@@ -27,7 +27,6 @@ import sys
 import threading
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar
 
 from kclpy.source import Span
 
@@ -45,8 +44,12 @@ STACK_SIZE = 2 << 30
 
 TOO_DEEP = "the program is nested too deeply (more than the recursion budget allows)"
 
-Result = TypeVar("Result")
-Params = ParamSpec("Params")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ParamSpec, TypeVar
+
+    Result = TypeVar("Result")
+    Params = ParamSpec("Params")
 
 _local = threading.local()
 _start_lock = threading.Lock()

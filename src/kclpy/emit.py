@@ -49,13 +49,16 @@ nested lists too), one line each.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
 
 from kclpy.records import Record
 from kclpy.values import NumberMultiplier, SchemaInstance
 from kclpy.values.errors import KclRuntimeError
 from kclpy.values.scalars import DATA
 from kclpy.values.yaml_writer import is_literal_block, to_yaml, yaml_document, yaml_roundtrip
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 FORMATS: Final = ("yaml", "json", "toml")
 

@@ -20,7 +20,6 @@ that is not a descriptor (methods and properties stay methods and properties).
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
 
 def _is_member(key: str, value: Any) -> bool:
@@ -146,9 +145,11 @@ class _IntEnumeration(int, _Member, metaclass=_EnumerationMeta):
     __hash__ = int.__hash__
 
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from enum import Enum as Enumeration
     from enum import IntEnum as IntEnumeration
+    from typing import Any
 else:
     Enumeration = _Enumeration
     IntEnumeration = _IntEnumeration

@@ -28,7 +28,6 @@ import errno
 import os
 import stat
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
 
 from kclpy.diag import Code, Diagnostic, Suggestion, make_error
 from kclpy.patterns import compiled
@@ -36,7 +35,10 @@ from kclpy.source import nearest_holding
 from kclpy.syntax import ast, parse_bytes, parse_file, parse_source
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Protocol
+
     from kclpy.mod.errors import PackageError
 
 MAIN = "__main__"
@@ -86,33 +88,35 @@ class Reads:
         self.complete = True
 
 
-class SourceTexts(Protocol):
-    """Where the loader reads a program's files (``kclpy.pipeline.inputs`` provides
-    the query layer's): ``overlay``, texts standing for files (an editor's unsaved
-    buffers, code given as strings) over the disk; the parse of a text or of a disk
-    file with its key (memoised by content by the query layer: a file whose status
-    has not changed is not read again); ``keyed``: whether the sha256 of each file
-    read goes into ``Program.reads`` (a cache keys by it)."""
+if TYPE_CHECKING:  # used in annotations only
 
-    @property
-    def overlay(self) -> Mapping[str, str]: ...
+    class SourceTexts(Protocol):
+        """Where the loader reads a program's files (``kclpy.pipeline.inputs`` provides
+        the query layer's): ``overlay``, texts standing for files (an editor's unsaved
+        buffers, code given as strings) over the disk; the parse of a text or of a disk
+        file with its key (memoised by content by the query layer: a file whose status
+        has not changed is not read again); ``keyed``: whether the sha256 of each file
+        read goes into ``Program.reads`` (a cache keys by it)."""
 
-    @property
-    def keyed(self) -> bool: ...
+        @property
+        def overlay(self) -> Mapping[str, str]: ...
 
-    def parse_text(self, path: str, text: str) -> Parsed: ...
+        @property
+        def keyed(self) -> bool: ...
 
-    def parse_file(self, path: str) -> tuple[str, Parsed]:
-        """The key of a disk file's bytes (their sha256 when ``keyed``, else "") and
-        their parse; FileNotFoundError when no regular file is there (missing, a
-        folder, a pipe: never opened), another OSError when it cannot be read."""
-        ...
+        def parse_text(self, path: str, text: str) -> Parsed: ...
 
-    def tree_of(self, pkgpath: str, module: ast.Module) -> ast.Module:
-        """A tree of its own of a file another package of the program holds as
-        ``module``, for ``pkgpath`` (the query layer's: the same copy while the file's
-        parse is the same, so checked packages are reused by their trees)."""
-        ...
+        def parse_file(self, path: str) -> tuple[str, Parsed]:
+            """The key of a disk file's bytes (their sha256 when ``keyed``, else "") and
+            their parse; FileNotFoundError when no regular file is there (missing, a
+            folder, a pipe: never opened), another OSError when it cannot be read."""
+            ...
+
+        def tree_of(self, pkgpath: str, module: ast.Module) -> ast.Module:
+            """A tree of its own of a file another package of the program holds as
+            ``module``, for ``pkgpath`` (the query layer's: the same copy while the file's
+            parse is the same, so checked packages are reused by their trees)."""
+            ...
 
 
 class DiskTexts:

@@ -15,7 +15,10 @@ from __future__ import annotations
 import marshal
 import re
 import sys
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 try:
     import _sre  # type: ignore[import-not-found]  # (no stubs: CPython's regex engine)

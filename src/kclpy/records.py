@@ -14,7 +14,6 @@ for annotations nothing reads. Records keep the annotations as written (strings)
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any
 
 # what typing.NamedTuple refuses in a class body, and what it does not copy
 _PROHIBITED = frozenset(
@@ -62,7 +61,9 @@ class _RecordMeta(type):
         return record
 
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
     from typing import NamedTuple as Record
 else:
 

@@ -27,17 +27,22 @@ import functools
 import socket
 import threading
 from collections.abc import Callable, Iterator
-from typing import Protocol
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
 
 
 class DeadlineExceeded(TimeoutError):
     """The exchanges of a :func:`within` block did not end in time."""
 
 
-class _Connection(Protocol):
-    """What a deadline needs of a urllib3 connection: its socket, while it has one."""
+if TYPE_CHECKING:  # used in annotations only
 
-    sock: object
+    class _Connection(Protocol):
+        """What a deadline needs of a urllib3 connection: its socket, while it has one."""
+
+        sock: object
 
 
 class _Deadline:
@@ -141,10 +146,12 @@ def _pool_classes() -> dict[str, type]:
     return {"http": Pool, "https": SecurePool}
 
 
-class _PoolManager(Protocol):
-    pool_classes_by_scheme: dict[str, type]
+if TYPE_CHECKING:  # used in annotations only
 
-    def clear(self) -> None: ...
+    class _PoolManager(Protocol):
+        pool_classes_by_scheme: dict[str, type]
+
+        def clear(self) -> None: ...
 
 
 def bound_manager(manager: _PoolManager) -> None:

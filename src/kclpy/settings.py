@@ -8,7 +8,10 @@ output, path_selector, overrides, external (``name=path``).
 from __future__ import annotations
 
 import os
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _MOD_ROOT = "${KCL_MOD}"
 

@@ -25,7 +25,6 @@ import os
 import sys
 from collections.abc import Sequence
 from types import FrameType
-from typing import TYPE_CHECKING
 
 from kclpy.cli.base import (
     EXIT_CODES_HELP,
@@ -42,6 +41,7 @@ from kclpy.cli.fast_reader import option_table, read_fast
 from kclpy.depth import run_deep
 from kclpy.diag import Code
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # (argparse is imported when a parser is built: not for common runs)
     import argparse
 

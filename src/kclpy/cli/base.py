@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.diag.console import add_style_options as add_style_options  # (for the commands)
@@ -19,8 +18,10 @@ from kclpy.diag.console import say as say
 from kclpy.diag.console import tell as tell
 from kclpy.records import Record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # (argparse is imported where a parser is built: kclpy.cli.parser)
     import argparse
+    from typing import Any
 
 EXIT_OK = 0
 EXIT_PROGRAM_ERROR = 1

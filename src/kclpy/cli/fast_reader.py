@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, cast
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
 # what argparse's ``action=`` names the reader models, as kinds of option
 _KINDS = {
@@ -119,8 +120,9 @@ def option_table(configure: Callable[[argparse.ArgumentParser], None]) -> Record
     declares something the reader does not model."""
     if configure not in _TABLES:
         recorder = Recorder()
+        stand_in: Any = recorder  # passed where an argparse.ArgumentParser is declared
         try:  # (the recorder has add_argument only; anything else raises Unsupported)
-            configure(cast("argparse.ArgumentParser", recorder))
+            configure(stand_in)
         except Unsupported:
             _TABLES[configure] = None
         else:
@@ -172,7 +174,9 @@ def read_fast(
         values[table.positional] = positionals
     elif positionals:
         return None
-    return cast("argparse.Namespace", SimpleNamespace(**values))
+    loose: Any = SimpleNamespace(**values)  # (what an argparse.Namespace would hold)
+    namespace: argparse.Namespace = loose
+    return namespace
 
 
 def _find(options: dict[str, Option], word: str) -> tuple[Option, str | None] | None:

@@ -11,7 +11,6 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from kclpy.cli.base import (
     EXIT_OK,
@@ -29,12 +28,15 @@ from kclpy.cli.base import (
 from kclpy.diag import Code
 from kclpy.vm.limits import seconds_argument, size_argument
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any, TypeVar
 
     from kclpy.pipeline.driver import Edit, RunResult
 
-Result = TypeVar("Result")
+    Result = TypeVar("Result")
+
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 

@@ -7,7 +7,10 @@ classes), so a compiled package can be pickled into the module cache.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Final, Protocol, TypeAlias
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, Protocol, TypeAlias
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
 BYTECODE_VERSION: Final = 8
@@ -221,14 +224,16 @@ class SchemaProto(SchemaHeader):
         return f"<schema proto {self.pkgpath}.{self.name}>"
 
 
-class CodeSource(Protocol):
-    """Where the VM gets the body of a schema its code holds the header of (the query
-    layer, ``kclpy.pipeline.queries``, hands one to the runner)."""
+if TYPE_CHECKING:  # used in annotations only
 
-    def schema(self, header: SchemaHeader) -> SchemaProto:
-        """The whole proto of ``header``'s schema; raises ``LookupError`` when the
-        program's sources no longer define it as compiled."""
-        ...
+    class CodeSource(Protocol):
+        """Where the VM gets the body of a schema its code holds the header of (the query
+        layer, ``kclpy.pipeline.queries``, hands one to the runner)."""
+
+        def schema(self, header: SchemaHeader) -> SchemaProto:
+            """The whole proto of ``header``'s schema; raises ``LookupError`` when the
+            program's sources no longer define it as compiled."""
+            ...
 
 
 class NoCodeSource:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kclpy.compile.code import Code
 from kclpy.compile.opcodes import Op
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Emitter:

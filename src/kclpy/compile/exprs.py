@@ -12,7 +12,6 @@ binding, which this module turns into a ``TypeRef`` (``compile.types``) or a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from kclpy.compile.code import (
     FALLBACK_BUILTIN,
@@ -34,6 +33,10 @@ from kclpy.sema.bindings import Binding, BindingKind, TypeBinding, TypeKind
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import is_int_literal, key_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # LOAD_NAME's fallback kind for each kind of binding (its operand's middle field)
 _FALLBACK = {

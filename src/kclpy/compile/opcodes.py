@@ -11,9 +11,12 @@ Notation in the comments: ``a b -> c`` pops ``b`` (top) then ``a`` and pushes ``
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
 
 from kclpy.enumeration import IntEnumeration
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 
 class Op(IntEnumeration):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from kclpy.compile.code import (
     AttrSpec,
@@ -41,6 +40,10 @@ from kclpy.syntax.targets import (
     target_root_node,
     walk_setters,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Setter:

@@ -11,8 +11,8 @@ share them. Takes the parsed arguments; writes to stdout (:func:`say`) or stderr
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

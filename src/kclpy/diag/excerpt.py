@@ -18,7 +18,8 @@ cannot move the terminal's cursor or reorder the text around the caret.
 from __future__ import annotations
 
 import unicodedata
-from typing import NamedTuple
+
+from kclpy.records import Record
 
 WIDTH = 140
 """Display columns of source a snippet shows (rustc's default when it cannot ask the
@@ -35,7 +36,7 @@ _BIDI_CONTROLS = frozenset(
 )
 
 
-class Excerpt(NamedTuple):
+class Excerpt(Record):
     """What to print of a line, and where the span is in it (display columns)."""
 
     text: str
@@ -43,7 +44,7 @@ class Excerpt(NamedTuple):
     width: int
 
 
-class _Cell(NamedTuple):
+class _Cell(Record):
     """One code point as shown: its text, the column it starts at and its width."""
 
     shown: str

@@ -14,37 +14,39 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import IO, Protocol
 
 from kclpy.diag.codes import Code
 from kclpy.diag.excerpt import excerpt
 from kclpy.diag.parts import Label, Severity, Suggestion
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Protocol
 
-class Reported(Protocol):
-    """What a renderer reads of a diagnostic (:class:`kclpy.diag.diagnostic.Diagnostic`)."""
+    class Reported(Protocol):
+        """What a renderer reads of a diagnostic (:class:`kclpy.diag.diagnostic.Diagnostic`)."""
 
-    @property
-    def code(self) -> Code: ...
+        @property
+        def code(self) -> Code: ...
 
-    @property
-    def message(self) -> str: ...
+        @property
+        def message(self) -> str: ...
 
-    @property
-    def severity(self) -> Severity: ...
+        @property
+        def severity(self) -> Severity: ...
 
-    @property
-    def labels(self) -> list[Label]: ...
+        @property
+        def labels(self) -> list[Label]: ...
 
-    @property
-    def notes(self) -> list[str]: ...
+        @property
+        def notes(self) -> list[str]: ...
 
-    @property
-    def stack(self) -> list[Label]: ...
+        @property
+        def stack(self) -> list[Label]: ...
 
-    def location(self) -> str:
-        """``path:line:col`` of the primary span, or "" when there is none."""
-        ...
+        def location(self) -> str:
+            """``path:line:col`` of the primary span, or "" when there is none."""
+            ...
 
 
 MAX_MESSAGE = 4_000

@@ -14,9 +14,10 @@ update, pull, push, package, graph, metadata, login, logout), ``entries`` (what
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from kclpy.mod.errors import PackageError
 
 _OPERATIONS = frozenset(

@@ -30,10 +30,13 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
-from typing import IO
 
 from kclpy.diag import Code
 from kclpy.mod.errors import PackageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
 
 _IGNORED = (".git", ".tar")
 

@@ -18,13 +18,16 @@ sections survive.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from kclpy.diag import Code
 from kclpy.mod import names, simple_toml
 from kclpy.mod.errors import PackageError
 from kclpy.records import Record
 from kclpy.source import SourceFile, Span, write_atomically
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MOD_FILE = "kcl.mod"
 LOCK_FILE = "kcl.mod.lock"

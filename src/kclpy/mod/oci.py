@@ -33,7 +33,6 @@ import re
 import shutil
 import time
 from collections.abc import Iterator
-from typing import Any
 
 from kclpy.diag import Code
 from kclpy.mod import settings
@@ -42,6 +41,10 @@ from kclpy.mod.network import failure, timeouts
 from kclpy.mod.progress import Fetch
 from kclpy.records import Record
 from kclpy.request_deadline import bound_session, within
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LAYER_MEDIA_TYPE = "application/vnd.oci.image.layer.v1.tar+gzip"
 TAR_MEDIA_TYPE = "application/vnd.oci.image.layer.v1.tar"

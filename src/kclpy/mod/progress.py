@@ -18,7 +18,10 @@ import contextlib
 import sys
 import time
 from collections.abc import Iterator
-from typing import IO, Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 
 def size_text(count: int) -> str:

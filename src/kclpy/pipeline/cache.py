@@ -56,21 +56,23 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import IO, Any, Protocol
 
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode
 from kclpy.loader import MAIN, Loader, Reads, digest
 from kclpy.release import __version__
 from kclpy.source import temporary_name
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any, Protocol
 
-class CodeMemo(Protocol):
-    """Packages' code already read back in this process, by the digest of their bytes
-    (the query database's table, ``kclpy.pipeline.queries.Database.unpickled``)."""
+    class CodeMemo(Protocol):
+        """Packages' code already read back in this process, by the digest of their bytes
+        (the query database's table, ``kclpy.pipeline.queries.Database.unpickled``)."""
 
-    def get(self, key: Hashable) -> PackageCode | None: ...
+        def get(self, key: Hashable) -> PackageCode | None: ...
 
-    def put(self, key: Hashable, value: PackageCode) -> None: ...
+        def put(self, key: Hashable, value: PackageCode) -> None: ...
 
 
 _FORMAT = 4  # layout of an entry (manifest pickle, then a pickle of per-package pickles)

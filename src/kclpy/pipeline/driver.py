@@ -43,9 +43,8 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
-from kclpy.compile.code import NO_SOURCE, CodeSource
+from kclpy.compile.code import NO_SOURCE
 from kclpy.diag import Code, Diagnostic, Label, make_error
 from kclpy.loader import MAIN, Program, Reads
 from kclpy.patterns import compiled
@@ -54,8 +53,11 @@ from kclpy.pipeline.queries import Database, ProgramCode
 from kclpy.records import Record
 from kclpy.source import SourceFile, Span, read_source
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from kclpy.compile.code import PackageCode
+    from typing import Any
+
+    from kclpy.compile.code import CodeSource, PackageCode
     from kclpy.emit import EmitOptions
     from kclpy.pipeline.cache import ProgramCache
     from kclpy.pipeline.interfaces import PackageShelf

@@ -54,7 +54,6 @@ import os
 import sys
 from collections.abc import Hashable, Mapping
 from functools import partial
-from typing import IO, TYPE_CHECKING, Any
 
 from kclpy.compile.code import BYTECODE_VERSION, PackageCode, SchemaProto, schema_protos
 from kclpy.loader import MAIN, Program, digest
@@ -65,7 +64,10 @@ from kclpy.sema.symbols import Declaration, SchemaInfo, Symbol
 from kclpy.sema.types import FuncType
 from kclpy.syntax import ast
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from kclpy.pipeline.linking import Resolver
 
 _FORMAT = 1

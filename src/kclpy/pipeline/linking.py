@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Mapping
-from typing import Any
 
 from kclpy.loader import Program
 from kclpy.pipeline import pickling
@@ -46,6 +45,10 @@ from kclpy.sema.interface import CheckedPackage
 from kclpy.sema.symbols import SchemaInfo, Symbol, SymbolKind
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 INTERFACE_CLASSES = frozenset(
     {

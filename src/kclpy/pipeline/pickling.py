@@ -36,10 +36,13 @@ import copyreg
 import io
 import pickle
 from collections.abc import Callable, Iterable, Mapping
-from typing import IO, Any
 
 from kclpy.compile import code
 from kclpy.records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 PROTOCOL = 5
 

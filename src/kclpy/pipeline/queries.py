@@ -43,21 +43,31 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Mapping
-from typing import TYPE_CHECKING, Generic, TypeVar
 
 from kclpy.compile.code import PackageCode, SchemaHeader, SchemaProto, fill_schemas
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.loader import MAIN, Loader, Program, Reads, digest
 from kclpy.pipeline.inputs import Files, Settings
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Generic, TypeVar
+
     from kclpy.pipeline.interfaces import PackageShelf
     from kclpy.sema import Model
     from kclpy.sema.interface import CheckedPackage, PackageMemo
     from kclpy.sema.symbols import Symbol
     from kclpy.syntax import ast
 
-Entry = TypeVar("Entry")
+    Entry = TypeVar("Entry")
+else:  # the type parameter is the type checker's: at run time the base is plain object
+
+    class Generic:
+        def __class_getitem__(cls, parameter: object) -> type:
+            return object
+
+    Entry = None
+
 Deferred = Callable[[], SchemaProto]
 SchemaKey = tuple[str, str]  # (package path, schema name)
 

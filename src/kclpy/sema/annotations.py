@@ -9,10 +9,8 @@ is not defined``, with suggestions of close names.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from kclpy.sema.base import CheckContext
-from kclpy.sema.shared import Names, Parts
 from kclpy.sema.types import (
     ANY,
     BOOL_T,
@@ -33,6 +31,12 @@ from kclpy.sema.types import (
     str_lit,
 )
 from kclpy.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from kclpy.sema.shared import Names, Parts
 
 BASIC_TYPES: dict[str, Type] = {
     "int": INT_T,

@@ -40,11 +40,12 @@ declaration is the package name its first part names. The resolver fills
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from kclpy.sema.symbols import Declaration, Symbol
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from kclpy.syntax import ast
 
 

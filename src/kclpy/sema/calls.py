@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from kclpy.diag import Code
 from kclpy.sema.base import CheckContext, name_span, suggestion_text
-from kclpy.sema.shared import Annotations, Assignability, Expressions, Parts, Statements
 from kclpy.sema.symbols import SchemaType, SymbolKind
 from kclpy.sema.types import ANY, ANY_F, VARIADIC, FuncType, Param, Type
 from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import dotted_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kclpy.sema.shared import Annotations, Assignability, Expressions, Parts, Statements
 
 LAMBDA_LAST_STMT = (ast.ExprStmt, ast.AssignStmt, ast.AugAssignStmt, ast.AssertStmt)
 

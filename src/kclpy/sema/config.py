@@ -17,7 +17,6 @@ from __future__ import annotations
 from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, Expect, is_private, suggestion_text
 from kclpy.sema.relations import sup
-from kclpy.sema.shared import Assignability, Calls, Expressions, Operators, Parts
 from kclpy.sema.symbols import (
     SchemaInfo,
     SchemaType,
@@ -47,6 +46,10 @@ from kclpy.sema.types import (
 from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import dotted_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kclpy.sema.shared import Assignability, Calls, Expressions, Operators, Parts
 
 
 class _Collect:

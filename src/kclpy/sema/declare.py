@@ -23,7 +23,6 @@ from kclpy.sema.base import CheckContext, is_private
 from kclpy.sema.interface import ImportMark
 from kclpy.sema.relations import is_upper_bound
 from kclpy.sema.resolve import Resolver
-from kclpy.sema.shared import Annotations, Calls, Configs, Expressions, Parts, Schemas, Statements
 from kclpy.sema.symbols import MAIN, Symbol, SymbolKind
 from kclpy.sema.types import (
     ANY,
@@ -37,6 +36,18 @@ from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import target_parts
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kclpy.sema.shared import (
+        Annotations,
+        Calls,
+        Configs,
+        Expressions,
+        Parts,
+        Schemas,
+        Statements,
+    )
 
 
 class DeclarationChecker:

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext
 from kclpy.sema.relations import SUP_LIMIT, sup, widen
-from kclpy.sema.shared import Annotations, Assignability, Calls, Configs, Names, Operators, Parts
 from kclpy.sema.symbols import SchemaType, SymbolKind, schema_val_type
 from kclpy.sema.types import (
     ANY,
@@ -46,6 +45,18 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kclpy.sema.shared import (
+        Annotations,
+        Assignability,
+        Calls,
+        Configs,
+        Names,
+        Operators,
+        Parts,
+    )
 
 VALID_FORMAT_SPECS = ("#json", "#yaml")
 Handler = Callable[[ast.Expr], Type]

@@ -40,7 +40,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
 
 from kclpy.loader import Program, iter_imports
 from kclpy.records import Record
@@ -49,13 +48,16 @@ from kclpy.sema.symbols import MAIN, Declaration, SchemaInfo, Symbol, SymbolKind
 from kclpy.sema.types import FuncType
 from kclpy.syntax.universe import SYSTEM_MODULES, is_plugin
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeAlias
+
     from kclpy.diag import Diagnostic
     from kclpy.sema.model import Model
     from kclpy.syntax import ast
 
 # a package's entries of the model's node-keyed tables, in the order of ``_TABLES``
-Entries = tuple[Mapping[Any, Any], ...]
+Entries: TypeAlias = "tuple[Mapping[Any, Any], ...]"
 # (how many of the package's diagnostics precede the import, the imported package)
 ImportMark = tuple[int, str]
 
@@ -93,12 +95,14 @@ class CheckedPackage(Record):
     regions: tuple[tuple[ast.Node, list[Declaration]], ...] = ()
 
 
-class PackageStore(Protocol):
-    """Checked packages by content key (``kclpy.pipeline.queries.Database.checked``)."""
+if TYPE_CHECKING:  # used in annotations only
 
-    def get(self, key: Hashable) -> CheckedPackage | None: ...
+    class PackageStore(Protocol):
+        """Checked packages by content key (``kclpy.pipeline.queries.Database.checked``)."""
 
-    def put(self, key: Hashable, value: CheckedPackage) -> None: ...
+        def get(self, key: Hashable) -> CheckedPackage | None: ...
+
+        def put(self, key: Hashable, value: CheckedPackage) -> None: ...
 
 
 class PackageMemo(Record):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from kclpy.diag import Diagnostic
 from kclpy.sema.bindings import Binding, TypeBinding
@@ -46,7 +45,10 @@ from kclpy.sema.types import Type
 from kclpy.sema.upgrade import upgrade_dict_to_schema
 from kclpy.source import Pos, SourceFile, Span
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from kclpy.syntax import ast
 
 

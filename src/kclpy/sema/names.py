@@ -22,7 +22,6 @@ from __future__ import annotations
 from kclpy.diag import Code, Label
 from kclpy.sema.base import CheckContext, is_private, suggestion_text
 from kclpy.sema.builtins import SCHEMA_MEMBER_FUNCTIONS, STRING_METHODS, module_member_types
-from kclpy.sema.shared import Assignability, Configs, Expressions, Parts
 from kclpy.sema.symbols import SchemaType, Symbol, SymbolKind, schema_val_type
 from kclpy.sema.types import (
     ANY,
@@ -44,6 +43,10 @@ from kclpy.sema.types import (
 from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import target_parts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kclpy.sema.shared import Assignability, Configs, Expressions, Parts
 
 
 class NameResolver:

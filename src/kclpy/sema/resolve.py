@@ -64,7 +64,6 @@ the dotted name of a reference) are :mod:`kclpy.syntax.targets`'.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from kclpy.depth import TOO_DEEP, innermost_span
 from kclpy.diag import Code, make_error
@@ -83,6 +82,10 @@ from kclpy.syntax.targets import (
     target_root_node,
     walk_setters,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class CodeUnit:

@@ -17,12 +17,15 @@ from kclpy.sema.base import CheckContext
 from kclpy.sema.builtins import DECORATORS
 from kclpy.sema.relations import is_upper_bound
 from kclpy.sema.resolve import schema_assigned
-from kclpy.sema.shared import Annotations, Calls, Expressions, Parts
 from kclpy.sema.symbols import IndexSignatureInfo, SchemaInfo, SchemaType, Symbol, SymbolKind
 from kclpy.sema.types import ANY, FuncType, Type, members_all
 from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import dotted_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kclpy.sema.shared import Annotations, Calls, Expressions, Parts
 
 SchemaNode = ast.SchemaStmt | ast.RuleStmt
 

@@ -23,20 +23,23 @@ from kclpy.sema.assign import expect_for_value
 from kclpy.sema.base import CheckContext, Expect, SchemaContext, is_private, name_span
 from kclpy.sema.relations import is_upper_bound, sup, widen
 from kclpy.sema.resolve import schema_assigned
-from kclpy.sema.shared import (
-    Annotations,
-    Assignability,
-    Calls,
-    Configs,
-    Expressions,
-    Names,
-    Operators,
-    Parts,
-)
 from kclpy.sema.symbols import SchemaInfo, SchemaType, Symbol, SymbolKind
 from kclpy.sema.types import ANY, ANY_F, STR_T, Type
 from kclpy.syntax import ast
 from kclpy.syntax.targets import target_parts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kclpy.sema.shared import (
+        Annotations,
+        Assignability,
+        Calls,
+        Configs,
+        Expressions,
+        Names,
+        Operators,
+        Parts,
+    )
 
 StmtHandler = Callable[[ast.Stmt], Type]
 

@@ -17,11 +17,14 @@ builds on ``sema.types`` alone; ``sema.relations`` builds on both.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
 
 from kclpy.sema.types import ANY, SCHEMA, DictType, FuncType, Param, Type
 from kclpy.source import Span
 from kclpy.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 MAIN = "__main__"
 

@@ -18,8 +18,8 @@ imports nothing of the checker.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from kclpy.source import Span
 

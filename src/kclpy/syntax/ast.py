@@ -12,9 +12,12 @@ Naming: expressions end in ``Expr``, statements in ``Stmt``, types in ``Type``.
 from __future__ import annotations
 
 from itertools import count
-from typing import Any, ClassVar
 
 from kclpy.source import SourceFile, Span
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 _ids = count(1)
 

@@ -7,11 +7,13 @@ Everything here is small and iterative: no helper recurses on the tree depth.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FILE: SourceFile = SourceFile("<string>", "")
 DIAGNOSTICS: list[Diagnostic] = []

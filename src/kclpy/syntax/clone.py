@@ -12,11 +12,13 @@ of parsing the text again.
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from kclpy.syntax import ast
 
-Tree = TypeVar("Tree", bound=ast.Node)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    Tree = TypeVar("Tree", bound=ast.Node)
 
 _SLOTS: dict[type, tuple[str, ...]] = {}
 

@@ -14,13 +14,16 @@ import subprocess
 import sys
 import tempfile
 import types
-from typing import Any
 
 import ply.yacc
 
 from kclpy.syntax import grammar_stmt
 from kclpy.syntax.driver import Machine
 from kclpy.syntax.grammar import Tables, grammar_dict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _NullLog:

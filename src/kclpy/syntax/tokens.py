@@ -9,7 +9,9 @@ comments and stray characters, and adds ``NEWLINE``/``INDENT``/``DEDENT``.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 KEYWORDS: dict[str, str] = {
     "True": "TRUE",

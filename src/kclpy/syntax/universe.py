@@ -29,7 +29,10 @@ Types are written ``any int float str bool None number iterable multiplier``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 PLUGIN_ROOT: Final = "kcl_plugin"
 """The package that host plugins appear under: ``import kcl_plugin.hello``."""

@@ -29,7 +29,9 @@ read or write them.
 
 from __future__ import annotations
 
-from typing import Any, Final, Protocol, TypeAlias
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, Protocol, TypeAlias
 
 
 class UndefinedType:
@@ -116,14 +118,16 @@ class Config(dict[str, "Value"]):
         self.ops: dict[str, int] = {}
 
 
-class SchemaLike(Protocol):
-    """What values need to know of a schema type (the VM's schema class satisfies it)."""
+if TYPE_CHECKING:  # used in annotations only
 
-    @property
-    def name(self) -> str: ...
+    class SchemaLike(Protocol):
+        """What values need to know of a schema type (the VM's schema class satisfies it)."""
 
-    @property
-    def pkgpath(self) -> str: ...
+        @property
+        def name(self) -> str: ...
+
+        @property
+        def pkgpath(self) -> str: ...
 
 
 class SchemaInstance(dict[str, "Value"]):
@@ -159,26 +163,20 @@ class SchemaInstance(dict[str, "Value"]):
         return f"{pkg}.{self.schema.name}"
 
 
-class KclObject(Protocol):
-    """A runtime value that is not data (a function, a schema type, a module)."""
+if TYPE_CHECKING:  # used in annotations only
 
-    @property
-    def kcl_type_name(self) -> str:
-        """What ``typeof`` reports for it."""
-        ...
+    class KclObject(Protocol):
+        """A runtime value that is not data (a function, a schema type, a module)."""
+
+        @property
+        def kcl_type_name(self) -> str:
+            """What ``typeof`` reports for it."""
+            ...
 
 
 Value: TypeAlias = (
-    bool
-    | int
-    | float
-    | str
-    | UndefinedType
-    | NumberMultiplier
-    | list["Value"]
-    | dict[str, "Value"]
-    | KclObject
-    | None
+    "bool | int | float | str | UndefinedType | NumberMultiplier"
+    " | list[Value] | dict[str, Value] | KclObject | None"
 )
 """A KCL runtime value: the data of the table above (``Config`` and ``SchemaInstance``
 are dicts) or a non-data object of the VM (:mod:`kclpy.vm.objects`)."""

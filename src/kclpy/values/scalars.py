@@ -26,9 +26,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import Any, Final
 
 from kclpy.values import NumberMultiplier
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 # ---------------------------------------------------------------------------------------
 # Floats

@@ -32,11 +32,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from io import StringIO
-from typing import Any, Final
 
 from kclpy.patterns import compiled
 from kclpy.values import NumberMultiplier
 from kclpy.values.scalars import DATA, Filter, scalar_text, yaml_float
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 # ---------------------------------------------------------------------------------------
 # YAML scalars

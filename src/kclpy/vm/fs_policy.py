@@ -30,11 +30,14 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Final
 
 from kclpy.records import Record
 from kclpy.source import temporary_name
 from kclpy.values.errors import KclRuntimeError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 READ: Final = "read"
 WRITE: Final = "write"

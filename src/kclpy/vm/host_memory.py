@@ -26,9 +26,12 @@ import functools
 import os
 import re
 from collections.abc import Iterator
-from typing import Final
 
 from kclpy.records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 DEFAULT_CAP: Final = 8 << 30
 UNLIMITED_ABOVE: Final = 1 << 62  # cgroup v1 writes "unlimited" as a page-rounded 2**63 - 1

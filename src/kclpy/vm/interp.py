@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 from kclpy.compile.code import (
     FALLBACK_BUILTIN,
@@ -76,6 +75,10 @@ from kclpy.vm.operators import BINARY, COMPARE, STRICT_BINARY, UNARY
 from kclpy.vm.runtime import Runtime
 from kclpy.vm.schemas import SchemaBuilder, check_failure
 from kclpy.vm.typecheck import value_type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 2000
 _ENTRY_OPS = [OPS_BY_TEXT.get(name, OP_UNION) for name in OPERATORS]

@@ -43,14 +43,17 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Final, TypeVar
 
 from kclpy.depth import raise_in_thread
 from kclpy.records import Record
 from kclpy.values.errors import KclRuntimeError
 
 KIND: Final = "ResourceLimitError"
-Result = TypeVar("Result")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, TypeVar
+
+    Result = TypeVar("Result")
 _TICK: Final = 0.02
 _RESEND: Final = 1.0  # a tripped run still running after this long gets the exception again
 CHECK_ABOVE: Final = 1 << 16

@@ -19,7 +19,6 @@ construction refer to each other, so they live in this one module.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Final
 
 from kclpy.compile.code import (
     AttrSpec,
@@ -35,6 +34,10 @@ from kclpy.compile.code import (
 )
 from kclpy.values import OPS_BY_TEXT, UNDEFINED, Config, SchemaInstance, UndefinedType, Value
 from kclpy.values.errors import Location
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, TypeAlias
 
 NOT_STARTED = 0
 IN_PROGRESS = 1
@@ -187,7 +190,7 @@ class SchemaState:
         self.scopes: dict[SchemaType, Scope] = {}
 
 
-Member = Callable[..., Value] | Value
+Member: TypeAlias = "Callable[..., Value] | Value"
 """A member of a system module or a plugin: a function (its adapter) or a constant."""
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Final, TypeGuard
 
 from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
@@ -23,6 +22,10 @@ from kclpy.vm.builtins.compare import ORDERING, contains, equal
 from kclpy.vm.builtins.convert import truthy
 from kclpy.vm.limits import CHECK_ABOVE, check_allocation
 from kclpy.vm.typecheck import value_type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, TypeGuard
 
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1

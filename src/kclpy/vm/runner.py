@@ -13,15 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from kclpy.compile.code import NO_SOURCE, CodeSource, PackageCode
+from kclpy.compile.code import NO_SOURCE, PackageCode
 from kclpy.values import UNDEFINED, Config, Value
 from kclpy.values.errors import KclRuntimeError, Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.interp import Interpreter
-from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits, Result, within
+from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits, within
 from kclpy.vm.merge import conflicts, short_repr, union
 from kclpy.vm.objects import DONE, ModuleValue, PackageState
 from kclpy.vm.runtime import Runtime
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kclpy.compile.code import CodeSource
+    from kclpy.vm.limits import Result
 
 
 class RunOutput:

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kclpy.compile.code import NO_SOURCE, CodeSource, PackageCode
+from kclpy.compile.code import NO_SOURCE, PackageCode
 from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import Location
 from kclpy.vm.fs_policy import DEFAULT_POLICY, FsPolicy
 from kclpy.vm.limits import DEFAULT_LIMITS, ResourceLimits
 from kclpy.vm.objects import DONE, Builtin, Frame, ModuleValue, PackageState, SchemaType
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kclpy.compile.code import CodeSource
 
 # a bare top-level expression of the main package: ((file index, offset), value, whether
 # it is a schema expression)

@@ -11,7 +11,6 @@ checks of the chain run, base first.
 from __future__ import annotations
 
 from itertools import repeat
-from typing import Protocol
 
 from kclpy.compile.code import Code, NameRef, SchemaProto, TypeRef
 from kclpy.values import OP_INSERT, OP_OVERRIDE, OP_UNION, UNDEFINED, Config, SchemaInstance, Value
@@ -35,19 +34,22 @@ from kclpy.vm.objects import (
 from kclpy.vm.runtime import Runtime
 from kclpy.vm.typecheck import TypeChecker, value_type_name
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
 
-class Evaluator(Protocol):
-    """What the schema builder needs of the interpreter: running code and names."""
+    class Evaluator(Protocol):
+        """What the schema builder needs of the interpreter: running code and names."""
 
-    def execute(
-        self, code: Code, scope: Scope, package: PackageState, frame: Frame | None
-    ) -> Value: ...
+        def execute(
+            self, code: Code, scope: Scope, package: PackageState, frame: Frame | None
+        ) -> Value: ...
 
-    def force_global(self, package: PackageState, slot: int, frame: Frame | None) -> Value: ...
+        def force_global(self, package: PackageState, slot: int, frame: Frame | None) -> Value: ...
 
-    def import_module(self, pkgpath: str, frame: Frame | None) -> ModuleValue: ...
+        def import_module(self, pkgpath: str, frame: Frame | None) -> ModuleValue: ...
 
-    def module_member(self, module: ModuleValue, name: str, frame: Frame | None) -> Value: ...
+        def module_member(self, module: ModuleValue, name: str, frame: Frame | None) -> Value: ...
 
 
 class SchemaBuilder:

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable
-from typing import Final
 
 from kclpy.compile.code import NameRef, TypeRef
 from kclpy.values import UNDEFINED, Config, NumberMultiplier, SchemaInstance, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.objects import PackageState, SchemaType, unchanged_types
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, TypeAlias
 
 # (schema type, config) -> instance; raises KclRuntimeError when it does not fit
 Instantiate = Callable[[SchemaType, dict[str, Value], PackageState], Value]
@@ -222,7 +225,7 @@ class _Mismatch(enum.Enum):
 
 
 _MISMATCH: Final = _Mismatch.MISMATCH
-Converted = Value | _Mismatch
+Converted: TypeAlias = "Value | _Mismatch"
 
 
 def _not_convertible(value: dict[str, Value], schema: SchemaType) -> str:

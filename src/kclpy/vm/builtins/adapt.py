@@ -25,15 +25,17 @@ per call; the annotations and defaults are read here, once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final, cast
 
 from kclpy.syntax.universe import read_signature, split_top_level
 from kclpy.values import UNDEFINED, Value
 from kclpy.values.errors import KclRuntimeError
-from kclpy.vm.builtins.context import Host
 from kclpy.vm.builtins.marks import Action, Answer, Fail, Omit, mismatch_actions, takes_context
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
+    from kclpy.vm.builtins.context import Host
     from kclpy.vm.objects import PackageState
 
 # (host services, the calling frame's package, positional, keyword) -> result
@@ -146,12 +148,19 @@ _EMPTY: Final = object()  # a parameter without a default
 class _Implemented:
     """One positional parameter of an implementation, as its code object declares it."""
 
-    __slots__ = ("annotation", "default", "name", "positional_only")
+    __slots__ = ("annotation", "default", "has_default", "name", "positional_only")
 
-    def __init__(self, name: str, positional_only: bool, default: object, annotation: object):
+    def __init__(
+        self,
+        name: str,
+        positional_only: bool,
+        default: tuple[Value] | None,  # None: no default
+        annotation: object,
+    ):
         self.name = name
         self.positional_only = positional_only
-        self.default = default
+        self.has_default = default is not None
+        self.default: Value = UNDEFINED if default is None else default[0]
         self.annotation = annotation
 
 
@@ -164,14 +173,14 @@ def _positional_parameters(owner: str, function: Callable[..., Value]) -> list[_
     bound = 1 if getattr(function, "__self__", None) is not None else 0  # a bound method
     count = code.co_argcount
     names = code.co_varnames[bound:count]
-    defaults = getattr(function, "__defaults__", None) or ()
+    defaults: tuple[Value, ...] = getattr(function, "__defaults__", None) or ()
     annotations = getattr(function, "__annotations__", {})
     first_default = count - bound - len(defaults)
     return [
         _Implemented(
             name,
             index + bound < code.co_posonlyargcount,
-            defaults[index - first_default] if index >= first_default else _EMPTY,
+            (defaults[index - first_default],) if index >= first_default else None,
             annotations.get(name, _EMPTY),
         )
         for index, name in enumerate(names)
@@ -193,8 +202,8 @@ def _prepare(
     default, actions = mismatch_actions(function)
     for parameter, implemented in zip(declared, positional, strict=False):
         parameter.keyword = not implemented.positional_only
-        if implemented.default is not _EMPTY:
-            parameter.default = cast(Value, implemented.default)
+        if implemented.has_default:
+            parameter.default = implemented.default
         elif parameter.optional:
             raise BindingError(f"{owner}: optional parameter {parameter.name} has no default")
         checked = _annotated_types(owner, implemented.annotation)
@@ -214,23 +223,23 @@ def _prepare(
 
 def adapter(owner: str, name: str, signature: str, function: Callable[..., Value]) -> Adapter:
     """The adapter of ``function`` implementing builtin ``name`` declared as ``signature``."""
-    return cast(Adapter, _make(owner, name, signature, function, False))
+    return _make(owner, name, signature, function, False).build()
 
 
 def method_adapter(
     owner: str, name: str, signature: str, function: Callable[..., Value]
 ) -> MethodAdapter:
     """The adapter of a method: ``function`` takes the receiver first."""
-    return cast(MethodAdapter, _make(owner, name, signature, function, True))
+    return _make(owner, name, signature, function, True).build_method()
 
 
 def _make(
     owner: str, name: str, signature: str, function: Callable[..., Value], method: bool
-) -> Adapter | MethodAdapter:
+) -> _Adapter:
     context = takes_context(function)
     declared, variadic = parse_signature(signature)
     _prepare(owner, declared, function, int(context) + int(method))
-    return _Adapter(name, declared, variadic, function, context, method).build()
+    return _Adapter(name, declared, variadic, function, context, method)
 
 
 class _Adapter:
@@ -262,13 +271,14 @@ class _Adapter:
             if parameter.exact is not None  # (empty: a dict only, checked by mapping)
         )
 
-    def build(self) -> Adapter | MethodAdapter:
+    def build_method(self) -> MethodAdapter:
+        """The adapter of a method (the receiver first)."""
         function = self.function
         low = self.required
         high = 1 << 30 if self.variadic else len(self.declared)
         checked = self.checked
         slow = self.slow
-        if self.method and not checked:
+        if not checked:
 
             def plain_method(
                 receiver: Value,
@@ -282,23 +292,30 @@ class _Adapter:
                 return function(receiver, *args)
 
             return plain_method
-        if self.method:
 
-            def method(
-                receiver: Value,
-                host: Host,
-                package: PackageState,
-                args: list[Value],
-                kwargs: dict[str, Value],
-            ) -> Value:
-                if kwargs or not low <= len(args) <= high:
+        def method(
+            receiver: Value,
+            host: Host,
+            package: PackageState,
+            args: list[Value],
+            kwargs: dict[str, Value],
+        ) -> Value:
+            if kwargs or not low <= len(args) <= high:
+                return slow(host, package, args, kwargs, receiver)
+            for index, parameter in checked:
+                if index < len(args) and not parameter.admits(args[index]):
                     return slow(host, package, args, kwargs, receiver)
-                for index, parameter in checked:
-                    if index < len(args) and not parameter.admits(args[index]):
-                        return slow(host, package, args, kwargs, receiver)
-                return function(receiver, *args)
+            return function(receiver, *args)
 
-            return method
+        return method
+
+    def build(self) -> Adapter:
+        """The adapter of a function."""
+        function = self.function
+        low = self.required
+        high = 1 << 30 if self.variadic else len(self.declared)
+        checked = self.checked
+        slow = self.slow
         if self.context:
 
             def with_context(

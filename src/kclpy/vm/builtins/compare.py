@@ -24,11 +24,14 @@ Ordering (``<`` ``<=`` ``>`` ``>=``, ``max``, ``min``): numbers (bools count as 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
 
 from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance, Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.convert import type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 _SCALARS: Final = frozenset({str, int, float, bool})
 _NUMBERS: Final = (int, float)  # for isinstance: bools count as numbers

@@ -16,35 +16,40 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Protocol
 
 from kclpy.values import Value
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from kclpy.vm.fs_policy import FsPolicy
     from kclpy.vm.objects import PackageState
     from kclpy.vm.runtime import Runtime
 
+    class Host(Protocol):
+        """What the interpreter offers builtins: the run's state and two services."""
 
-class Host(Protocol):
-    """What the interpreter offers builtins: the run's state and two services."""
+        @property
+        def runtime(self) -> Runtime: ...
 
-    @property
-    def runtime(self) -> Runtime: ...
+        def call_from(
+            self,
+            function: Value,
+            args: list[Value],
+            kwargs: dict[str, Value],
+            package: PackageState,
+        ) -> Value:
+            """Call a KCL function value (a lambda, a schema type, a builtin) from ``package``."""
+            ...
 
-    def call_from(
-        self, function: Value, args: list[Value], kwargs: dict[str, Value], package: PackageState
-    ) -> Value:
-        """Call a KCL function value (a lambda, a schema type, a builtin) from ``package``."""
-        ...
+        def union(self, left: Value, right: Value) -> Value:
+            """The ``|`` operator (configs, schema instances, lists, ints)."""
+            ...
 
-    def union(self, left: Value, right: Value) -> Value:
-        """The ``|`` operator (configs, schema instances, lists, ints)."""
-        ...
-
-    def context(self, package: PackageState) -> BuiltinContext:
-        """The context of a call from ``package``."""
-        ...
+        def context(self, package: PackageState) -> BuiltinContext:
+            """The context of a call from ``package``."""
+            ...
 
 
 class BuiltinContext:

@@ -23,9 +23,11 @@ Text rules, as the reference (kcl-lib 0.13.2) prints them:
 
 from __future__ import annotations
 
-from typing import Final
-
 from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance, Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 FUNCTION_TEXT: Final = "function"
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Final, TypeGuard, cast
 
 from kclpy.patterns import compiled
 from kclpy.values import UNDEFINED, NumberMultiplier, SchemaInstance, UndefinedType, Value
@@ -30,6 +29,10 @@ from kclpy.vm.builtins.convert import is_function, to_str, truthy, type_name, ty
 from kclpy.vm.builtins.marks import needs_context
 from kclpy.vm.objects import Function, SchemaType
 from kclpy.vm.typecheck import admits_none
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, TypeGuard
 
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1
@@ -458,7 +461,7 @@ def _extreme_items(name: str, args: tuple[Value, ...]) -> list[Value]:
     raise KclRuntimeError(f"{type_name(value)} object is not iterable")
 
 
-def _simple(items: list[Value]) -> bool:
+def _simple(items: list[Value]) -> TypeGuard[list[float] | list[str]]:
     """True when Python's own max/min give KCL's answer (numbers only, or strings only)."""
     kinds = set(map(type, items))
     return kinds <= {int, float} or kinds == {str}
@@ -468,7 +471,7 @@ def kcl_max(*args: Value, **_ignored: Value) -> Value:
     """``max(iterable)`` or ``max(a, b, ...)``: the first greatest item."""
     items = _extreme_items("max", args)
     if _simple(items):  # numbers only or strings only: Python orders them as KCL does
-        return max(cast("list[float]", items))
+        return max(items)
     best = items[0]
     for item in items:
         if greater(item, best):
@@ -480,7 +483,7 @@ def kcl_min(*args: Value, **_ignored: Value) -> Value:
     """``min(iterable)`` or ``min(a, b, ...)``: the first least item."""
     items = _extreme_items("min", args)
     if _simple(items):
-        return min(cast("list[float]", items))
+        return min(items)
     best = items[0]
     for item in items:
         if less(item, best):

@@ -12,11 +12,14 @@ importing the registry that imports them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final, TypeVar
 
 from kclpy.values import Value
 
-F = TypeVar("F", bound=Callable[..., object])
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., object])
 
 
 class Omit:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
 from types import ModuleType
-from typing import Final, cast
 
 from kclpy.syntax import universe
 from kclpy.syntax.universe import SYSTEM_MODULES
@@ -25,6 +24,12 @@ from kclpy.values import Value
 from kclpy.vm.builtins.adapt import Adapter, BindingError, MethodAdapter, adapter, method_adapter
 from kclpy.vm.builtins.marks import needs_context, takes_context
 from kclpy.vm.objects import Member
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, TypeGuard, TypeVar
+
+    Made = TypeVar("Made", bound=Member)  # what a table holds: adapters, or members
 
 __all__ = [
     "RUNTIME_BUILTINS",
@@ -42,21 +47,23 @@ RUNTIME_BUILTINS: Final = frozenset({"option"})
 """Declared builtins that the runtime itself implements (they read the run's options)."""
 
 _loaded: dict[str, dict[str, object]] = {}
-_adapted: dict[str, Mapping[str, Member]] = {}
+_adapted: dict[str, Adapted[Member]] = {}  # system modules by name
+_functions: dict[str, Adapted[Adapter]] = {}  # the builtin functions (one entry)
+_methods: dict[str, Adapted[MethodAdapter]] = {}  # the string methods (one entry)
 
 
-class Adapted(Mapping[str, Member]):
+class Adapted(Mapping[str, "Made"]):
     """A table of adapters, each made on its first lookup: a run calls few of the
     names a table holds, and making an adapter reads its function's signature."""
 
     __slots__ = ("_implemented", "_made", "_make")
 
-    def __init__(self, implemented: Mapping[str, object], make: Callable[[str], Member]) -> None:
+    def __init__(self, implemented: Mapping[str, object], make: Callable[[str], Made]) -> None:
         self._implemented = implemented
-        self._made: dict[str, Member] = {}
+        self._made: dict[str, Made] = {}
         self._make = make
 
-    def __getitem__(self, name: str) -> Member:
+    def __getitem__(self, name: str) -> Made:
         made = self._made.get(name)
         if made is None:
             if name not in self._implemented:
@@ -94,7 +101,7 @@ def bind(
 
 def builtin_functions() -> Mapping[str, Adapter]:
     """The adapters of the builtin functions, ``option`` included, by KCL name."""
-    table = _adapted.get("#builtins")
+    table = _functions.get("builtins")
     if table is None:
         from kclpy.vm.builtins.core import BUILTINS
         from kclpy.vm.builtins.options import option
@@ -102,25 +109,30 @@ def builtin_functions() -> Mapping[str, Adapter]:
         declared = universe.builtin_functions()
         implemented = bind("builtins", declared, BUILTINS, RUNTIME_BUILTINS)
         implemented["option"] = option
-        table = _adapted["#builtins"] = _adapt("builtins", "", declared, implemented)
-    return cast(Mapping[str, Adapter], table)
+
+        def make(name: str) -> Adapter:
+            function = _implementation("builtins", name, implemented[name])
+            return adapter("builtins", name, declared[name].signature, function)
+
+        table = _functions["builtins"] = Adapted(implemented, make)
+    return table
 
 
 def string_methods() -> Mapping[str, MethodAdapter]:
     """The adapters of the methods of strings, by KCL name; each takes the string first."""
-    table = _adapted.get("#str")
+    table = _methods.get("str")
     if table is None:
         from kclpy.vm.builtins.strings import STRING_METHODS
 
         declared = universe.string_methods()
         implemented = bind("string methods", declared, STRING_METHODS)
 
-        def make(name: str) -> Member:
-            method = cast(Callable[..., Value], implemented[name])
+        def make(name: str) -> MethodAdapter:
+            method = _implementation("string methods", name, implemented[name])
             return method_adapter("string methods", name, declared[name].signature, method)
 
-        table = _adapted["#str"] = Adapted(implemented, make)
-    return cast(Mapping[str, MethodAdapter], table)
+        table = _methods["str"] = Adapted(implemented, make)
+    return table
 
 
 def implementations(name: str) -> dict[str, object] | None:
@@ -151,13 +163,13 @@ def system_module(name: str) -> Mapping[str, Member] | None:
 
 def _adapt(
     owner: str, module: str, declared: Mapping[str, universe.Declaration], table: dict[str, object]
-) -> Adapted:
+) -> Adapted[Member]:
     def make(name: str) -> Member:
         value = table[name]
         declaration = declared[name]
         if declaration.is_function:
-            label = f"{module}.{name}" if module else name
-            return adapter(owner, label, declaration.signature, cast(Callable[..., Value], value))
+            label = f"{module}.{name}"
+            return adapter(owner, label, declaration.signature, _implementation(owner, name, value))
         if isinstance(value, bool | int | float | str):  # a constant (units.Ki)
             return value
         raise BindingError(f"{owner}: {name} is neither a function nor a constant")
@@ -205,3 +217,16 @@ def _import_module(name: str) -> ModuleType:
         case _:
             raise KeyError(name)
     return module
+
+
+def _implementation(owner: str, name: str, value: object) -> Callable[..., Value]:
+    """``value`` as the implementation of a declared function: a Python callable, whose
+    parameters the adapter checks against the declaration as it binds them."""
+    if not _is_function(value):
+        raise BindingError(f"{owner}: {name} is declared a function but is not callable")
+    return value
+
+
+def _is_function(value: object) -> TypeGuard[Callable[..., Value]]:
+    """Whether ``value`` is callable (its results are taken as the declaration's values)."""
+    return callable(value)

@@ -30,13 +30,16 @@ import builtins
 import functools
 import re
 from collections.abc import Callable
-from typing import Final
 
 from kclpy.patterns import compiled
 from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.convert import to_str, truthy, type_name
 from kclpy.vm.builtins.marks import OMIT, Fail, on_mismatch
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 # Python's whitespace minus \x1c-\x1f: the Unicode White_Space property.
 WHITESPACE: Final = (

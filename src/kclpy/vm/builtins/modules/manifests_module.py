@@ -12,13 +12,14 @@ values and the normalised options through the BuiltinContext.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.marks import needs_context
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from kclpy.vm.builtins.context import BuiltinContext
 
 DEFAULT_OPTIONS: Final[dict[str, Value]] = {

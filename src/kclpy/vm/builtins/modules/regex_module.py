@@ -42,46 +42,46 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from typing import Final, Protocol
 
 from kclpy.values import Value
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm.builtins.modules.regex_quick import SHORT_TEXT, quick_pattern
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Protocol, TypeAlias
 
-class Match(Protocol):
-    """A match of any engine (``re``, RE2, ``regex``): what this module reads of it."""
+    class Match(Protocol):
+        """A match of any engine (``re``, RE2, ``regex``): what this module reads of it."""
 
-    def span(self) -> tuple[int, int]: ...
+        def span(self) -> tuple[int, int]: ...
 
-    def start(self) -> int: ...
+        def start(self) -> int: ...
 
-    def end(self) -> int: ...
+        def end(self) -> int: ...
 
-    def group(self, group: int | str, /) -> str | None: ...
+        def group(self, group: int | str, /) -> str | None: ...
 
-    def groups(self) -> tuple[str | None, ...]: ...
+        def groups(self) -> tuple[str | None, ...]: ...
 
+    class Linear(Protocol):
+        """A compiled pattern of RE2 (``google-re2``, untyped), or of Python's ``re``
+        (:mod:`regex_quick`'s backtrack-free patterns, which run the same way)."""
 
-class Linear(Protocol):
-    """A compiled pattern of RE2 (``google-re2``, untyped), or of Python's ``re``
-    (:mod:`regex_quick`'s backtrack-free patterns, which run the same way)."""
+        @property
+        def groups(self) -> int: ...
 
-    @property
-    def groups(self) -> int: ...
+        def search(self, string: str, position: int = 0, /) -> Match | None: ...
 
-    def search(self, string: str, position: int = 0, /) -> Match | None: ...
+        def finditer(self, string: str, /) -> Iterator[Match]: ...
 
-    def finditer(self, string: str, /) -> Iterator[Match]: ...
+    class Backtracking(Protocol):
+        """A compiled pattern of the ``regex`` package (untyped): searches take a timeout."""
 
+        @property
+        def groups(self) -> int: ...
 
-class Backtracking(Protocol):
-    """A compiled pattern of the ``regex`` package (untyped): searches take a timeout."""
-
-    @property
-    def groups(self) -> int: ...
-
-    def search(self, string: str, position: int, /, *, timeout: float) -> Match | None: ...
+        def search(self, string: str, position: int, /, *, timeout: float) -> Match | None: ...
 
 
 _POSIX: Final[dict[str, tuple[tuple[int, int], ...]]] = {
@@ -564,9 +564,9 @@ class ShortOrLinear:
         return self.engine(string).search(string, position)
 
 
-Engine = Linear | AsciiOrBounded | Bounded
+Engine: TypeAlias = "Linear | AsciiOrBounded | Bounded"
 """A compiled pattern on one engine (or on RE2 and the bounded one, by the text)."""
-Compiled = ShortOrLinear | Engine
+Compiled: TypeAlias = "ShortOrLinear | Engine"
 """A compiled pattern as :func:`_compile` gives it."""
 
 

@@ -33,7 +33,15 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Final, Protocol, cast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Protocol, cast
+else:  # typing.cast without importing typing (the types are the checker's, quoted)
+
+    def cast(_kind: str, value: object) -> object:
+        return value
+
 
 SHORT_TEXT: Final = 512
 """Texts up to this length go to Python's engine (longer ones to RE2)."""
@@ -42,46 +50,54 @@ _MAX = 0x10FFFF
 _Ranges = list[tuple[int, int]]
 
 
-class _State(Protocol):
-    """``re._parser.State``: the flags the pattern sets for itself."""
+if TYPE_CHECKING:  # used in annotations only
 
-    flags: int
+    class _State(Protocol):
+        """``re._parser.State``: the flags the pattern sets for itself."""
 
-
-class _Parsed(Protocol):
-    """``re._parser.SubPattern``: a sequence of (opcode, argument) items, the
-    argument's shape given by the opcode (see :func:`_elements`)."""
-
-    data: list[tuple[int, object]]
-    state: _State
+        flags: int
 
 
-class _Parser(Protocol):
-    """``re._parser``, loaded with ``re`` but not in its public API (nor typed)."""
+if TYPE_CHECKING:  # used in annotations only
 
-    def parse(self, text: str) -> _Parsed: ...
+    class _Parsed(Protocol):
+        """``re._parser.SubPattern``: a sequence of (opcode, argument) items, the
+        argument's shape given by the opcode (see :func:`_elements`)."""
+
+        data: list[tuple[int, object]]
+        state: _State
 
 
-class _Constants(Protocol):
-    """The opcodes of ``re._constants`` read here (ints with names)."""
+if TYPE_CHECKING:  # used in annotations only
 
-    ANY: int
-    AT: int
-    AT_BEGINNING: int
-    AT_BEGINNING_STRING: int
-    AT_END_STRING: int
-    BRANCH: int
-    IN: int
-    LITERAL: int
-    MAX_REPEAT: int
-    NEGATE: int
-    NOT_LITERAL: int
-    RANGE: int
-    SUBPATTERN: int
+    class _Parser(Protocol):
+        """``re._parser``, loaded with ``re`` but not in its public API (nor typed)."""
+
+        def parse(self, text: str) -> _Parsed: ...
+
+
+if TYPE_CHECKING:  # used in annotations only
+
+    class _Constants(Protocol):
+        """The opcodes of ``re._constants`` read here (ints with names)."""
+
+        ANY: int
+        AT: int
+        AT_BEGINNING: int
+        AT_BEGINNING_STRING: int
+        AT_END_STRING: int
+        BRANCH: int
+        IN: int
+        LITERAL: int
+        MAX_REPEAT: int
+        NEGATE: int
+        NOT_LITERAL: int
+        RANGE: int
+        SUBPATTERN: int
 
 
 def _constants() -> _Constants:
-    return cast(_Constants, sys.modules["re._constants"])
+    return cast("_Constants", sys.modules["re._constants"])
 
 
 def quick_pattern(pattern: str, translated: str) -> re.Pattern[str] | None:
@@ -89,7 +105,7 @@ def quick_pattern(pattern: str, translated: str) -> re.Pattern[str] | None:
     is backtrack-free, else None."""
     if not _plain_braces(pattern):
         return None
-    parser = cast(_Parser, sys.modules["re._parser"])
+    parser = cast("_Parser", sys.modules["re._parser"])
     try:
         parsed = parser.parse(translated)
         if parsed.state.flags & ~re.UNICODE or not _backtrack_free(parsed):
@@ -160,20 +176,22 @@ def _elements(items: list[tuple[int, object]], top: bool = False) -> list[_Eleme
                 return None
             continue
         if op is constants.SUBPATTERN:
-            _group, add_flags, del_flags, inner = cast(tuple[int | None, int, int, _Parsed], value)
+            _group, add_flags, del_flags, inner = cast(
+                "tuple[int | None, int, int, _Parsed]", value
+            )
             nested = _elements(inner.data) if not (add_flags or del_flags) else None
             if nested is None:
                 return None
             out.extend(nested)
             continue
         if op is constants.BRANCH:
-            branch = _alternatives(cast(tuple[None, list[_Parsed]], value)[1])
+            branch = _alternatives(cast("tuple[None, list[_Parsed]]", value)[1])
             if branch is None:
                 return None
             out.append(branch)
             continue
         if op is constants.MAX_REPEAT:
-            low, high, inner = cast(tuple[int, int, _Parsed], value)
+            low, high, inner = cast("tuple[int, int, _Parsed]", value)
             atom = _atom(inner.data) if len(inner.data) == 1 else None
             if atom is None:
                 return None
@@ -192,7 +210,7 @@ def _alternatives(branches: list[_Parsed]) -> _Element | None:
     constants = _constants()
     texts: list[tuple[int, ...]] = []
     for branch in branches:
-        codes = tuple(cast(int, code) for kind, code in branch.data if kind is constants.LITERAL)
+        codes = tuple(cast("int", code) for kind, code in branch.data if kind is constants.LITERAL)
         if len(codes) != len(branch.data) or codes in texts:
             return None
         texts.append(codes)
@@ -211,23 +229,23 @@ def _atom(items: list[tuple[int, object]]) -> _Ranges | None:
     constants = _constants()
     ((op, value),) = items
     if op is constants.LITERAL:
-        return [(cast(int, value), cast(int, value))]
+        return [(cast("int", value), cast("int", value))]
     if op is constants.NOT_LITERAL:
-        return _complement([(cast(int, value), cast(int, value))])
+        return _complement([(cast("int", value), cast("int", value))])
     if op is constants.ANY:
         return [(0, 9), (11, _MAX)]  # all but "\n" (no DOTALL: flags are refused)
     if op is not constants.IN:
         return None
     ranges: _Ranges = []
     negated = False
-    for kind, item in cast(list[tuple[int, object]], value):
+    for kind, item in cast("list[tuple[int, object]]", value):
         if kind is constants.NEGATE:
             negated = True
         elif kind is constants.LITERAL:
-            code = cast(int, item)
+            code = cast("int", item)
             ranges.append((code, code))
         elif kind is constants.RANGE:
-            ranges.append(cast(tuple[int, int], item))
+            ranges.append(cast("tuple[int, int]", item))
         else:
             return None  # a category (\d, \w, \s) inside the class
     return _complement(ranges) if negated else ranges

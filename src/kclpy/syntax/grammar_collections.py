@@ -62,22 +62,19 @@ def p_block_sep(p: P) -> None:
 # --------------------------------------------------------------------------- lists
 
 
+def p_list_expr_empty(p: P) -> None:
+    """list_expr : LBRACKET RBRACKET
+    | LBRACKET nl RBRACKET"""
+    s = p.slice
+    s[0].value = ast.ListExpr(Span(build.FILE, s[1].lexpos, s[-1].end), [])
+
+
 @in_place
 def p_list_expr(p: P) -> None:
-    """list_expr : LBRACKET RBRACKET
-    | LBRACKET nl RBRACKET
-    | LBRACKET list_items RBRACKET
-    | LBRACKET list_items COMMA RBRACKET
-    | LBRACKET list_items nl RBRACKET
-    | LBRACKET list_items COMMA nl RBRACKET
-    | LBRACKET nl list_items RBRACKET
-    | LBRACKET nl list_items COMMA RBRACKET
-    | LBRACKET nl list_items nl RBRACKET
-    | LBRACKET nl list_items COMMA nl RBRACKET
-    | LBRACKET list_items item_sep comp_clauses opt_nl RBRACKET
-    | LBRACKET nl list_items item_sep comp_clauses opt_nl RBRACKET"""
+    """list_expr : LBRACKET list_content RBRACKET
+    | LBRACKET nl list_content RBRACKET"""
     s = p.slice
-    items, generators = _bracket_content(s, "list_items")
+    items, generators = s[-2].value
     sp = Span(build.FILE, s[1].lexpos, s[-1].end)
     if not generators:
         s[0].value = ast.ListExpr(sp, items)
@@ -92,19 +89,12 @@ def p_list_expr(p: P) -> None:
     s[0].value = ast.ListCompExpr(sp, items[0], generators)
 
 
-def _bracket_content(s: list[Any], name: str) -> tuple[list[Any], list[ast.CompClause] | None]:
-    """The items (the ``name`` list symbol's, or none) and the comprehension clauses
-    of a bracketed form's rule body (the trailing separator is part of the rule, so
-    that no empty separator is reduced before the closing bracket)."""
-    second = s[2]
-    if second.type == name:
-        items = second.value
-    elif len(s) > 4 and s[3].type == name:
-        items = s[3].value
-    else:
-        return [], None
-    clauses = s[-3]
-    return items, clauses.value if clauses.type == "comp_clauses" else None
+@in_place
+def p_list_content(p: P) -> None:
+    """list_content : list_items item_sep
+    | list_items item_sep comp_clauses opt_nl"""
+    s = p.slice
+    s[0].value = (s[1].value, s[3].value if len(s) == 5 else None)
 
 
 @collects
@@ -240,22 +230,19 @@ def p_comp_targets(p: P) -> None:
 # --------------------------------------------------------------------------- configs
 
 
+def p_config_expr_empty(p: P) -> None:
+    """config_expr : LBRACE RBRACE
+    | LBRACE nl RBRACE"""
+    s = p.slice
+    s[0].value = ast.ConfigExpr(Span(build.FILE, s[1].lexpos, s[-1].end), [])
+
+
 @in_place
 def p_config_expr(p: P) -> None:
-    """config_expr : LBRACE RBRACE
-    | LBRACE nl RBRACE
-    | LBRACE entries RBRACE
-    | LBRACE entries COMMA RBRACE
-    | LBRACE entries nl RBRACE
-    | LBRACE entries COMMA nl RBRACE
-    | LBRACE nl entries RBRACE
-    | LBRACE nl entries COMMA RBRACE
-    | LBRACE nl entries nl RBRACE
-    | LBRACE nl entries COMMA nl RBRACE
-    | LBRACE entries item_sep comp_clauses opt_nl RBRACE
-    | LBRACE nl entries item_sep comp_clauses opt_nl RBRACE"""
+    """config_expr : LBRACE config_content RBRACE
+    | LBRACE nl config_content RBRACE"""
     s = p.slice
-    entries, generators = _bracket_content(s, "entries")
+    entries, generators = s[-2].value
     sp = Span(build.FILE, s[1].lexpos, s[-1].end)
     if not generators:
         s[0].value = ast.ConfigExpr(sp, entries)
@@ -273,6 +260,14 @@ def p_config_expr(p: P) -> None:
         s[0].value = ast.ConfigExpr(sp, entries)
         return
     s[0].value = ast.DictCompExpr(sp, entry, generators)
+
+
+@in_place
+def p_config_content(p: P) -> None:
+    """config_content : entries item_sep
+    | entries item_sep comp_clauses opt_nl"""
+    s = p.slice
+    s[0].value = (s[1].value, s[3].value if len(s) == 5 else None)
 
 
 @collects

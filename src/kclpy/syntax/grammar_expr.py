@@ -350,6 +350,7 @@ def p_arg_list(p: P) -> None:
     collect(p)
 
 
+@in_place
 def p_arg(p: P) -> None:
     """arg : test"""
     s = p.slice

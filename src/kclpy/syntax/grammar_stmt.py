@@ -34,6 +34,7 @@ def p_start(p: P) -> None:
     s[0].value = s[-1].value
 
 
+@in_place
 def p_module(p: P) -> None:
     """module : top_items"""
     s = p.slice
@@ -91,6 +92,7 @@ def p_stmt(p: P) -> None:
 # --------------------------------------------------------------------------- simple statements
 
 
+@in_place
 def p_expr_stmt(p: P) -> None:
     """expr_stmt : test"""
     s = p.slice
@@ -257,6 +259,7 @@ def p_import_stmt(p: P) -> None:
     s[0].value = ast.ImportStmt(Span(build.FILE, s[1].lexpos, end), path, alias)
 
 
+@in_place
 def p_import_path(p: P) -> None:
     """import_path : import_names
     | import_dots import_names"""
@@ -276,6 +279,7 @@ def p_import_dots(p: P) -> None:
     s[0].value = (s[1].value if len(s) == 3 else "") + dots
 
 
+@in_place
 def p_import_names(p: P) -> None:
     """import_names : name
     | import_names DOT name"""
@@ -389,6 +393,7 @@ def p_decorator(p: P) -> None:
 # --------------------------------------------------------------------------- schemas
 
 
+@in_place
 def p_schema_stmt(p: P) -> None:
     """schema_stmt : schema_def
     | decorators schema_def"""
@@ -457,6 +462,7 @@ def p_opt_for_host(p: P) -> None:
     s[0].value = s[2].value if len(s) == 3 else None
 
 
+@in_place
 def p_schema_body(p: P) -> None:
     """schema_body : schema_items
     | schema_items check_block
@@ -572,20 +578,29 @@ def p_mixin_names(p: P) -> None:
 
 
 _NO_DEFAULT = ("=", None)
-"""The (operator, value) of an attribute declared without a value (``attr_default : empty``)."""
+"""The (operator, value) of an attribute declared without a value (no ``attr_default``)."""
 
 
 @in_place
 def p_attr_stmt(p: P) -> None:
-    """attr_stmt : attr_name QUESTION COLON type attr_default
+    """attr_stmt : attr_name QUESTION COLON type
+    | attr_name QUESTION COLON type attr_default
+    | decorators attr_name COLON type
     | decorators attr_name COLON type attr_default
+    | decorators attr_name QUESTION COLON type
     | decorators attr_name QUESTION COLON type attr_default"""
     s = p.slice
     decorators = s[1].value if s[1].type == "decorators" else []
     name, name_span = _attr_name(s[2].value if decorators else s[1].value)
-    optional = s[-4].type == "QUESTION"
-    typ = s[-2].value
-    op, value = s[-1].value or _NO_DEFAULT
+    last = s[-1]
+    if last.type == "attr_default":  # (no empty default: one reduction fewer an attribute)
+        op, value = last.value
+        optional = s[-4].type == "QUESTION"
+        typ = s[-2].value
+    else:
+        op, value = _NO_DEFAULT
+        optional = s[-3].type == "QUESTION"
+        typ = last.value
     start = decorators[0].span.start if decorators else name_span.start
     end = value.span.end if value is not None else typ.span.end
     s[0].value = ast.SchemaAttr(
@@ -615,13 +630,6 @@ def _attr_name(node: ast.Expr) -> tuple[str, Span]:
     return build.dotted_name(node), node.span
 
 
-@unit
-def p_attr_default_empty(p: P) -> None:
-    """attr_default : empty"""
-    s = p.slice
-    s[0].value = s[1].value
-
-
 @in_place
 def p_attr_default(p: P) -> None:
     """attr_default : ASSIGN test
@@ -634,15 +642,19 @@ def p_attr_default(p: P) -> None:
 
 
 def p_index_signature(p: P) -> None:
-    """index_signature : LBRACKET dotted COLON type RBRACKET COLON type attr_default
+    """index_signature : LBRACKET dotted COLON type RBRACKET COLON type
+    | LBRACKET dotted COLON type RBRACKET COLON type attr_default
+    | LBRACKET dotted COLON ELLIPSIS type RBRACKET COLON type
     | LBRACKET dotted COLON ELLIPSIS type RBRACKET COLON type attr_default
+    | LBRACKET ELLIPSIS type RBRACKET COLON type
     | LBRACKET ELLIPSIS type RBRACKET COLON type attr_default"""
     s = p.slice
     key_name = build.dotted_name(s[2].value) if s[2].type == "dotted" else None
     any_other = s[2].type == "ELLIPSIS" or s[4].type == "ELLIPSIS"
-    key_type = s[-5].value
-    value_type = s[-2].value
-    _, value = s[-1].value or _NO_DEFAULT
+    body = s if s[-1].type == "attr_default" else [*s, None]
+    key_type = body[-5].value
+    value_type = body[-2].value
+    _, value = s[-1].value if body is s else _NO_DEFAULT
     end = value.span.end if value is not None else value_type.span.end
     s[0].value = ast.IndexSignature(
         Span(build.FILE, s[1].lexpos, end), key_name, key_type, value_type, value, any_other

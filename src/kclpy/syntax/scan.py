@@ -57,6 +57,13 @@ _CLOSERS = frozenset(")]}")
 _SQUARE_OR_CURLY = frozenset("[{")  # (an opening `(` may be a call's: the helper's)
 _AFTER_QUESTION = {".": "QDOT", "[": "QLBRACKET"}  # `?.` and `?[` are one token
 _MERGING = frozenset(("NOT", "IS", "ELSE"))  # keywords that may merge with the next name
+_PLAIN_KEYWORDS = frozenset(
+    word for word, kind in KEYWORDS.items() if kind not in _MERGING | {"IF", "LAMBDA"}
+)
+"""Keywords that are the keyword's token unless ``?`` or ``:`` follows (the rule of
+:func:`~kclpy.syntax.layout.named`); the others have look-ahead of their own or
+open an ``if`` expression."""
+_NAMING = frozenset("?:")
 
 _scanner: tuple[Any, dict[str, str], dict[str, str]] | None = None
 _lock = threading.Lock()
@@ -192,17 +199,20 @@ class _Fused:
                     pad = self.line_start(pending, pos, blank, name, pad)
                 pending = -1
             if name:
-                if name >= "A" and name not in keywords:  # (not a `$name`: "$" < "A")
-                    after = pos + len(name)
-                    token = new(Token)
-                    token.type = "NAME"
-                    token.value = name
-                    token.lexpos = pos
-                    token.end = after
-                    append(token)
-                    pos = after
-                else:
-                    pos = self.word(index, pos, name)
+                name_kind = "NAME"
+                if name < "A" or name in keywords:  # `$name`, or a keyword
+                    if name not in _PLAIN_KEYWORDS or pieces[index + 1][_OPERATOR] in _NAMING:
+                        pos = self.word(index, pos, name)
+                        continue
+                    name_kind = keywords[name]
+                after = pos + len(name)
+                token = new(Token)
+                token.type = name_kind
+                token.value = name
+                token.lexpos = pos
+                token.end = after
+                append(token)
+                pos = after
             elif operator:
                 kind = plain.get(operator)
                 if kind is None:

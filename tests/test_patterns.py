@@ -33,6 +33,8 @@ import kclpy.vm.builtins.core, kclpy.vm.builtins.strings
 from kclpy.syntax import lexer
 lexer._scanner()
 lexer._master_regex()
+from kclpy.syntax import scan
+scan._scanner_parts()
 print(json.dumps(patterns.recorded()))
 """
 

@@ -5,16 +5,32 @@ from __future__ import annotations
 import pytest
 
 from kclpy.source import SourceFile
-from kclpy.syntax import ast, parse_expr, parse_source
-from kclpy.syntax.layout import layout
+from kclpy.syntax import ast, parse_expr, parse_source, parser
+from kclpy.syntax.layout import LayoutResult, layout
 from kclpy.syntax.lexer import raw_tokens
 from kclpy.syntax.literals import decode_number, decode_string, dedent_string
+from kclpy.syntax.scan import fused_layout
 
 
-def kinds(text: str) -> list[str]:
+def _no_interpolation(start: int, end: int) -> tuple[ast.Expr | None, str | None]:
+    return None, None
+
+
+def kinds(text: str, expression: bool = False) -> list[str]:
+    """The parser's token kinds of ``text``, checking that the fused pass (where it
+    takes the text) gives the two-pass route's tokens, offsets and diagnostics."""
     file = SourceFile("t.k", text)
-    result = layout(file, raw_tokens(text), lambda start, end: (None, None))
+    result = layout(file, raw_tokens(text), _no_interpolation, expression)
+    fused = fused_layout(file, _no_interpolation, expression=expression)
+    if fused is not None:
+        assert _positions(fused) == _positions(result)
     return [tok.type for tok in result.tokens]
+
+
+def _positions(laid: LayoutResult) -> list[tuple[object, ...]]:
+    tokens = [(tok.type, tok.lexpos, tok.end) for tok in laid.tokens]
+    comments = [(comment.span.start, comment.text) for comment in laid.comments]
+    return [*tokens, *comments, *((item.message,) for item in laid.diagnostics)]
 
 
 def test_keywords_and_merged_tokens() -> None:
@@ -76,6 +92,37 @@ def test_first_line_indentation_is_ignored_and_continuations_join() -> None:
 
 def test_newline_before_else_is_dropped() -> None:
     assert "NEWLINE" not in kinds("if a: b = 1\nelse: b = 2")[:-1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a?.b ?[c] ? . d",  # `?.`/`?[` merge across blanks; `? .` too
+        "x = a not in b is not c not is d",
+        "if a: 1\nelse if b: 2\nelse: 3\n",
+        "if?: int\nelse?: str\nschema A[for: int]:\n  [if: str]: str\n",
+        "f = lambda {x: int} -> int {x}\ng = lambda x {x}\n",
+        "f(  # only a comment left\n  1,\n  2)\ng(1,\n  2)\n",
+        "x = 1 if a\n  else 2\ny = [1 if a else 2\n  for a in b]\n",
+        "a = {\n  b = 1\n    c = 2\n d = 3\n}\n",
+        "if a:\n\tb = 1\n        c = 2\n",
+        "a = 1;\nb = !c\n\n\n   # c\n\n\\\n  d = 0x\n",
+        "  a\n  b\n",
+        "x = " + "[" * 10_001 + "]\n",  # the depth limit
+    ],
+)
+@pytest.mark.parametrize("expression", [False, True])
+def test_fused_pass_agrees_with_the_two_passes(text: str, expression: bool) -> None:
+    assert fused_layout(SourceFile("t.k", text), _no_interpolation) is not None
+    kinds(text, expression)  # (compares the routes)
+
+
+@pytest.mark.parametrize("text", ["a é", "a = `b`", "$ = 1", "a \\ b", "名 = 1"])
+def test_general_rules_take_the_two_pass_route(text: str) -> None:
+    file = SourceFile("t.k", text)
+    assert fused_layout(file, _no_interpolation) is None
+    taken = parser._laid_out(file, 0, None, [], 0, False)  # what the parser reads
+    assert _positions(taken) == _positions(layout(file, raw_tokens(text), _no_interpolation))
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,7 @@ class LayoutResult:
         self.diagnostics: list[Diagnostic] = []
 
 
-def _compare(tabs: int, spaces: int, level: tuple[int, int]) -> int | None:
+def compare_levels(tabs: int, spaces: int, level: tuple[int, int]) -> int | None:
     """-1, 0, 1 as the reference orders indent levels; None when tabs and spaces disagree."""
     if tabs < level[0]:
         return -1 if spaces <= level[1] else None
@@ -66,7 +66,7 @@ def _compare(tabs: int, spaces: int, level: tuple[int, int]) -> int | None:
     return (spaces > level[1]) - (spaces < level[1])
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
@@ -88,7 +88,7 @@ def layout(
 
     indents: list[tuple[int, int]] = [(0, 0)]
     depth = 0
-    nesting = _Nesting()
+    nesting = Nesting()
     partners: dict[int, int] | None = None  # matching ``}`` of each ``{``, found when needed
     newline: Any = None
     index = 0
@@ -103,13 +103,13 @@ def layout(
                 if value[0] != "$" and value not in KEYWORDS:  # a plain name
                     append(tok)
                     continue
-            elif kind in _PLAIN:  # an operator
+            elif kind in PLAIN:  # an operator
                 append(tok)
                 continue
             elif kind == "NEWLINE":
                 newline = tok
                 continue
-            elif kind == "QUESTION" and (index >= count or raw[index].type not in _AFTER_QUESTION):
+            elif kind == "QUESTION" and (index >= count or raw[index].type not in AFTER_QUESTION):
                 append(tok)  # `attr?:`, `a ? b` (not `?.`, `?[`)
                 continue
         elif kind == "NEWLINE":
@@ -139,50 +139,14 @@ def layout(
             error('expected one of [")"] got newline', newline.lexpos, newline.lexpos + 1)
             newline = None
         if newline is not None and not expression:
-            nl_tok = newline if out else None  # the raw line break becomes the parser's
             newline.value = depth
-            newline = None
-            line_start = text.rfind("\n", 0, pos) + 1
-            prefix = text[line_start:pos]
-            tabs = prefix.count("\t")
-            spaces = prefix.count(" ")
-            order = _compare(tabs, spaces, indents[-1])
-            layout_tokens: list[Any] = []
-            if order is None:
-                error("inconsistent use of tabs and spaces in indentation", pos, pos)
-            elif order > 0:
-                indents.append((tabs, spaces))
-                layout_tokens.append(Token("INDENT", None, pos, pos))
-            elif order < 0:
-                while order is not None and order < 0:
-                    popped = indents.pop()
-                    layout_tokens.append(Token("DEDENT", None, pos, pos))
-                    order = _compare(tabs, spaces, indents[-1])
-                if order is None:
-                    error("inconsistent use of tabs and spaces in indentation", pos, pos)
-                elif order > 0:
-                    indents.append(popped)
-                    layout_tokens.pop()
-                    if depth == 0:
-                        width = _plural(spaces - indents[-2][1], "space")
-                        error(
-                            f"invalid indentation with {width}, try to align indents "
-                            "by adding or removing spaces",
-                            pos,
-                            pos,
-                        )
-            if nl_tok is not None and not (
-                not layout_tokens
-                and kind == "NAME"
-                and KEYWORDS.get(value) in _DROP_NEWLINE_BEFORE
-                and not nesting.open_if(depth)
-            ):
-                nesting.end_line(depth)
-                append(nl_tok)
-            out.extend(layout_tokens)
+            prefix = text[text.rfind("\n", 0, pos) + 1 : pos]
+            before_else = kind == "NAME" and KEYWORDS.get(value) in _DROP_NEWLINE_BEFORE
+            opened = newline if out else None  # the raw line break becomes the parser's
+            start_line(out, opened, prefix, pos, before_else, indents, nesting, depth, error)
         newline = None
 
-        if kind in _PLAIN:
+        if kind in PLAIN:
             append(tok)
             continue
         if kind == "NAME":
@@ -190,7 +154,7 @@ def layout(
                 tok.value = value[1:]
             else:
                 keyword = KEYWORDS.get(value)
-                if keyword is not None and index < count and _named(keyword, raw[index], out):
+                if keyword is not None and index < count and named(keyword, raw[index].type, out):
                     keyword = None
                 if keyword is not None:
                     tok.type = keyword
@@ -201,7 +165,7 @@ def layout(
                     elif keyword in ("NOT", "IS", "ELSE") and index < count:
                         following = raw[index]
                         pair = (keyword, following.value if following.type == "NAME" else "")
-                        merged = _MERGES.get(pair)
+                        merged = MERGES.get(pair)
                         if merged is not None:
                             index += 1
                             tok.type = merged[0]
@@ -217,10 +181,10 @@ def layout(
                 error(message, pos + where, tok.end)
             tok.value = ast.NumberExpr(Span(file, pos, tok.end), number, suffix)
         elif kind == "STRING":
-            tok.value = _string_node(file, tok, interpolate, error)
+            tok.value = string_node(file, tok, interpolate, error)
         elif kind in _OPENERS:
             depth += 1
-            nesting.open(kind == "LPAREN" and _ends_operand(out) and not _line_ends(raw, index))
+            nesting.open(kind == "LPAREN" and ends_operand(out) and not _line_ends(raw, index))
             if depth > MAX_DEPTH:
                 error(f"too many nested brackets (more than {MAX_DEPTH})", pos, tok.end)
                 break
@@ -229,7 +193,7 @@ def layout(
                 depth -= 1
                 nesting.close(depth)
         elif kind == "QUESTION":
-            if index < count and raw[index].type in _AFTER_QUESTION:
+            if index < count and raw[index].type in AFTER_QUESTION:
                 following = raw[index]
                 index += 1
                 tok.end = following.lexpos + 1
@@ -239,14 +203,14 @@ def layout(
                     tok.type = "QLBRACKET"
                     depth += 1
                     nesting.open(False)
-        elif kind in _DROPPED:
-            error(_DROPPED[kind], pos, tok.end)
+        elif kind in DROPPED:
+            error(DROPPED[kind], pos, tok.end)
             continue
         elif kind == "BANG":
             error("invalid token '!', consider using 'not '", pos, tok.end)
             tok.type = "NOT"
-        if tok.type in _IF_OR_ELSE:
-            nesting.branch(tok.type, depth, _ends_operand(out))
+        if tok.type in IF_OR_ELSE:
+            nesting.branch(tok.type, depth, ends_operand(out))
         append(tok)
 
     if not expression:
@@ -257,6 +221,57 @@ def layout(
         for _ in range(len(indents) - 1):
             append(Token("DEDENT", None, end, end))
     return result
+
+
+def start_line(
+    out: list[Any],
+    newline: Any,
+    prefix: str,
+    pos: int,
+    before_else: bool,
+    indents: list[tuple[int, int]],
+    nesting: Nesting,
+    depth: int,
+    error: Callable[[str, int, int], None],
+) -> None:
+    """The tokens of a line start after a line break (outside call arguments): the
+    line break ``newline`` (None before the first token) and the INDENT or DEDENTs of
+    the indentation ``prefix`` against the stack ``indents`` (updated); a NEWLINE right
+    before ``else``/``elif`` (``before_else``) at an unchanged level is dropped, unless an
+    ``if`` expression of this depth waits for it. Both passes share this rule."""
+    tabs = prefix.count("\t")
+    spaces = prefix.count(" ")
+    order = compare_levels(tabs, spaces, indents[-1])
+    layout_tokens: list[Any] = []
+    if order is None:
+        error("inconsistent use of tabs and spaces in indentation", pos, pos)
+    elif order > 0:
+        indents.append((tabs, spaces))
+        layout_tokens.append(Token("INDENT", None, pos, pos))
+    elif order < 0:
+        while order is not None and order < 0:
+            popped = indents.pop()
+            layout_tokens.append(Token("DEDENT", None, pos, pos))
+            order = compare_levels(tabs, spaces, indents[-1])
+        if order is None:
+            error("inconsistent use of tabs and spaces in indentation", pos, pos)
+        elif order > 0:
+            indents.append(popped)
+            layout_tokens.pop()
+            if depth == 0:
+                width = plural(spaces - indents[-2][1], "space")
+                error(
+                    f"invalid indentation with {width}, try to align indents "
+                    "by adding or removing spaces",
+                    pos,
+                    pos,
+                )
+    if newline is not None and not (
+        not layout_tokens and before_else and not nesting.open_if(depth)
+    ):
+        nesting.end_line(depth)
+        out.append(newline)
+    out.extend(layout_tokens)
 
 
 _PADS = [" " * width for width in range(64)]
@@ -279,7 +294,7 @@ def _at_level(text: str, pos: int, level: tuple[int, int]) -> bool:
     )
 
 
-class _Nesting:
+class Nesting:
     """What the reference's recursive descent knows and a token filter must track:
 
     * whether the innermost bracket is a call's ``(`` with an argument on its
@@ -322,17 +337,17 @@ class _Nesting:
             self.open_ifs.pop()
 
 
-_IF_OR_ELSE = frozenset(("IF", "ELSE"))
-_AFTER_QUESTION = frozenset(("DOT", "LBRACKET"))  # `?.` and `?[` are one token
+IF_OR_ELSE = frozenset(("IF", "ELSE"))
+AFTER_QUESTION = frozenset(("DOT", "LBRACKET"))  # `?.` and `?[` are one token
 
-_OPERAND_ENDS = (
+OPERAND_ENDS = (
     frozenset(("NAME", "NUMBER", "STRING", "TRUE", "FALSE", "NONE", "UNDEFINED")) | _CLOSERS
 )
 
 
-def _ends_operand(out: list[Any]) -> bool:
+def ends_operand(out: list[Any]) -> bool:
     """Whether the last token out ends an operand (so ``(`` calls, ``if`` is an expression's)."""
-    return bool(out) and out[-1].type in _OPERAND_ENDS
+    return bool(out) and out[-1].type in OPERAND_ENDS
 
 
 def _line_ends(raw: list[Any], index: int) -> bool:
@@ -366,43 +381,43 @@ def _brace_partners(raw: list[Any]) -> dict[int, int]:
 # Keywords that start a schema body's statement before an attribute could (the others
 # are names before `?`; elsewhere a keyword the grammar cannot take is a name: the
 # parser reads it again as one).
-_DISPATCHED = frozenset(("IF", "MIXIN", "CHECK", "ASSERT"))
+DISPATCHED = frozenset(("IF", "MIXIN", "CHECK", "ASSERT"))
 
 
-def _named(keyword: str, following: Any, out: list[Any]) -> bool:
-    """Whether a keyword is a name by the tokens around it where the parser could
-    take it as a keyword: an optional attribute (``else?: str``) or the first name
-    in brackets before a colon (``[if: str]: str``, ``schema A[for: int]``)."""
-    kind = following.type
-    if kind == "QUESTION":
-        return keyword not in _DISPATCHED
-    return kind == "COLON" and bool(out) and out[-1].type == "LBRACKET"
+def named(keyword: str, following: str, out: list[Any]) -> bool:
+    """Whether a keyword is a name by the kind of the token after it (``following``)
+    and the tokens out, where the parser could take it as a keyword: an optional
+    attribute (``else?: str``) or the first name in brackets before a colon
+    (``[if: str]: str``, ``schema A[for: int]``)."""
+    if following == "QUESTION":
+        return keyword not in DISPATCHED
+    return following == "COLON" and bool(out) and out[-1].type == "LBRACKET"
 
 
-_MERGES: dict[tuple[str, str], tuple[str, str]] = {
+MERGES: dict[tuple[str, str], tuple[str, str]] = {
     ("NOT", "in"): ("NOTIN", ""),
     ("IS", "not"): ("ISNOT", ""),
     ("NOT", "is"): ("ISNOT", "'not is' here is invalid, consider using 'is not'"),
     ("ELSE", "if"): ("ELIF", "'else if' here is invalid in KCL, consider using the 'elif' keyword"),
 }
 
-_DROPPED = {
+DROPPED = {
     "SEMI": "the semicolon ';' here is unnecessary, please remove it",
     "BACKSLASH": "unexpected character after line continuation character",
     "ERRORCHAR": "unknown start of token",
 }
 
-_PLAIN = (
+PLAIN = (
     frozenset(lexer.tokens)
     - _OPENERS
     - _CLOSERS
-    - _DROPPED.keys()
+    - DROPPED.keys()
     - {"NAME", "NUMBER", "STRING", "COMMENT", "NEWLINE", "QUESTION", "BANG"}
 )
 """Raw kinds that pass the filter unchanged (operators and punctuation)."""
 
 
-def _string_node(
+def string_node(
     file: SourceFile, tok: Any, interpolate: Interpolate, error: Callable[[str, int, int], None]
 ) -> ast.Expr:
     """The StringExpr or JoinedStringExpr of a string token, reporting literal errors."""

@@ -263,7 +263,7 @@ a lone one is content in both, one that starts three quotes fails this pattern (
 closing quotes follow no backslash)."""
 
 
-def scanner_pattern() -> str:
+def scanner_pattern(line_breaks: bool = False) -> str:
     """One regular expression that cuts a run of ordinary tokens in C (``findall``).
 
     Each match is the blanks before a token (and line continuations), then the token
@@ -275,8 +275,15 @@ def scanner_pattern() -> str:
     :func:`raw_tokens` hands over to the general loop. Nothing is skipped: every
     character is in some match. Blanks and line continuations are taken without
     backtracking (no token starts with a blank; one always follows them, as any
-    character or the end is one), which spares sre saving its state at each."""
+    character or the end is one), which spares sre saving its state at each.
+
+    ``line_breaks`` (the fused pass of :mod:`kclpy.syntax.scan`): a line break in the
+    operator group also takes the blank lines after it (a run of line breaks is one
+    NEWLINE to the layout, and the blanks before the next token are then exactly that
+    line's indentation). Not a group of its own: each group costs every match."""
     punctuation = _punctuation()
+    if line_breaks:
+        del punctuation["\n"]
     alone = [
         first for first, rules in punctuation.items() if [rule[0] for rule in rules] == [first]
     ]
@@ -288,11 +295,19 @@ def scanner_pattern() -> str:
     ]
     operators = "[" + "".join(map(re.escape, alone)) + "]|" + "|".join(map(re.escape, longer))
     blank = "[" + re.escape(t_ignore) + "]*+"
+    if line_breaks:
+        operators = r"\n(?:" + blank + r"\n)*+|" + operators
     blanks = blank + r"(?:\\(?:\n|\Z)" + blank + ")*+"
     name = r"(?![rR][\"'])\$?[A-Za-z_][A-Za-z0-9_]*+(?![^\x00-\x7f])"  # possessive: no shorter
     other = "[^" + re.escape(t_ignore) + r"]|\Z"
-    groups = (name, operators, t_NUMBER, f"{_PLAIN_LONG}|{t_STRING}", t_COMMENT, other)
+    strings = f"{_PLAIN_LONG}|{t_STRING}"
+    groups = (name, operators, t_NUMBER, strings, t_COMMENT, other)
     return f"({blanks})" + "(?:" + "|".join(f"({group})" for group in groups) + ")"
+
+
+def punctuation_kinds() -> dict[str, str]:
+    """The raw kind of each punctuation literal the scanner's operator group takes."""
+    return {literal: kind for rules in _punctuation().values() for literal, kind in rules}
 
 
 def _scanner() -> tuple[Any, dict[str, str]]:
@@ -300,8 +315,7 @@ def _scanner() -> tuple[Any, dict[str, str]]:
     global _scan
     with _lock:
         if _scan is None:
-            kinds = {literal: kind for rules in _punctuation().values() for literal, kind in rules}
-            _scan = (compiled(scanner_pattern()).findall, kinds)
+            _scan = (compiled(scanner_pattern()).findall, punctuation_kinds())
     return _scan  # type: ignore[no-any-return]
 
 

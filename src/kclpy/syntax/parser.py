@@ -39,8 +39,9 @@ from kclpy.diag import Code, Diagnostic, Label, make_error
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast, build, driver
 from kclpy.syntax.grammar import PRECEDENCE, Tables, grammar_dict, grammar_signature
-from kclpy.syntax.layout import layout
+from kclpy.syntax.layout import LayoutResult, layout
 from kclpy.syntax.lexer import raw_tokens
+from kclpy.syntax.scan import fused_layout
 from kclpy.syntax.tokens import DISPLAY, KEYWORDS, TERMINALS, Token
 
 TABLE_MODULE = "kclpy.syntax.parsetab"
@@ -424,8 +425,7 @@ def parse_module(
         gc.disable()
         try:
             parser = _parser or get_parser()
-            tokens = raw_tokens(file.text, start, end)
-            laid = layout(file, tokens, _interpolator(file, diagnostics, 0))
+            laid = _laid_out(file, start, end, diagnostics, 0, False)
             diagnostics.extend(laid.diagnostics)
             parse = _Parse(parser, file, laid.tokens, diagnostics)
             result = _run(parse)
@@ -448,9 +448,7 @@ def parse_fragment(
     """Parse ``file.text[start:end]`` as one expression (None after a syntax error)."""
     with _lock, paused_cycle_collector():
         parser = get_parser()
-        laid = layout(
-            file, raw_tokens(file.text, start, end), _interpolator(file, diagnostics, depth), True
-        )
+        laid = _laid_out(file, start, end, diagnostics, depth, True)
         diagnostics.extend(laid.diagnostics)
         if not laid.tokens:
             text = file.text[start:end]
@@ -468,6 +466,26 @@ def parse_fragment(
         if parse.failed or not isinstance(result, ast.Expr):
             return None
         return result
+
+
+def _laid_out(
+    file: SourceFile,
+    start: int,
+    end: int | None,
+    diagnostics: list[Diagnostic],
+    depth: int,
+    expression: bool,
+) -> LayoutResult:
+    """The parser's tokens of ``file.text[start:end]``: by the fused pass, or, for a
+    text that needs the lexer's general rules, by the lexer then the layout filter
+    (the interpolations' reports of the abandoned pass dropped: made again)."""
+    interpolate = _interpolator(file, diagnostics, depth)
+    mark = len(diagnostics)
+    laid = fused_layout(file, interpolate, start, end, expression)
+    if laid is None:
+        del diagnostics[mark:]
+        laid = layout(file, raw_tokens(file.text, start, end), interpolate, expression)
+    return laid
 
 
 def _interpolator(file: SourceFile, diagnostics: list[Diagnostic], depth: int) -> Any:

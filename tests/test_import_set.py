@@ -57,7 +57,8 @@ COMPILE_MODULES = frozenset(
     kclpy.sema.types kclpy.sema.upgrade kclpy.syntax.build kclpy.syntax.driver
     kclpy.syntax.grammar_collections kclpy.syntax.grammar_expr kclpy.syntax.grammar_stmt
     kclpy.syntax.layout kclpy.syntax.lexer kclpy.syntax.literals kclpy.syntax.parser
-    kclpy.syntax.parsetab kclpy.syntax.tokens kclpy.syntax.grammar kclpy.syntax.targets
+    kclpy.syntax.parsetab kclpy.syntax.scan kclpy.syntax.tokens kclpy.syntax.grammar
+    kclpy.syntax.targets
     """.split()  # noqa: SIM905
 )
 
@@ -189,15 +190,7 @@ def test_kcl_run_of_a_package_with_dependencies_imports_no_third_party_package(
     assert not every & {"attr", "attrs", "dataclasses", "inspect"}
 
 
-# the syntax front end's modules (lexer, layout, parser, syntax.driver, grammar*) are
-# being changed on other branches: their typing imports go under TYPE_CHECKING at merge
-SYNTAX_PENDING = pytest.mark.xfail(
-    strict=True,
-    reason="kclpy.syntax.lexer/layout/parser/driver/grammar* still import typing",
-)
-
-
-@pytest.mark.parametrize("cache", [pytest.param("off", marks=SYNTAX_PENDING), "warm"])
+@pytest.mark.parametrize("cache", ["off", "warm"])
 def test_kcl_run_imports_no_typing(tmp_path: Path, cache: str) -> None:
     """``typing`` costs some 3 ms of CPU at start (``_typing`` with it): kclpy imports the
     names it uses in annotations only under ``if TYPE_CHECKING:``, a module constant

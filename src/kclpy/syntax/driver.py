@@ -49,9 +49,14 @@ tables) and never imports ply itself.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
 
-F = TypeVar("F", bound=Callable[..., Any])
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
+    Rule = tuple[str, int, Any, int, dict[int, int]]
+
 
 _ERROR_COUNT = 3
 
@@ -196,7 +201,6 @@ class Production:
         return len(self.slice)
 
 
-Rule = tuple[str, int, Any, int, dict[int, int]]
 """(name, length, action, kind, goto): ``goto`` maps the state uncovered by the
 reduction to the state after it."""
 

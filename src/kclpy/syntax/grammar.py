@@ -10,10 +10,13 @@ imports neither, nor ply.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from kclpy.syntax import grammar_collections, grammar_expr, grammar_stmt
 from kclpy.syntax.tokens import TERMINALS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PRECEDENCE = (
     ("left", "AS"),

@@ -10,14 +10,16 @@ for the conventions.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kclpy.source import Span
 from kclpy.syntax import ast, build
 from kclpy.syntax.driver import collect, collects, in_place, literal_items, unit, valueless
 from kclpy.syntax.grammar_expr import p_postfix_selector, p_postfix_subscript
 
-P = Any  # ply's YaccProduction
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    P = Any  # ply's YaccProduction
 
 
 # --------------------------------------------------------------------------- layout inside brackets

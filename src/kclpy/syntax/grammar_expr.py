@@ -18,14 +18,17 @@ exactly like the reference's greedy recursive descent (their count is pinned).
 
 from __future__ import annotations
 
-from typing import Any
-
 from kclpy.source import Span
 from kclpy.syntax import ast, build
 from kclpy.syntax.driver import collect, collects, in_place, unit, valueless, wraps
 from kclpy.syntax.tokens import PUNCTUATION
 
-P = Any  # ply's YaccProduction
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    P = Any  # ply's YaccProduction
+
 
 _CONSTANTS = {"TRUE": True, "FALSE": False, "NONE": None, "UNDEFINED": "Undefined"}
 _COMPARISONS = frozenset(("EQ", "NE", "LT", "LE", "GT", "GE", "IN", "NOTIN", "IS", "ISNOT"))

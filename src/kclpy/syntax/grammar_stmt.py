@@ -11,15 +11,18 @@ lists outside schema bodies, like the reference.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kclpy.diag import Code
 from kclpy.source import Span
 from kclpy.syntax import ast, build
 from kclpy.syntax.driver import collect, collects, in_place, keep_first, unit
 from kclpy.syntax.tokens import AUGMENTED
 
-P = Any  # ply's YaccProduction
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    P = Any  # ply's YaccProduction
+
 
 _SUFFIX_KINDS = (("Mixin", "mixin"), ("Protocol", "protocol"))
 

@@ -21,7 +21,6 @@ This is the tokenizer loop, hence one long function.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from kclpy.depth import MAX_BRACKETS
 from kclpy.diag import Code, Diagnostic, make_error
@@ -34,6 +33,10 @@ from kclpy.syntax.literals import (
     split_interpolation,
 )
 from kclpy.syntax.tokens import KEYWORDS, Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = MAX_BRACKETS
 """Deepest bracket nesting accepted; deeper input stops with a diagnostic."""

@@ -17,10 +17,17 @@ import re
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from kclpy.patterns import compiled
 from kclpy.syntax.tokens import Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    _Master = tuple[
+        Any, dict[str, str | None], dict[str, list[tuple[str, str]]], dict[str, tuple[Any, str]]
+    ]
 
 # string.ascii_letters without importing ``string`` (which compiles string.Template's
 # pattern at import, 0.3 ms of every cold run)
@@ -229,9 +236,6 @@ def _simple() -> dict[str, tuple[Any, str]]:
     return table
 
 
-_Master = tuple[
-    Any, dict[str, str | None], dict[str, list[tuple[str, str]]], dict[str, tuple[Any, str]]
-]
 _master: _Master | None = None
 _scan: Any = None
 _lock = threading.Lock()

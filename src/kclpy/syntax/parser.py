@@ -33,7 +33,6 @@ import gc
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from kclpy.diag import Code, Diagnostic, Label, make_error
 from kclpy.source import SourceFile, Span
@@ -43,6 +42,10 @@ from kclpy.syntax.layout import LayoutResult, layout
 from kclpy.syntax.lexer import raw_tokens
 from kclpy.syntax.scan import fused_layout
 from kclpy.syntax.tokens import DISPLAY, KEYWORDS, TERMINALS, Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TABLE_MODULE = "kclpy.syntax.parsetab"
 MAX_INTERPOLATION_DEPTH = 8

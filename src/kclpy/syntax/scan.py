@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any
 
 from kclpy.diag import Code, make_error
 from kclpy.patterns import compiled
@@ -44,6 +43,10 @@ from kclpy.syntax.layout import (
 )
 from kclpy.syntax.literals import decode_number
 from kclpy.syntax.tokens import KEYWORDS, Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Piece = tuple[str, str, str, str, str, str, str]
 """One match of the scanner: blanks, then one of name, operator (or line breaks),

@@ -3,7 +3,10 @@
 :class:`AnnotationResolver` turns an annotation node into a :class:`Type` and
 records it in the model. A named type (``Person``, ``pkg.Person``, an alias) is
 looked up like a name: an unknown one is the reference's CompileError ``name 'X'
-is not defined``, with suggestions of close names.
+is not defined``, with suggestions of close names. A dotted name of an imported
+schema (``k8s.Deployment``) denotes the same type at every use in a file: it is read
+through the import's members once per written name (the resolver's
+:class:`~kclpy.sema.bindings.TypeBinding`, shared by those uses).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kclpy.sema.base import CheckContext
+from kclpy.sema.bindings import TypeBinding
+from kclpy.sema.symbols import SchemaType, Symbol
 from kclpy.sema.types import (
     ANY,
     BOOL_T,
@@ -56,6 +61,9 @@ class AnnotationResolver:
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
+        # a dotted schema name's type by its binding (held, so its id stays its own),
+        # with the symbol of its first part it was read from
+        self._members: dict[int, tuple[TypeBinding, Symbol, Type]] = {}
 
     def connect(self, parts: Parts) -> None:
         self.names = parts.names
@@ -64,8 +72,12 @@ class AnnotationResolver:
         """The type an annotation denotes (``any`` when there is none)."""
         if node is None:
             return ANY
-        result = self.convert_type(node)
-        self.ctx.types[node.id] = result
+        if type(node) is ast.NamedType:  # most annotations: a basic type's name
+            result = BASIC_TYPES.get(node.name) or self.named_type(node)
+        else:
+            result = self.convert_type(node)
+        if self.ctx.tool_facts:  # (a run reads no annotation's type)
+            self.ctx.types[node.id] = result
         return result
 
     def convert_type(self, node: ast.TypeNode) -> Type:
@@ -94,18 +106,34 @@ class AnnotationResolver:
         basic = BASIC_TYPES.get(node.name)
         if basic is not None:
             return basic
-        names = node.name.split(".")
         symbol = self.ctx.type_symbol(node)
         if symbol is None:
-            self.ctx.report_undefined(names[0], node)
+            self.report_undefined(node)
             return ANY
+        if "." not in node.name:
+            self.ctx.bind(node, symbol)
+            return symbol.type
+        binding = self.ctx.type_resolution[node.id]  # (its declaration has the symbol)
+        known = self._members.get(id(binding))
+        if known is not None and known[1] is symbol:
+            return known[2]
+        reported = len(self.ctx.diagnostics)
+        names = node.name.split(".")
         result = symbol.type
         last = len(names) - 1
         for index, attr in enumerate(names[1:], 1):
             result = self.names.load_attr(result, attr, node.span, node if index == last else None)
-        if not last:
-            self.ctx.bind(node, symbol)
+        # a schema of an imported package: the same at every use of the name
+        if (
+            isinstance(result, SchemaType)
+            and len(self.ctx.diagnostics) == reported
+            and not self.ctx.tool_facts  # (tools complete each use: ``ctx.bind``)
+        ):
+            self._members[id(binding)] = (binding, symbol, result)
         return result
+
+    def report_undefined(self, node: ast.NamedType) -> None:
+        self.ctx.report_undefined(node.name.split(".")[0], node)
 
 
 def literal_type(node: ast.LiteralType) -> Type:

@@ -19,7 +19,6 @@ from kclpy.sema.relations import is_upper_bound
 from kclpy.sema.resolve import schema_assigned
 from kclpy.sema.symbols import IndexSignatureInfo, SchemaInfo, SchemaType, Symbol, SymbolKind
 from kclpy.sema.types import ANY, FuncType, Type, members_all
-from kclpy.source import Span
 from kclpy.syntax import ast
 from kclpy.syntax.targets import dotted_name
 
@@ -239,27 +238,36 @@ class SchemaBuilder:
         )
 
     def _build_attrs(self, info: SchemaInfo, node: ast.SchemaStmt) -> None:
+        """Each attribute's symbol, in one pass over the body: its declared type, and
+        the reference's checks against what it inherits and the index signature."""
         base = info.base
         signature = info.index_signature
+        attrs = info.attrs
+        resolve_type = self.annotations.resolve_type
         for stmt in node.body:
-            declared = self._attr_declaration(stmt)
-            if declared is None:
+            if type(stmt) is ast.SchemaAttr:  # most statements of a schema body
+                if stmt.decorators:
+                    self.resolve_decorators(stmt.decorators)
+                name = stmt.name
+                attr_type = resolve_type(stmt.type)
+                optional = stmt.optional
+            elif isinstance(stmt, ast.UnificationStmt):
+                name = stmt.target.name
+                attr_type = self.exprs.silent_expr(stmt.value.name)
+                optional = False
+            else:
                 continue
-            name, attr_type, optional, name_span = declared
             inherited = base.get_attr(name) if base is not None else None
-            symbol = info.attrs.get(name)
-            if symbol is None:
-                symbol = self._attr_symbol(info, stmt, name, attr_type, name_span)
+            symbol = attrs.get(name)
+            if symbol is None:  # (its own type bounds itself)
+                symbol = self._attr_symbol(info, stmt, attr_type)
                 symbol.optional = inherited.optional if inherited is not None else optional
+            elif not is_upper_bound(symbol.type, attr_type):
+                self._changed_type(name, symbol.type, attr_type, stmt)
+                inherited = None  # (reported once)
             # (``any``, the type of no inherited attribute, bounds every type)
-            if not is_upper_bound(symbol.type, attr_type) or (
-                inherited is not None and not is_upper_bound(inherited.type, attr_type)
-            ):
-                self.ctx.type_error(
-                    f"can't change schema field type of '{name}' from {symbol.type.ty_str()} "
-                    f"to {attr_type.ty_str()}",
-                    stmt.span,
-                )
+            if inherited is not None and not is_upper_bound(inherited.type, attr_type):
+                self._changed_type(name, symbol.type, attr_type, stmt)
             if optional and not symbol.optional:
                 self.ctx.type_error(
                     f"can't change the required schema attribute of '{name}' to optional",
@@ -277,33 +285,32 @@ class SchemaBuilder:
                     stmt.span,
                 )
 
-    def _attr_declaration(self, stmt: ast.Stmt) -> tuple[str, Type, bool, Span] | None:
-        if type(stmt) is ast.SchemaAttr:
-            if stmt.decorators:
-                self.resolve_decorators(stmt.decorators)
-            return (
-                stmt.name,
-                self.annotations.resolve_type(stmt.type),
-                stmt.optional,
-                stmt.name_span,
-            )
-        if isinstance(stmt, ast.UnificationStmt):
-            found = self.exprs.silent_expr(stmt.value.name)
-            return stmt.target.name, found, False, stmt.target.span
-        return None
+    def _changed_type(self, name: str, declared: Type, attr_type: Type, stmt: ast.Stmt) -> None:
+        self.ctx.type_error(
+            f"can't change schema field type of '{name}' from {declared.ty_str()} "
+            f"to {attr_type.ty_str()}",
+            stmt.span,
+        )
 
-    def _attr_symbol(
-        self, info: SchemaInfo, stmt: ast.Stmt, name: str, attr_type: Type, span: Span
-    ) -> Symbol:
-        symbol = Symbol(name, SymbolKind.ATTRIBUTE, attr_type, span, self.ctx.pkgpath, stmt)
-        symbol.owner = info
-        if isinstance(stmt, ast.SchemaAttr):
+    def _attr_symbol(self, info: SchemaInfo, stmt: ast.Stmt, attr_type: Type) -> Symbol:
+        """The symbol of the attribute ``stmt`` declares (a ``SchemaAttr``, or a
+        ``UnificationStmt``: an attribute with a default)."""
+        if type(stmt) is ast.SchemaAttr:
+            symbol = Symbol(
+                stmt.name, SymbolKind.ATTRIBUTE, attr_type, stmt.name_span, self.ctx.pkgpath, stmt
+            )
             symbol.has_default = stmt.value is not None
             symbol.doc = stmt.doc
             symbol.decorators = stmt.decorators
         else:
+            assert isinstance(stmt, ast.UnificationStmt)
+            target = stmt.target
+            symbol = Symbol(
+                target.name, SymbolKind.ATTRIBUTE, attr_type, target.span, self.ctx.pkgpath, stmt
+            )
             symbol.has_default = True
-        info.attrs[name] = symbol
+        symbol.owner = info
+        info.attrs[symbol.name] = symbol
         if self.ctx.tool_facts:  # (``ctx.defines``)
             self.ctx.completed[stmt.id] = symbol
         return symbol

@@ -398,9 +398,9 @@ class StatementChecker:
                 member.symbol = symbol
         else:
             symbol = ctx.define(name, SymbolKind.ATTRIBUTE, expected, node.name_span, node)
-        if ctx.tool_facts:  # (``ctx.defines``)
+        if ctx.tool_facts:  # (``ctx.defines``; a run reads no statement's type)
             ctx.completed[node.id] = symbol
-        ctx.types[node.id] = expected
+            ctx.types[node.id] = expected
         value = node.value
         if value is None:
             return ANY

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kclpy.compile.code import Code, PackageCode, SchemaProto
+from kclpy.compile.code import Code, PackageCode, SchemaProto, schema_protos
 from kclpy.compile.opcodes import Op
 from kclpy.pipeline import driver
 from kclpy.pipeline.inputs import Settings
@@ -19,11 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def protos(codes: dict[str, PackageCode]) -> list[SchemaProto]:
-    found: list[SchemaProto] = []
-    for package in codes.values():
-        for code in [*package.body, *(c for setters in package.setters for c in setters)]:
-            found.extend(const for const in code.consts if isinstance(const, SchemaProto))
-    return found
+    return [
+        proto
+        for package in codes.values()
+        for proto in schema_protos(package)
+        if isinstance(proto, SchemaProto)
+    ]
 
 
 def compiled(path: Path) -> dict[str, PackageCode] | None:

@@ -89,3 +89,61 @@ def test_each_run_gets_new_values(tmp_path: Path) -> None:
     value["b"].append(3)
     second = driver.execute(driver.start(found, driver.RunSettings()), driver.RunSettings())
     assert second.documents[0] == {"a": {"k": 1, "l": [1], "d": {"e": 2}}, "b": [1, 2]}
+
+
+SCHEMAS = {
+    "schemas, mixins, protocols, rules": (
+        "protocol PProtocol:\n    n: int\n\nmixin MMixin for PProtocol:\n    m = n + 1\n\n"
+        "schema B:\n    kind: str = 'b'\n\nschema S(B):\n    mixin [MMixin]\n    n: int = 1\n"
+        "    check:\n        n > 0\n\nrule R:\n    True\n\n"
+        "s = S {}\nt = S {n = 2}\nr = R {}\ncount = len(S.instances())\n"
+    ),
+    "a schema read before its statement": "a = S {}\nschema S:\n    k: int = 1\n",
+    "a schema and its alias": "schema S:\n    k: int = 1\n\ntype T = S\na = T {k = 2}\n",
+    "a schema named again": "schema S:\n    k: int = 1\n\nS = 1\n",
+}
+
+
+def _no_schema_constants(self: Any, setters: Any) -> Any:
+    return ast.NOT_LITERAL
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_a_schema_constant_gives_the_output_of_its_code(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KCLPY_NO_CACHE", "1")
+    main = tmp_path / "main.k"
+    main.write_text(SCHEMAS[name], encoding="utf-8")
+    as_constants = output(main)
+    monkeypatch.setattr(kclpy.compile.stmts.PackageCompiler, "defined_schema", _no_schema_constants)
+    assert output(main) == as_constants
+
+
+def test_a_schema_statement_is_a_constant_and_a_file_of_definitions_has_no_body(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "kcl.mod").write_text('[package]\nname = "app"\n', encoding="utf-8")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "lib.k").write_text(
+        "import units\n\nschema S:\n    k: int = 1\n\nrule R:\n    True\n\nn = 1\n",
+        encoding="utf-8",
+    )
+    found = compiled(tmp_path, "import lib\n\na = lib.S {}\n")
+    library = found.codes["lib"]
+    constants = {library.slot_names[slot]: value for slot, value in library.constants.items()}
+    assert {name: type(value).__name__ for name, value in constants.items()} == {
+        "S": "SchemaHeader",
+        "R": "SchemaHeader",
+        "n": "int",
+    }
+    assert library.setters == [[], [], []]
+    assert library.body == []  # nothing to run: the constants are in place
+    assert found.codes["__main__"].body  # (a's setter is read there)
+
+
+def test_each_package_state_gets_its_own_schema_type(tmp_path: Path) -> None:
+    found = compiled(tmp_path, "schema S:\n    k: int = 1\n\na = S {}\nn = len(S.instances())\n")
+    for _ in range(2):
+        result = driver.execute(driver.start(found, driver.RunSettings()), driver.RunSettings())
+        assert result.documents[0]["n"] == 1

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from typing import Any, Final, Protocol, TypeAlias
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
-BYTECODE_VERSION: Final = 8
+BYTECODE_VERSION: Final = 9
 
 # Fallback kinds of LOAD_NAME (when the schema being built has no such attribute).
 FALLBACK_GLOBAL: Final = 0
@@ -248,7 +248,10 @@ NO_SOURCE: Final = NoCodeSource()
 
 def schema_protos(package: PackageCode) -> Iterator[SchemaHeader]:
     """The schemas, mixins, protocols and rules a package defines (whole, or headers)."""
-    for codes in package.setters:
+    for constant in package.constants.values():
+        if isinstance(constant, SchemaHeader):
+            yield constant
+    for codes in package.setters:  # (a schema statement under an ``if``)
         for code in codes:
             for const in code.consts:
                 if isinstance(const, SchemaHeader):
@@ -258,6 +261,12 @@ def schema_protos(package: PackageCode) -> Iterator[SchemaHeader]:
 def fill_schemas(package: PackageCode, found: Callable[[SchemaHeader], SchemaProto | None]) -> None:
     """Put in place of each header of ``package`` its whole proto when ``found`` has
     it (before a package is stored: an entry holds what its runs compiled)."""
+    constants = package.constants
+    for slot, constant in constants.items():
+        if type(constant) is SchemaHeader:
+            whole = found(constant)
+            if whole is not None:
+                constants[slot] = whole
     for codes in package.setters:
         for code in codes:
             consts = code.consts
@@ -270,9 +279,10 @@ def fill_schemas(package: PackageCode, found: Callable[[SchemaHeader], SchemaPro
 
 Scalar: TypeAlias = bool | int | float | str | None
 """The value of a plain literal (``kclpy.syntax.ast.plain_literal``)."""
-Constant: TypeAlias = "Scalar | tuple[Scalar, ...] | ConfigConstant"
-"""A compiled constant: a literal's value, a tuple standing for a list of literals, or
-a config literal of constants (the VM builds a new list or config of it each run)."""
+Constant: TypeAlias = "Scalar | tuple[Scalar, ...] | ConfigConstant | SchemaHeader"
+"""A compiled constant: a literal's value, a tuple standing for a list of literals, a
+config literal of constants (the VM builds a new list or config of it each run), or
+a schema's header or proto (the VM makes its schema type for each package state)."""
 
 
 class ConfigConstant:
@@ -313,9 +323,10 @@ class PackageCode:
         self.setters: list[list[Code]] = []
         # the slots set once, unconditionally, to a constant (no setter codes): a
         # literal's value, a tuple standing for a list of literals, a ConfigConstant
-        # (lists and configs: new ones each run)
+        # (lists and configs: new ones each run), a schema statement's header or proto
         self.constants: dict[int, Constant] = {}
-        # per file, the top-level walk: forces each variable, runs the other statements
+        # per file with anything to run, the top-level walk: forces each variable (the
+        # constants excepted), runs the other statements
         self.body: list[Code] = []
         # slots in output order (first definition; a unification at its last statement)
         self.output: list[int] = []

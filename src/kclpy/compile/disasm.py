@@ -74,14 +74,21 @@ def disassemble_package(package: PackageCode, files: dict[str, SourceFile]) -> s
             if isinstance(const, FunctionProto):
                 add(const.code)
             elif isinstance(const, SchemaProto):
-                setters = [*const.setters.values(), *const.path_setters.values()]
-                for inner in [*setters, const.body, const.checks]:
-                    if inner is not None:
-                        add(inner)
+                add_schema(const)
+
+    def add_schema(proto: SchemaProto) -> None:
+        setters = [*proto.setters.values(), *proto.path_setters.values()]
+        for inner in [*setters, proto.body, proto.checks]:
+            if inner is not None:
+                add(inner)
 
     for slot, codes in enumerate(package.setters):
-        constant = f" = {package.constants[slot]!r}" if slot in package.constants else ""
-        parts.append(f"# {package.slot_names[slot]}{constant}")
+        constant = package.constants.get(slot, codes)
+        parts.append(
+            f"# {package.slot_names[slot]}" + ("" if constant is codes else f" = {constant!r}")
+        )
+        if isinstance(constant, SchemaProto):
+            add_schema(constant)
         for code in codes:
             add(code)
     for code in package.body:

@@ -197,13 +197,16 @@ class PackageCompiler:
             if len(setters) > 1:
                 self.check_immutable(name, setters)
             value = constant_setter(setters)
+            if value is ast.NOT_LITERAL:
+                value = self.defined_schema(setters)
             if value is not ast.NOT_LITERAL:
                 constants[slot] = value
             else:
                 package.setters[slot] = self.compile_setters(name, slot, setters)
             if not _unifies(setters):
                 del setters_of[name]  # only unified names' are read again (body_stmts)
-        package.body = [self.compile_body(module) for module in self.modules]
+        bodies = [self.compile_body(module) for module in self.modules]
+        package.body = [code for code in bodies if code is not None]
         package.nlocals = self.unit.nlocals
         return package
 
@@ -326,6 +329,18 @@ class PackageCompiler:
             stmt.name, schema_kind(stmt), pkgpath, names.file.path, (stmt.span.start, stmt.span.end)
         )
 
+    def defined_schema(self, setters: list[Setter]) -> SchemaHeader | Any:
+        """The proto (or header) of the schema or rule a variable's one unconditional
+        setter defines: a constant of the package (its value, a schema type, is made
+        before the package runs); else ``ast.NOT_LITERAL``."""
+        if len(setters) != 1 or setters[0].guards:
+            return ast.NOT_LITERAL
+        setter = setters[0]
+        stmt = setter.stmt
+        if not isinstance(stmt, (ast.SchemaStmt, ast.RuleStmt)):
+            return ast.NOT_LITERAL
+        return self.schema_proto(stmt, self.names_for(setter.module))
+
     def compile_unification(self, name: str, slot: int, setters: list[Setter]) -> list[Code]:
         """``s: S {...}`` parts: union their configs, then instantiate once."""
         codes: list[Code] = []
@@ -366,27 +381,41 @@ class PackageCompiler:
 
     # ------------------------------------------------------------------ body
 
-    def compile_body(self, module: ast.Module) -> Code:
+    def compile_body(self, module: ast.Module) -> Code | None:
+        """The top-level walk of one file (None: it has nothing to run)."""
+        if not any(map(self.walked, module.body)):
+            return None  # (most files of a model library: imports and schemas)
         code = Code(f"{self.pkgpath}:<body>", module.file.path)
         compiler = self.compiler(code, module)
         self.body_stmts(compiler, module.body)
+        if not code.ops:
+            return None
         compiler.out.emit(Op.LOAD_NONE)
         compiler.out.emit(Op.RETURN)
         return code
 
+    def walked(self, stmt: ast.Stmt) -> bool:
+        """Whether the top-level walk may have to do something for a statement: not for
+        an import (a plugin's excepted), nor for the definition of a constant (a value
+        or a schema: in place before the body runs)."""
+        if type(stmt) is ast.AssignStmt:  # most statements
+            targets = stmt.targets
+            if len(targets) != 1 or type(targets[0]) is not ast.NameExpr:
+                return True
+            return self.slots[targets[0].name] not in self.package.constants
+        if type(stmt) is ast.SchemaStmt or type(stmt) is ast.RuleStmt:
+            return self.slots[stmt.name] not in self.package.constants
+        if type(stmt) is ast.ImportStmt:
+            return universe.is_plugin(stmt.path)
+        return True
+
     def body_stmts(self, compiler: ExprCompiler, stmts: list[ast.Stmt]) -> None:
         out = compiler.out
-        constants = self.package.constants
-        slots = self.slots
+        walked = self.walked
         for stmt in stmts:
+            if not walked(stmt):
+                continue
             if type(stmt) is ast.AssignStmt:  # most statements
-                targets = stmt.targets
-                if (
-                    len(targets) == 1
-                    and type(targets[0]) is ast.NameExpr
-                    and slots[targets[0].name] in constants
-                ):
-                    continue  # a constant: in place before the body runs
                 self.read_set_names(compiler, stmt)
                 continue
             compiler.at(stmt)
@@ -625,22 +654,24 @@ class SchemaCompiler:
         return proto
 
     def collect_attrs(self, body: list[ast.Stmt], compiler: ExprCompiler) -> None:
+        attrs = self.proto.attrs
         declared: set[str] = set()
-        plain: list[str] = []
-        order = self.proto.attr_order
+        # names in order of first appearance (dicts as ordered sets)
+        order: dict[str, None] = {}
+        plain: dict[str, None] = {}
 
         def visit(stmts: list[ast.Stmt]) -> None:
             for stmt in stmts:
-                for name in assigned_names(stmt):
-                    if name not in order:
-                        order.append(name)
                 if isinstance(stmt, ast.IfStmt):
                     visit(stmt.body)
                     visit(stmt.orelse)
-                elif isinstance(stmt, ast.SchemaAttr):
+                    continue
+                names = assigned_names(stmt)
+                order.update(dict.fromkeys(names))
+                if isinstance(stmt, ast.SchemaAttr):
                     if stmt.name not in declared:
                         declared.add(stmt.name)
-                        self.proto.attrs.append(
+                        attrs.append(
                             AttrSpec(
                                 stmt.name,
                                 compiler.type_ref(stmt.type),
@@ -655,15 +686,12 @@ class SchemaCompiler:
                         declared.add(name)
                         type_ref = TypeRef("schema", (compiler.reference(stmt.value.name),))
                         span = stmt.target.span
-                        self.proto.attrs.append(
-                            AttrSpec(name, type_ref, False, (span.start, span.end), [])
-                        )
+                        attrs.append(AttrSpec(name, type_ref, False, (span.start, span.end), []))
                 else:
-                    for name in assigned_names(stmt):
-                        if name not in plain:
-                            plain.append(name)
+                    plain.update(dict.fromkeys(names))
 
         visit(body)
+        self.proto.attr_order = list(order)
         self.proto.plain_attrs = [name for name in plain if name not in declared]
 
     def compile_setters(self, body: list[ast.Stmt]) -> None:

@@ -57,9 +57,12 @@ class Scope:
         self.instance = instance
 
 
-def constant_value(constant: Constant) -> Value:
-    """A new value of a compiled constant (``PackageCode.constants``): a list of a
-    tuple, a config of a ``ConfigConstant``, built as their code would build them."""
+def constant_value(constant: Constant, package: PackageState) -> Value:
+    """A new value of a compiled constant of ``package`` (``PackageCode.constants``): a
+    list of a tuple, a config of a ``ConfigConstant``, built as their code would build
+    them, the schema type of a schema's header."""
+    if isinstance(constant, SchemaHeader):
+        return SchemaType(constant, package)
     if isinstance(constant, tuple):
         items: list[Value] = list(constant)
         return items
@@ -67,7 +70,7 @@ def constant_value(constant: Constant) -> Value:
         config = Config()
         ops = config.ops
         for key, value, op in constant.entries:
-            config[key] = constant_value(value)
+            config[key] = constant_value(value, package)
             ops[key] = OPS_BY_TEXT[op]
         return config
     return constant
@@ -86,7 +89,7 @@ class PackageState:
         values = self.values
         states = self.states
         for slot, value in code.constants.items():  # known before running
-            values[slot] = constant_value(value)
+            values[slot] = constant_value(value, self)
             states[slot] = DONE
         self.scope = Scope(code.nlocals, None, None)
         self.started = False

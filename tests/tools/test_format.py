@@ -198,6 +198,10 @@ def test_config_if_entries_become_blocks() -> None:
 
 def test_empty_and_crlf() -> None:
     assert format_code("") == ""
+    # nothing to print, blank or line continuations alone (kcl-lang/kcl's
+    # grammar/misc/only_line_continuation cases): empty, and so idempotent
+    for source in (" \n\n", "\\", "\\\n", "\\\n\\"):
+        assert format_code(source) == ""
     assert format_code("a=1\r\nb=2\r\n") == "a = 1\nb = 2\n"
 
 

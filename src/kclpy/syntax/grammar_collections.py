@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
+from kclpy.syntax.ast import node_ids
 from kclpy.syntax.driver import collect, collects, in_place, literal_items, unit, valueless
 from kclpy.syntax.grammar_expr import p_postfix_selector, p_postfix_subscript
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
     P = Any  # ply's YaccProduction
 
+new = object.__new__
 
 # --------------------------------------------------------------------------- layout inside brackets
 
@@ -245,9 +247,16 @@ def p_config_expr(p: P) -> None:
     | LBRACE nl config_content RBRACE"""
     s = p.slice
     entries, generators = s[-2].value
-    sp = Span(build.FILE, s[1].lexpos, s[-1].end)
+    sp = new(Span)  # (nodes built without constructor calls, see ast.Node)
+    sp.file = build.FILE
+    sp.start = s[1].lexpos
+    sp.end = s[-1].end
     if not generators:
-        s[0].value = ast.ConfigExpr(sp, entries)
+        node = new(ast.ConfigExpr)
+        node.span = sp
+        node.id = next(node_ids)
+        node.entries = entries
+        s[0].value = node
         return
     if len(entries) > 1:
         first = entries[0].span
@@ -287,8 +296,17 @@ def p_entry(p: P) -> None:
     s = p.slice
     key = s[1].value
     value = s[3].value
-    sp = Span(build.FILE, key.span.start, value.span.end)
-    s[0].value = ast.ConfigEntry(sp, key, _ENTRY_OPS[s[2].type], value)
+    span = new(Span)
+    span.file = build.FILE
+    span.start = key.span.start
+    span.end = value.span.end
+    node = new(ast.ConfigEntry)
+    node.span = span
+    node.id = next(node_ids)
+    node.key = key
+    node.op = _ENTRY_OPS[s[2].type]
+    node.value = value
+    s[0].value = node
 
 
 _ENTRY_OPS = {"COLON": ast.OP_UNION, "ASSIGN": ast.OP_OVERRIDE, "PLUSEQ": ast.OP_INSERT}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from kclpy.source import Span
 from kclpy.syntax import ast, build
+from kclpy.syntax.ast import node_ids
 from kclpy.syntax.driver import collect, collects, in_place, unit, valueless, wraps
 from kclpy.syntax.tokens import PUNCTUATION
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
     P = Any  # ply's YaccProduction
 
+
+new = object.__new__
 
 _CONSTANTS = {"TRUE": True, "FALSE": False, "NONE": None, "UNDEFINED": "Undefined"}
 _COMPARISONS = frozenset(("EQ", "NE", "LT", "LE", "GT", "GE", "IN", "NOTIN", "IS", "ISNOT"))
@@ -97,7 +100,15 @@ def p_dotted_first(p: P) -> None:
     | RULE"""
     s = p.slice
     tok = s[1]
-    s[0].value = ast.NameExpr(Span(build.FILE, tok.lexpos, tok.end), tok.value)
+    span = new(Span)  # (the commonest node: built without constructor calls, see ast.Node)
+    span.file = build.FILE
+    span.start = tok.lexpos
+    span.end = tok.end
+    node = new(ast.NameExpr)
+    node.span = span
+    node.id = next(node_ids)
+    node.name = tok.value
+    s[0].value = node
 
 
 @in_place
@@ -106,8 +117,17 @@ def p_dotted_more(p: P) -> None:
     s = p.slice
     value = s[1].value
     tok = s[3].value
-    sp = Span(build.FILE, value.span.start, tok.end)
-    s[0].value = ast.SelectorExpr(sp, value, tok.value)
+    span = new(Span)
+    span.file = build.FILE
+    span.start = value.span.start
+    span.end = tok.end
+    node = new(ast.SelectorExpr)
+    node.span = span
+    node.id = next(node_ids)
+    node.value = value
+    node.attr = tok.value
+    node.optional = False
+    s[0].value = node
 
 
 # --------------------------------------------------------------------------- operators
@@ -221,8 +241,18 @@ def p_postfix_schema(p: P) -> None:
     s = p.slice
     name = s[1].value
     config = s[2].value
-    sp = Span(build.FILE, name.span.start, config.span.end)
-    s[0].value = ast.SchemaExpr(sp, name, [], [], config)
+    span = new(Span)
+    span.file = build.FILE
+    span.start = name.span.start
+    span.end = config.span.end
+    node = new(ast.SchemaExpr)
+    node.span = span
+    node.id = next(node_ids)
+    node.name = name
+    node.args = []
+    node.keywords = []
+    node.config = config
+    s[0].value = node
 
 
 def p_postfix_schema_args(p: P) -> None:
@@ -399,7 +429,11 @@ def p_type_named(p: P) -> None:
     """type_elem : dotted"""
     s = p.slice
     name = s[1].value
-    s[0].value = ast.NamedType(name.span, build.dotted_name(name))
+    node = new(ast.NamedType)
+    node.span = name.span
+    node.id = next(node_ids)
+    node.name = name.name if type(name) is ast.NameExpr else build.dotted_name(name)
+    s[0].value = node
 
 
 def p_type_literal(p: P) -> None:

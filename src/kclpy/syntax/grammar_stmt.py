@@ -14,6 +14,7 @@ from __future__ import annotations
 from kclpy.diag import Code
 from kclpy.source import Span
 from kclpy.syntax import ast, build
+from kclpy.syntax.ast import node_ids
 from kclpy.syntax.driver import collect, collects, in_place, keep_first, unit
 from kclpy.syntax.tokens import AUGMENTED
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
     P = Any  # ply's YaccProduction
 
+
+new = object.__new__
 
 _SUFFIX_KINDS = (("Mixin", "mixin"), ("Protocol", "protocol"))
 
@@ -604,18 +607,22 @@ def p_attr_stmt(p: P) -> None:
         op, value = _NO_DEFAULT
         optional = s[-3].type == "QUESTION"
         typ = last.value
-    start = decorators[0].span.start if decorators else name_span.start
-    end = value.span.end if value is not None else typ.span.end
-    s[0].value = ast.SchemaAttr(
-        Span(build.FILE, start, end),
-        name,
-        name_span,
-        typ,
-        value,
-        optional=optional,
-        op=op,
-        decorators=decorators,
-    )
+    span = new(Span)  # (the commonest statement: built without constructor calls, see ast.Node)
+    span.file = build.FILE
+    span.start = decorators[0].span.start if decorators else name_span.start
+    span.end = value.span.end if value is not None else typ.span.end
+    node = new(ast.SchemaAttr)
+    node.span = span
+    node.id = next(node_ids)
+    node.name = name
+    node.name_span = name_span
+    node.type = typ
+    node.value = value
+    node.optional = optional
+    node.op = op
+    node.decorators = decorators
+    node.doc = ""
+    s[0].value = node
 
 
 @unit

@@ -26,6 +26,7 @@ from kclpy.depth import MAX_BRACKETS
 from kclpy.diag import Code, Diagnostic, make_error
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast, lexer
+from kclpy.syntax.ast import node_ids
 from kclpy.syntax.literals import (
     decode_number,
     decode_string,
@@ -37,6 +38,8 @@ from kclpy.syntax.tokens import KEYWORDS, Token
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+new = object.__new__
 
 MAX_DEPTH = MAX_BRACKETS
 """Deepest bracket nesting accepted; deeper input stops with a diagnostic."""
@@ -430,8 +433,18 @@ def string_node(
     if (quote == '"' or quote == "'") and len(raw) > 1 and raw[-1] == quote:
         content = raw[1:-1]
         if not (quote in content or "\\" in content or "$" in content or "\n" in content):
-            # the common case: a short quoted string with nothing to decode
-            return ast.StringExpr(Span(file, pos, tok.end), content, raw)
+            # the common case: a short quoted string with nothing to decode (built
+            # without constructor calls, see ast.Node)
+            span = new(Span)
+            span.file = file
+            span.start = pos
+            span.end = tok.end
+            node = new(ast.StringExpr)
+            node.span = span
+            node.id = next(node_ids)
+            node.value = content
+            node.raw = raw
+            return node
     start = 1 if quote == "r" or quote == "R" else 0
     triple = raw[start : start + 3]
     if (

@@ -27,6 +27,7 @@ from kclpy.diag import Code, make_error
 from kclpy.patterns import compiled
 from kclpy.source import SourceFile, Span
 from kclpy.syntax import ast, lexer
+from kclpy.syntax.ast import node_ids
 from kclpy.syntax.layout import (
     DROPPED,
     IF_OR_ELSE,
@@ -254,7 +255,11 @@ class _Fused:
                 pos = after
             elif quoted:
                 after = pos + len(quoted)
-                token = Token("STRING", quoted, pos, after)
+                token = new(Token)
+                token.type = "STRING"
+                token.value = quoted
+                token.lexpos = pos
+                token.end = after
                 token.value = string_node(file, token, interpolate, error)
                 append(token)
                 pos = after
@@ -263,8 +268,21 @@ class _Fused:
                 value, suffix, message, where = decode_number(number)
                 if message is not None:
                     self.number_error(pos, after, message, where)
-                node = ast.NumberExpr(Span(file, pos, after), value, suffix)
-                append(Token("NUMBER", node, pos, after))
+                span = new(Span)  # (a node without constructor calls, see ast.Node)
+                span.file = file
+                span.start = pos
+                span.end = after
+                node = new(ast.NumberExpr)
+                node.span = span
+                node.id = next(node_ids)
+                node.value = value
+                node.suffix = suffix
+                token = new(Token)
+                token.type = "NUMBER"
+                token.value = node
+                token.lexpos = pos
+                token.end = after
+                append(token)
                 pos = after
             elif comment:
                 self.comment(pos, comment)

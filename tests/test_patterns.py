@@ -35,6 +35,8 @@ lexer._scanner()
 lexer._master_regex()
 from kclpy.syntax import scan
 scan._scanner_parts()
+for width in range(1, 17):  # the docstring dedent's patterns of the common indent widths
+    kclpy.syntax.literals._space_cut(width)
 print(json.dumps(patterns.recorded()))
 """
 

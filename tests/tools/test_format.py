@@ -202,6 +202,9 @@ def test_empty_and_crlf() -> None:
     # grammar/misc/only_line_continuation cases): empty, and so idempotent
     for source in (" \n\n", "\\", "\\\n", "\\\n\\"):
         assert format_code(source) == ""
+    assert format_code('"""\nA file of its docstring alone.\n"""\n') == (
+        '"""\nA file of its docstring alone.\n"""\n'
+    )
     assert format_code("a=1\r\nb=2\r\n") == "a = 1\nb = 2\n"
 
 

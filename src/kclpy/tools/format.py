@@ -43,8 +43,8 @@ def format_code(text: str, *, filename: str = "<string>") -> str:
     errors = [d for d in diagnostics if d.is_error]
     if errors:
         raise FormatError(errors)
-    if not module.body and not module.comments:
-        return ""  # (blank, or line continuations alone: nothing to print, as for "")
+    if not text.replace("\\", "").strip():
+        return ""  # (blank, or line continuations alone: nothing to print)
     return Printer(module).module()
 
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from typing import Any, Final, Protocol, TypeAlias
 
 # Bumped whenever the encoding of compiled code changes (invalidates the cache).
-BYTECODE_VERSION: Final = 9
+BYTECODE_VERSION: Final = 10
 
 # Fallback kinds of LOAD_NAME (when the schema being built has no such attribute).
 FALLBACK_GLOBAL: Final = 0

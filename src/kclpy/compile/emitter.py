@@ -43,7 +43,7 @@ class Emitter:
         """The index of a constant; strings, numbers and tuples of them are shared."""
         kind = type(value)
         if kind is str or kind is int or kind is tuple:
-            key: Any = value if kind is str else (kind, value)
+            key: Any = value if kind is str else _typed(value)
             index = self._const_index.get(key)
             if index is None:
                 index = len(self.code.consts)
@@ -54,6 +54,12 @@ class Emitter:
         self.code.consts.append(value)
         return index
 
+    def unshared(self, value: Any) -> int:
+        """The index of a new constant, shared with no other (a constant too large
+        to be worth comparing)."""
+        self.code.consts.append(value)
+        return len(self.code.consts) - 1
+
     def name(self, text: str) -> int:
         index = self._name_index.get(text)
         if index is None:
@@ -61,3 +67,11 @@ class Emitter:
             self.code.names.append(text)
             self._name_index[text] = index
         return index
+
+
+def _typed(value: Any) -> Any:
+    """A sharing key that tells apart values Python finds equal (``1``, ``1.0`` and
+    ``True``, alone or as the items of a tuple of literals)."""
+    if type(value) is tuple:
+        return (tuple, value, tuple(map(type, value)))
+    return (type(value), value)

@@ -471,6 +471,12 @@ class ExprCompiler:
 
     def config_expr(self, node: ast.ConfigExpr) -> None:
         self.at(node)
+        template = self.config_template(node)
+        if template is not None:
+            self.out.emit(Op.CONFIG_CONST, self.out.unshared(template))
+            if self.config_keys:
+                self.config_keys[-1].update(key for key, _ in template[0])
+            return
         self.out.emit(Op.BUILD_CONFIG)
         self.config_keys.append(set())
         try:
@@ -479,6 +485,36 @@ class ExprCompiler:
             self.config_keys.pop()
         self.at(node)
         self.out.emit(Op.CONFIG_END)
+
+    def config_template(self, node: ast.ConfigExpr) -> tuple[Any, ...] | None:
+        """The CONFIG_CONST template of a literal whose entries are all ``name = c`` or
+        ``name: c`` (distinct plain names, ``c`` a plain literal or such a literal),
+        else None: ``(pairs, ops, nested)`` as the entries would build it: the (key,
+        constant) pairs in order (a nested literal's holds None, replaced by its own
+        build), the (key, operator text) pairs, the (key, template) of nested literals."""
+        pairs: list[tuple[str, Any]] = []
+        ops: dict[str, str] = {}
+        nested: list[tuple[str, tuple[Any, ...]]] = []
+        for entry in node.entries:
+            if not isinstance(entry, ast.ConfigEntry) or entry.op not in _CONST_ENTRY_OPS:
+                return None
+            key = entry.key
+            if type(key) is not ast.NameExpr or key.name in ops or self.is_loop_variable(key):
+                return None
+            value: Any = entry.value
+            if type(value) is ast.ConfigExpr:
+                inner = self.config_template(value)
+                if inner is None:
+                    return None
+                nested.append((key.name, inner))
+                value = None
+            else:
+                value = ast.plain_literal(value)
+                if value is ast.NOT_LITERAL:
+                    return None
+            pairs.append((key.name, value))
+            ops[key.name] = entry.op
+        return tuple(pairs), tuple(ops.items()), tuple(nested)
 
     def config_entries(self, entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> None:
         for entry in entries:
@@ -802,3 +838,5 @@ _DISPATCH: dict[type, Callable[[ExprCompiler, Any], None]] = {
 
 
 _LIST_SPECIAL = (ast.StarredExpr, ast.ListIfItem)
+# the entry operators a CONFIG_CONST template folds (distinct keys: recorded as written)
+_CONST_ENTRY_OPS = frozenset({"=", ":"})

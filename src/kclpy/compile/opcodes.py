@@ -76,6 +76,9 @@ class Op(IntEnumeration):
     CONFIG_ENTRY_DYN = 66  # c k v -> c  computed key k, op OPERATORS index arg
     CONFIG_UNPACK = 67  # c x -> c       (**x)
     CONFIG_ENTRY_INDEX = 68  # c i v -> c  key consts[arg] = (keys, op), list index i
+    CONFIG_CONST = 73  # -> a new config from the template consts[arg] = (pairs, ops,
+    #                   nested): the (key, constant) pairs in order, the (key, operator
+    #                   text) pairs, the (key, template) of each nested config literal
     BUILD_STRING = 69  # s1..sn -> "s1..sn"
     FORMAT_VALUE = 70  # a -> str(a), with spec consts[arg] (None, "#json", "#yaml")
     # --- functions, schemas, calls
@@ -167,6 +170,7 @@ STACK_EFFECT: Final[dict[Op, int | Callable[[int], int]]] = {
     Op.SLICE: -3,
     Op.BUILD_LIST: lambda n: 1 - n,
     Op.LIST_CONST: 1,
+    Op.CONFIG_CONST: 1,
     Op.LIST_APPEND: -1,
     Op.APPEND_LOCAL: -1,
     Op.LIST_EXTEND: -1,
@@ -235,6 +239,7 @@ OPERAND: Final[dict[Op, str]] = {
     Op.GET_ATTR_OPT: "name",
     Op.BUILD_LIST: "count",
     Op.LIST_CONST: "const",
+    Op.CONFIG_CONST: "const",
     Op.BUILD_STRING: "count",
     Op.CONFIG_ENTRY: "const",
     Op.CONFIG_ENTRY_DYN: "operator",

@@ -12,8 +12,18 @@ Failures raise :class:`KclRuntimeError` with the reference's words.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TypeAlias
 
-from kclpy.values import OP_INSERT, OP_OVERRIDE, OP_UNION, UNDEFINED, Config, SchemaInstance, Value
+from kclpy.values import (
+    OP_INSERT,
+    OP_OVERRIDE,
+    OP_UNION,
+    OPS_BY_TEXT,
+    UNDEFINED,
+    Config,
+    SchemaInstance,
+    Value,
+)
 from kclpy.values.errors import KclRuntimeError
 from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str
@@ -137,6 +147,27 @@ def config_entry(
         return
     key, nested, nested_op = merge.nest(path, value, op)
     merge.apply_entry(config, key, nested, nested_op, [], rebuild, written=True)
+
+
+# a CONFIG_CONST template: (key, constant) pairs, (key, operator text) pairs, and the
+# (key, template) of each nested literal (whose pair holds None)
+ConstTemplate: TypeAlias = tuple[
+    tuple[tuple[str, Value], ...],
+    tuple[tuple[str, str], ...],
+    tuple[tuple[str, "ConstTemplate"], ...],
+]
+
+
+def const_config(template: ConstTemplate) -> Config:
+    """A new config from a CONFIG_CONST template ``(pairs, ops, nested)``: what its
+    ``name = constant`` entries build one by one (each key's operator recorded, as
+    :func:`kclpy.vm.merge.apply_entry` records it), nested literals built afresh."""
+    pairs, ops, nested = template
+    config = Config(pairs)
+    config.ops = {key: OPS_BY_TEXT[text] for key, text in ops}
+    for key, inner in nested:
+        config[key] = const_config(inner)
+    return config
 
 
 def config_dynamic_entry(

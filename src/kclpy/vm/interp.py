@@ -47,6 +47,7 @@ from kclpy.vm.access import (
     config_entry,
     config_index_entry,
     config_unpack,
+    const_config,
     format_value,
     get_item,
     get_slice,
@@ -96,6 +97,7 @@ COMPARE_OP = int(Op.COMPARE)
 CONFIG_ENTRY = int(Op.CONFIG_ENTRY)
 BUILD_CONFIG = int(Op.BUILD_CONFIG)
 CONFIG_END = int(Op.CONFIG_END)
+CONFIG_CONST = int(Op.CONFIG_CONST)
 JUMP = int(Op.JUMP)
 JUMP_IF_FALSE = int(Op.JUMP_IF_FALSE)
 FOR_ITER_BACK = int(Op.FOR_ITER_BACK)
@@ -292,6 +294,8 @@ class Interpreter:
                     push(config)
                 elif op == CONFIG_END:
                     configs.pop()
+                elif op == CONFIG_CONST:
+                    push(const_config(consts[arg]))
                 elif op == POP:
                     pop()
                 elif op == STORE_ATTR_SELF:

@@ -29,7 +29,9 @@ from kclpy.sema.types import (
     ANY_F,
     DICT_ANY,
     LIST,
+    LITERAL,
     NONE_F,
+    PRIMITIVE,
     STR_T,
     DictAttr,
     DictType,
@@ -50,6 +52,10 @@ from kclpy.syntax.targets import dotted_name
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from kclpy.sema.shared import Assignability, Calls, Expressions, Operators, Parts
+
+
+# the values whose walk reads no expected type (a literal's type is its own)
+_CONTEXT_FREE = (ast.StringExpr, ast.NumberExpr, ast.ConstExpr)
 
 
 class _Collect:
@@ -369,6 +375,13 @@ class ConfigChecker:
         self._note_siblings(self.group_entries.get(node.id, entries) if node else entries, entries)
         silent_entries = self.silent_entries
         try:
+            if not silent_entries:  # (no merged unifications: the common case)
+                for entry in entries:
+                    if isinstance(entry, ast.ConfigIfEntry):
+                        self._unpack_entry(entry, self.config_if_entry(entry), collected)
+                    else:
+                        self.config_entry(entry, collected)
+                return collected.result() if typed else DICT_ANY
             for entry in entries:
                 silent = entry.id in silent_entries
                 ctx.suppress += silent
@@ -412,11 +425,65 @@ class ConfigChecker:
         if key is None:
             self._unpack_entry(entry, self.exprs.expr(value), collected)
             return
-        parts: list[ast.Expr] | None = [key] if type(key) is ast.NameExpr else key_names(key)
+        if type(key) is ast.NameExpr:  # most keys
+            if not self._declared_entry(key, entry.op, value, collected):
+                self._name_entry([key], entry.op, value, collected)
+            return
+        parts = key_names(key)
         if parts is not None:
             self._name_entry(parts, entry.op, value, collected)
             return
         self._other_entry(entry, key, collected)
+
+    def _declared_entry(
+        self, key: ast.NameExpr, op: str, value: ast.Expr, collected: _Collect
+    ) -> bool:
+        """The commonest entry: ``a = v`` in a dict, or where ``a`` is a declared
+        attribute of the expected schema (one without index signature), with ``a`` no
+        loop variable's read. Does what ``_name_entry`` does for it without its general
+        branches; False (having done nothing) for any other entry."""
+        ctx = self.ctx
+        stack = ctx.expect_stack
+        top = stack[-1] if stack else None
+        name = key.name
+        # (a key the resolver bound is a loop variable's read: ``{k = v}`` in a loop)
+        if top is None or not name or key.id in ctx.resolution:
+            return False
+        owner = top.type
+        if type(owner) is SchemaType:
+            info = owner.info
+            attr = info.get_attr(name) if info.index_signature is None else None
+            if attr is None:
+                return False
+            if ctx.tool_facts:
+                ctx.bind(key, attr)
+            expected, def_span = attr.type, attr.span
+        elif type(owner) is DictType:
+            expected, def_span = owner.val, top.span
+        else:
+            return False
+        if type(value) in _CONTEXT_FREE:
+            value_type = self.exprs.expr(value)
+        else:
+            stack.append(Expect(expected, def_span))
+            try:
+                value_type = self.exprs.expr(value)
+            finally:
+                if stack:
+                    stack.pop()
+        # (a literal where its base type is expected fits: ``check_type``'s first case)
+        if not (value_type.flags & LITERAL and expected.flags == value_type.flags & PRIMITIVE):
+            self.assign.must_assignable_to(value_type, expected, key.span, def_span)
+        attrs = collected.attrs
+        if name in attrs or ctx.tool_facts or key.id in ctx.declarations:
+            self._add_literal_key(name, value_type, key.span, key, collected)
+        else:  # (what ``_add_literal_key`` does for a first key nothing reads)
+            attrs[name] = DictAttr(value_type, key.span, wide=False)
+        collected.keys.append(self.key_type(name))
+        collected.vals.append(value_type)
+        if op == "+=":
+            self._check_insert(op, value_type, value.span)
+        return True
 
     def _name_entry(
         self, parts: list[ast.Expr], op: str, value: ast.Expr, collected: _Collect

@@ -50,6 +50,7 @@ COMPILE_MODULES = frozenset(
     kclpy.compile.emitter kclpy.compile.exprs kclpy.compile.stmts kclpy.compile.types
     kclpy.sema kclpy.sema.annotations kclpy.sema.assign kclpy.sema.base kclpy.sema.bindings
     kclpy.sema.builtins kclpy.sema.calls kclpy.sema.checker kclpy.sema.config
+    kclpy.sema.configkeys
     kclpy.sema.declare kclpy.sema.exprs kclpy.sema.model
     kclpy.sema.interface kclpy.sema.names kclpy.sema.operators
     kclpy.sema.relations kclpy.sema.resolve

@@ -15,7 +15,17 @@ expression, assignability, operator and call checkers it calls.
 from __future__ import annotations
 
 from kclpy.diag import Code, Label
-from kclpy.sema.base import CheckContext, Expect, is_private, suggestion_text
+from kclpy.sema.base import CheckContext, Expect, suggestion_text
+from kclpy.sema.configkeys import (
+    constant_index_subscript,
+    key_names,
+    literal_keys,
+    merge_groups,
+    overridden_entries,
+    part_name,
+    schema_value,
+    sibling_keys,
+)
 from kclpy.sema.relations import sup
 from kclpy.sema.symbols import (
     SchemaInfo,
@@ -29,7 +39,9 @@ from kclpy.sema.types import (
     ANY_F,
     DICT_ANY,
     LIST,
+    LITERAL,
     NONE_F,
+    PRIMITIVE,
     STR_T,
     DictAttr,
     DictType,
@@ -45,11 +57,14 @@ from kclpy.sema.types import (
 )
 from kclpy.source import Span
 from kclpy.syntax import ast
-from kclpy.syntax.targets import dotted_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from kclpy.sema.shared import Assignability, Calls, Expressions, Operators, Parts
+
+
+# the values whose walk reads no expected type (a literal's type is its own)
+_CONTEXT_FREE = (ast.StringExpr, ast.NumberExpr, ast.ConstExpr)
 
 
 class _Collect:
@@ -65,110 +80,6 @@ class _Collect:
 
     def result(self) -> DictType:
         return DictType.of_entries(self.keys, self.vals, self.attrs)
-
-
-def key_names(key: ast.Expr) -> list[ast.Expr] | None:
-    """The name parts of a bare (dotted) key ``a.b.c``, outermost first; else None."""
-    parts: list[ast.Expr] = []
-    node = key
-    while isinstance(node, ast.SelectorExpr) and not node.optional:
-        parts.append(node)
-        node = node.value
-    if not isinstance(node, ast.NameExpr):
-        return None
-    parts.append(node)
-    parts.reverse()
-    return parts
-
-
-def part_name(part: ast.Expr) -> str:
-    if isinstance(part, ast.NameExpr):
-        return part.name
-    assert isinstance(part, ast.SelectorExpr)
-    return part.attr
-
-
-def _constant_index_subscript(key: ast.Expr) -> str | None:
-    """``l`` for a key ``l[0]`` or ``l[-1]`` (a name and a constant index)."""
-    if not isinstance(key, ast.SubscriptExpr) or not isinstance(key.value, ast.NameExpr):
-        return None
-    index = key.index
-    if isinstance(index, ast.UnaryExpr):
-        index = index.operand
-    return key.value.name if isinstance(index, ast.NumberExpr) else None
-
-
-def literal_keys(entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> set[str] | None:
-    """The keys a config literal sets (through ``if`` entries), or None when some key
-    cannot be known statically (``**x``, a computed or interpolated key)."""
-    keys: set[str] = set()
-    for entry in entries:
-        if isinstance(entry, ast.ConfigIfEntry):
-            branches: list[list[ast.ConfigEntry | ast.ConfigIfEntry]] = [entry.entries]
-            orelse = entry.orelse
-            if isinstance(orelse, ast.ConfigIfEntry):
-                branches.append([orelse])
-            elif orelse is not None:
-                branches.append(orelse)
-            for branch in branches:
-                inner = literal_keys(branch)
-                if inner is None:
-                    return None
-                keys |= inner
-            continue
-        key = entry.key
-        parts = key_names(key) if key is not None else None
-        if parts is not None:
-            keys.add(part_name(parts[0]))
-        elif isinstance(key, ast.StringExpr):
-            keys.add(key.value)
-        else:
-            return None
-    return keys
-
-
-def value_keys(value: ast.Expr) -> set[str] | None:
-    """The literal keys of a config or schema expression value (None if not literal)."""
-    if isinstance(value, ast.ConfigExpr):
-        return literal_keys(value.entries)
-    if isinstance(value, ast.SchemaExpr):
-        return literal_keys(value.config.entries)
-    return None
-
-
-def sibling_keys(
-    entries: list[ast.ConfigEntry | ast.ConfigIfEntry],
-) -> dict[str, set[str] | None]:
-    """For each key of a config, the literal keys all its entries' values set (None if
-    some entry's value is not a literal config)."""
-    result: dict[str, set[str] | None] = {}
-
-    def add(name: str, keys: set[str] | None) -> None:
-        if name in result:
-            known = result[name]
-            result[name] = None if known is None or keys is None else known | keys
-        else:
-            result[name] = keys
-
-    for entry in entries:
-        if isinstance(entry, ast.ConfigIfEntry):
-            branches = [entry.entries]
-            if isinstance(entry.orelse, ast.ConfigIfEntry):
-                branches.append([entry.orelse])
-            elif entry.orelse is not None:
-                branches.append(entry.orelse)
-            for branch in branches:
-                for name, keys in sibling_keys(branch).items():
-                    add(name, keys)
-            continue
-        parts = key_names(entry.key) if entry.key is not None else None
-        if parts is None:
-            continue
-        if len(parts) > 1:
-            add(part_name(parts[0]), {part_name(parts[1])})
-        else:
-            add(part_name(parts[0]), value_keys(entry.value))
-    return result
 
 
 class ConfigChecker:
@@ -271,7 +182,7 @@ class ConfigChecker:
         parts = key_names(key)
         if parts is not None:
             return self.push_names([part_name(part) for part in parts])
-        name = _constant_index_subscript(key)
+        name = constant_index_subscript(key)
         if name is not None:
             return self.push_names([name])
         if isinstance(key, ast.StringExpr):
@@ -369,6 +280,13 @@ class ConfigChecker:
         self._note_siblings(self.group_entries.get(node.id, entries) if node else entries, entries)
         silent_entries = self.silent_entries
         try:
+            if not silent_entries:  # (no merged unifications: the common case)
+                for entry in entries:
+                    if isinstance(entry, ast.ConfigIfEntry):
+                        self._unpack_entry(entry, self.config_if_entry(entry), collected)
+                    else:
+                        self.config_entry(entry, collected)
+                return collected.result() if typed else DICT_ANY
             for entry in entries:
                 silent = entry.id in silent_entries
                 ctx.suppress += silent
@@ -412,11 +330,65 @@ class ConfigChecker:
         if key is None:
             self._unpack_entry(entry, self.exprs.expr(value), collected)
             return
-        parts: list[ast.Expr] | None = [key] if type(key) is ast.NameExpr else key_names(key)
+        if type(key) is ast.NameExpr:  # most keys
+            if not self._declared_entry(key, entry.op, value, collected):
+                self._name_entry([key], entry.op, value, collected)
+            return
+        parts = key_names(key)
         if parts is not None:
             self._name_entry(parts, entry.op, value, collected)
             return
         self._other_entry(entry, key, collected)
+
+    def _declared_entry(
+        self, key: ast.NameExpr, op: str, value: ast.Expr, collected: _Collect
+    ) -> bool:
+        """The commonest entry: ``a = v`` in a dict, or where ``a`` is a declared
+        attribute of the expected schema (one without index signature), with ``a`` no
+        loop variable's read. Does what ``_name_entry`` does for it without its general
+        branches; False (having done nothing) for any other entry."""
+        ctx = self.ctx
+        stack = ctx.expect_stack
+        top = stack[-1] if stack else None
+        name = key.name
+        # (a key the resolver bound is a loop variable's read: ``{k = v}`` in a loop)
+        if top is None or not name or key.id in ctx.resolution:
+            return False
+        owner = top.type
+        if type(owner) is SchemaType:
+            info = owner.info
+            attr = info.get_attr(name) if info.index_signature is None else None
+            if attr is None:
+                return False
+            if ctx.tool_facts:
+                ctx.bind(key, attr)
+            expected, def_span = attr.type, attr.span
+        elif type(owner) is DictType:
+            expected, def_span = owner.val, top.span
+        else:
+            return False
+        if type(value) in _CONTEXT_FREE:
+            value_type = self.exprs.expr(value)
+        else:
+            stack.append(Expect(expected, def_span))
+            try:
+                value_type = self.exprs.expr(value)
+            finally:
+                if stack:
+                    stack.pop()
+        # (a literal where its base type is expected fits: ``check_type``'s first case)
+        if not (value_type.flags & LITERAL and expected.flags == value_type.flags & PRIMITIVE):
+            self.assign.must_assignable_to(value_type, expected, key.span, def_span)
+        attrs = collected.attrs
+        if name in attrs or ctx.tool_facts or key.id in ctx.declarations:
+            self._add_literal_key(name, value_type, key.span, key, collected)
+        else:  # (what ``_add_literal_key`` does for a first key nothing reads)
+            attrs[name] = DictAttr(value_type, key.span, wide=False)
+        collected.keys.append(self.key_type(name))
+        collected.vals.append(value_type)
+        if op == "+=":
+            self._check_insert(op, value_type, value.span)
+        return True
 
     def _name_entry(
         self, parts: list[ast.Expr], op: str, value: ast.Expr, collected: _Collect
@@ -579,7 +551,7 @@ class ConfigChecker:
             return
         value = entry.value
         checked: Type | None = None
-        subscript_name = _constant_index_subscript(key)
+        subscript_name = constant_index_subscript(key)
         literal = key.value if isinstance(key, ast.StringExpr) else None
         if literal is not None:
             checked = self._checked_value(literal, key, value, None, "")
@@ -760,48 +732,3 @@ class ConfigChecker:
                 "Undefined",
                 config.span,
             )
-
-
-def overridden_entries(entries: list[ast.ConfigEntry | ast.ConfigIfEntry]) -> set[int]:
-    """Entries of merged unifications that a later ``=`` entry of the same key replaces
-    (the reference drops them before checking)."""
-    buckets: dict[str, list[ast.ConfigEntry | ast.ConfigIfEntry]] = {}
-    for entry in entries:
-        name = "$none"
-        if isinstance(entry, ast.ConfigEntry) and entry.key is not None:
-            dotted = dotted_name(entry.key)
-            if dotted is not None:
-                name = dotted
-            elif isinstance(entry.key, ast.StringExpr):
-                name = entry.key.value
-        bucket = buckets.setdefault(name, [])
-        if isinstance(entry, ast.ConfigEntry) and entry.op == "=":
-            bucket.clear()
-        bucket.append(entry)
-    kept = {id(entry) for bucket in buckets.values() for entry in bucket}
-    return {entry.id for entry in entries if id(entry) not in kept}
-
-
-def schema_value(stmt: ast.Stmt) -> ast.SchemaExpr | None:
-    value = stmt.value if isinstance(stmt, (ast.AssignStmt, ast.UnificationStmt)) else None
-    return value if isinstance(value, ast.SchemaExpr) else None
-
-
-def merge_groups(modules: list[ast.Module]) -> list[list[ast.Stmt]]:
-    """Statements the reference folds into the last unification of the same name."""
-    groups: dict[str, list[ast.Stmt]] = {}
-    for module in modules:
-        for stmt in module.body:
-            if isinstance(stmt, ast.UnificationStmt):
-                groups.setdefault(stmt.target.name, []).append(stmt)
-            elif isinstance(stmt, ast.AssignStmt) and isinstance(stmt.value, ast.SchemaExpr):
-                for target in stmt.targets:
-                    if not isinstance(target, ast.NameExpr):
-                        continue
-                    group = groups.get(target.name)
-                    if group is None:
-                        groups[target.name] = [stmt]
-                    elif is_private(target.name):
-                        group.clear()
-                        group.append(stmt)
-    return [group for group in groups.values() if len(group) > 1]

@@ -12,7 +12,6 @@ Failures raise :class:`KclRuntimeError` with the reference's words.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TypeAlias
 
 from kclpy.values import (
     OP_INSERT,
@@ -29,6 +28,18 @@ from kclpy.vm import merge
 from kclpy.vm.builtins.convert import to_str
 from kclpy.vm.merge import Rebuild
 from kclpy.vm.typecheck import value_type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    # a CONFIG_CONST template: (key, constant) pairs, (key, operator text) pairs, and the
+    # (key, template) of each nested literal (whose pair holds None)
+    ConstTemplate: TypeAlias = tuple[
+        tuple[tuple[str, Value], ...],
+        tuple[tuple[str, str], ...],
+        tuple[tuple[str, "ConstTemplate"], ...],
+    ]
 
 
 def get_item(value: Value, index: Value) -> Value:
@@ -147,15 +158,6 @@ def config_entry(
         return
     key, nested, nested_op = merge.nest(path, value, op)
     merge.apply_entry(config, key, nested, nested_op, [], rebuild, written=True)
-
-
-# a CONFIG_CONST template: (key, constant) pairs, (key, operator text) pairs, and the
-# (key, template) of each nested literal (whose pair holds None)
-ConstTemplate: TypeAlias = tuple[
-    tuple[tuple[str, Value], ...],
-    tuple[tuple[str, str], ...],
-    tuple[tuple[str, "ConstTemplate"], ...],
-]
 
 
 def const_config(template: ConstTemplate) -> Config:

@@ -39,7 +39,7 @@ RUN_MODULES = frozenset(
     kclpy.vm.operators kclpy.vm.runner kclpy.vm.runtime kclpy.vm.schemas
     kclpy.vm.typecheck kclpy.values kclpy.values.errors kclpy.values.scalars
     kclpy.values.yaml_writer
-    kclpy.release kclpy.diag.parts kclpy.records kclpy.enumeration
+    kclpy.release kclpy.diag.parts kclpy.records kclpy.enumeration kclpy.lazy_table
     """.split()  # noqa: SIM905
 )
 

@@ -8,14 +8,15 @@ are ``any int float str bool None number iterable multiplier``, ``[T]``,
 ``{K:V}``, ``A|B`` and function types ``fn(A,B)->R``. A module member that is not
 a function (``units.Ki``) is ``name: T``. The builtin functions are read at import (every
 check gives each a symbol), a string method's or decorator's type on its first
-look-up (:class:`TypeTable`), a system module's members on the module's first look-up
-(:func:`module_member_types`).
+look-up (:class:`kclpy.lazy_table.LazyTable`), a system module's members on the
+module's first look-up (:func:`module_member_types`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
+from kclpy.lazy_table import LazyTable
 from kclpy.sema.types import (
     ANY,
     BOOL_T,
@@ -130,37 +131,17 @@ def _types(declarations: Mapping[str, Declaration]) -> dict[str, Type]:
     return {name: _type_of(name, declaration) for name, declaration in declarations.items()}
 
 
-class TypeTable(Mapping[str, Type]):
+def _type_table(declarations: Mapping[str, Declaration]) -> LazyTable[Type]:
     """The types of a table of declarations, each read from its signature when first
     looked up (a check reads few string methods; reading them all was a tenth of
     importing the checker)."""
-
-    __slots__ = ("_declarations", "_read")
-
-    def __init__(self, declarations: Mapping[str, Declaration]) -> None:
-        self._declarations = declarations
-        self._read: dict[str, Type] = {}
-
-    def __getitem__(self, name: str) -> Type:
-        found = self._read.get(name)
-        if found is None:
-            found = self._read[name] = _type_of(name, self._declarations[name])
-        return found
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._declarations
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._declarations)
-
-    def __len__(self) -> int:
-        return len(self._declarations)
+    return LazyTable(declarations, lambda name: _type_of(name, declarations[name]))
 
 
 BUILTIN_FUNCTIONS = _types(universe.builtin_functions())  # (every check reads them all)
-STRING_METHODS = TypeTable(universe.string_methods())
-DECORATORS = TypeTable(universe.decorators())
-SCHEMA_MEMBER_FUNCTIONS = TypeTable(universe.schema_member_functions())
+STRING_METHODS = _type_table(universe.string_methods())
+DECORATORS = _type_table(universe.decorators())
+SCHEMA_MEMBER_FUNCTIONS = _type_table(universe.schema_member_functions())
 
 _module_types: dict[str, dict[str, Type]] = {}
 

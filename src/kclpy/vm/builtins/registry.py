@@ -15,9 +15,10 @@ user error.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Mapping
 from types import ModuleType
 
+from kclpy.lazy_table import LazyTable
 from kclpy.syntax import universe
 from kclpy.syntax.universe import SYSTEM_MODULES
 from kclpy.values import Value
@@ -27,9 +28,8 @@ from kclpy.vm.objects import Member
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final, TypeGuard, TypeVar
+    from typing import Final, TypeGuard
 
-    Made = TypeVar("Made", bound=Member)  # what a table holds: adapters, or members
 
 __all__ = [
     "RUNTIME_BUILTINS",
@@ -47,38 +47,9 @@ RUNTIME_BUILTINS: Final = frozenset({"option"})
 """Declared builtins that the runtime itself implements (they read the run's options)."""
 
 _loaded: dict[str, dict[str, object]] = {}
-_adapted: dict[str, Adapted[Member]] = {}  # system modules by name
-_functions: dict[str, Adapted[Adapter]] = {}  # the builtin functions (one entry)
-_methods: dict[str, Adapted[MethodAdapter]] = {}  # the string methods (one entry)
-
-
-class Adapted(Mapping[str, "Made"]):
-    """A table of adapters, each made on its first lookup: a run calls few of the
-    names a table holds, and making an adapter reads its function's signature."""
-
-    __slots__ = ("_implemented", "_made", "_make")
-
-    def __init__(self, implemented: Mapping[str, object], make: Callable[[str], Made]) -> None:
-        self._implemented = implemented
-        self._made: dict[str, Made] = {}
-        self._make = make
-
-    def __getitem__(self, name: str) -> Made:
-        made = self._made.get(name)
-        if made is None:
-            if name not in self._implemented:
-                raise KeyError(name)
-            made = self._made[name] = self._make(name)
-        return made
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._implemented
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._implemented)
-
-    def __len__(self) -> int:
-        return len(self._implemented)
+_adapted: dict[str, LazyTable[Member]] = {}  # system modules by name
+_functions: dict[str, LazyTable[Adapter]] = {}  # the builtin functions (one entry)
+_methods: dict[str, LazyTable[MethodAdapter]] = {}  # the string methods (one entry)
 
 
 def bind(
@@ -114,7 +85,7 @@ def builtin_functions() -> Mapping[str, Adapter]:
             function = _implementation("builtins", name, implemented[name])
             return adapter("builtins", name, declared[name].signature, function)
 
-        table = _functions["builtins"] = Adapted(implemented, make)
+        table = _functions["builtins"] = LazyTable(implemented, make)
     return table
 
 
@@ -131,7 +102,7 @@ def string_methods() -> Mapping[str, MethodAdapter]:
             method = _implementation("string methods", name, implemented[name])
             return method_adapter("string methods", name, declared[name].signature, method)
 
-        table = _methods["str"] = Adapted(implemented, make)
+        table = _methods["str"] = LazyTable(implemented, make)
     return table
 
 
@@ -163,7 +134,7 @@ def system_module(name: str) -> Mapping[str, Member] | None:
 
 def _adapt(
     owner: str, module: str, declared: Mapping[str, universe.Declaration], table: dict[str, object]
-) -> Adapted[Member]:
+) -> LazyTable[Member]:
     def make(name: str) -> Member:
         value = table[name]
         declaration = declared[name]
@@ -174,7 +145,7 @@ def _adapt(
             return value
         raise BindingError(f"{owner}: {name} is neither a function nor a constant")
 
-    return Adapted(table, make)
+    return LazyTable(table, make)
 
 
 def _import_module(name: str) -> ModuleType:

@@ -9,13 +9,8 @@ positions and messages, recorded before the short path existed).
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 import pytest
-
-from kclpy.loader import Loader
-from kclpy.sema import check_program
+from checking import checked
 
 Labels = list[tuple[int, int, str]]
 
@@ -189,13 +184,7 @@ CASES: dict[str, tuple[str, list[tuple[str, Labels]]]] = {
 
 def diagnostics(source: str) -> list[tuple[str, Labels]]:
     """(code, labels as (line, column, message)) of each diagnostic, in order."""
-    with tempfile.TemporaryDirectory() as directory:
-        main = os.path.join(directory, "main.k")
-        with open(main, "w", encoding="utf-8") as handle:
-            handle.write(source)
-        program = Loader(directory).load([main])
-        assert not program.has_errors
-        model = check_program(program)
+    model = checked(source)
     found = []
     for diagnostic in model.diagnostics:
         labels = []

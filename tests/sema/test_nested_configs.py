@@ -9,13 +9,10 @@ check that the unions are not built on the way that fits.
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 import pytest
+from checking import checked
 
-from kclpy.loader import Loader, Program
-from kclpy.sema import check_program
+from kclpy.loader import Program
 from kclpy.sema.assign import AssignabilityChecker
 from kclpy.sema.base import CheckContext
 from kclpy.sema.model import Model
@@ -35,13 +32,7 @@ from kclpy.sema.types import (
 
 def diagnostics(source: str) -> list[tuple[int, int, str]]:
     """(line, column, message) of each diagnostic of the program, in order."""
-    with tempfile.TemporaryDirectory() as directory:
-        main = os.path.join(directory, "main.k")
-        with open(main, "w", encoding="utf-8") as handle:
-            handle.write(source)
-        program = Loader(directory).load([main])
-        assert not program.has_errors
-        model = check_program(program)
+    model = checked(source)
     found = []
     for diagnostic in model.diagnostics:
         span = diagnostic.span
